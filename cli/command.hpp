@@ -1,0 +1,43 @@
+#pragma once
+// The contract between cli/main.cpp and the one-file-per-subcommand implementations.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace culprit::cli {
+
+// The global flags of DESIGN.md's command-line contract.
+struct GlobalOptions {
+  std::string repo = ".";
+  std::string config;
+  std::string cache_dir;
+  int verbosity = 0; // -1 quiet, 0 normal, 1+ verbose
+  std::string color = "auto";
+  std::vector<std::string> argv; // the whole command line, for evidence and reproduction
+};
+
+class Command {
+public:
+  virtual ~Command() = default;
+  // Adds this command's flags to its CLI11 subcommand.
+  virtual void add_flags(CLI::App& sub) = 0;
+  // Runs the command after parsing; returns the process exit code.
+  virtual int run(const GlobalOptions& global) = 0;
+};
+
+struct CommandEntry {
+  const char* name;
+  const char* summary;
+  std::unique_ptr<Command> (*make)();
+};
+
+// Defined in each command's file.
+std::unique_ptr<Command> make_init_command();
+std::unique_ptr<Command> make_build_command();
+std::unique_ptr<Command> make_not_yet_command(const char* name, const char* issue);
+
+} // namespace culprit::cli

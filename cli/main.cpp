@@ -1,0 +1,104 @@
+// culprit: which commit made this kernel slower, and how sure are we?
+// main parses the global flags, dispatches to one subcommand from the table below, and maps
+// anything that escapes to a one-line message and an exit code.
+
+#include <array>
+#include <cstdlib>
+#include <exception>
+
+#include "cli/command.hpp"
+#include "cli/output.hpp"
+#include "core/version.hpp"
+
+namespace culprit::cli {
+namespace {
+
+std::unique_ptr<Command> make_run() { return make_not_yet_command("run", "issue #5"); }
+std::unique_ptr<Command> make_compare() { return make_not_yet_command("compare", "issue #5"); }
+std::unique_ptr<Command> make_env() { return make_not_yet_command("env", "issue #5"); }
+std::unique_ptr<Command> make_bisect() { return make_not_yet_command("bisect", "issue #6"); }
+std::unique_ptr<Command> make_report() { return make_not_yet_command("report", "issue #7"); }
+std::unique_ptr<Command> make_track() { return make_not_yet_command("track", "issue #9"); }
+std::unique_ptr<Command> make_history() { return make_not_yet_command("history", "issue #9"); }
+std::unique_ptr<Command> make_triage() { return make_not_yet_command("triage", "issue #9"); }
+std::unique_ptr<Command> make_import() { return make_not_yet_command("import", "issue #9"); }
+std::unique_ptr<Command> make_worker() { return make_not_yet_command("worker", "issue #10"); }
+
+const std::array k_commands = {
+    CommandEntry{"init", "write a commented culprit.toml for the repo in hand", make_init_command},
+    CommandEntry{"build", "build revisions into the cache; print build keys", make_build_command},
+    CommandEntry{"run", "measure one revision; per-case summary with CIs", make_run},
+    CommandEntry{"compare", "interleaved A/B; per-case ratio, CI, verdict", make_compare},
+    CommandEntry{"bisect", "find the commit(s) that changed performance", make_bisect},
+    CommandEntry{"report", "render evidence as text, markdown or html", make_report},
+    CommandEntry{"env", "host fingerprint and noise warnings", make_env},
+    CommandEntry{"track", "measure a series of commits into the store (nightly use)", make_track},
+    CommandEntry{"history", "per-case series with CIs and change points", make_history},
+    CommandEntry{"triage", "confirm and bisect every new change point; group by culprit",
+                 make_triage},
+    CommandEntry{"import", "take results made elsewhere into the store", make_import},
+    CommandEntry{"worker", "(internal) run a measurement batch on a cluster node", make_worker},
+};
+
+int run_main(int argc, char** argv) {
+  GlobalOptions global;
+  global.argv.assign(argv, argv + argc);
+
+  CLI::App app{"culprit: find the commit that made a kernel slower, with evidence", "culprit"};
+  app.set_version_flag("--version", fmt::format("culprit {}", k_version));
+  app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();
+  app.add_option("--repo", global.repo, "the git repository (any path inside it)");
+  app.add_option("--config", global.config,
+                 "the recipe file (default: culprit.toml at the top of the working tree)");
+  app.add_option("--cache-dir", global.cache_dir,
+                 "where slots, builds and the store live (default: $XDG_CACHE_HOME/culprit)");
+  app.add_flag_callback("-q,--quiet", [&] { global.verbosity = -1; }, "only results and errors");
+  app.add_flag_callback("-v,--verbose", [&] { global.verbosity = 1; }, "say more about each step");
+  app.add_option("--color", global.color, "colour on the terminal: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
+  std::vector<std::unique_ptr<Command>> commands;
+  Command* chosen = nullptr;
+  for (const auto& entry : k_commands) {
+    auto* sub = app.add_subcommand(entry.name, entry.summary);
+    auto& command = commands.emplace_back(entry.make());
+    command->add_flags(*sub);
+    sub->callback([&chosen, raw = command.get()] { chosen = raw; });
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(fmt::format("{}; run 'culprit --help' for usage", e.what()));
+    return static_cast<int>(ExitCode::usage);
+  }
+  if (chosen == nullptr) {
+    print_error("no command given; run 'culprit --help' for the list");
+    return static_cast<int>(ExitCode::usage);
+  }
+  return chosen->run(global);
+}
+
+} // namespace
+} // namespace culprit::cli
+
+int main(int argc, char** argv) {
+  try {
+    return culprit::cli::run_main(argc, argv);
+  } catch (const culprit::Fatal& e) {
+    culprit::cli::print_error(e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    culprit::cli::print_error(
+        fmt::format("{} (this is a bug in culprit; please report it with the command line)",
+                    e.what()));
+    return static_cast<int>(culprit::ExitCode::infrastructure);
+  }
+}

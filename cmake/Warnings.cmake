@@ -1,0 +1,21 @@
+# Warnings are errors everywhere in our own code.
+add_library(culprit_warnings INTERFACE)
+target_compile_options(culprit_warnings INTERFACE -Wall -Wextra -Werror -Wshadow -Wnon-virtual-dtor
+                                                  -Wold-style-cast -Wcast-align -Wunused -Wpedantic)
+
+add_library(culprit_sanitizers INTERFACE)
+if(CULPRIT_SANITIZE)
+  target_compile_options(culprit_sanitizers INTERFACE -fsanitize=address,undefined
+                                                      -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(culprit_sanitizers INTERFACE -fsanitize=address,undefined)
+endif()
+if(CULPRIT_TSAN)
+  target_compile_options(culprit_sanitizers INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
+  target_link_options(culprit_sanitizers INTERFACE -fsanitize=thread)
+endif()
+
+# Everything of ours that is C++23 links this.
+add_library(culprit_options INTERFACE)
+target_compile_features(culprit_options INTERFACE cxx_std_23)
+target_link_libraries(culprit_options INTERFACE culprit_warnings culprit_sanitizers)
+target_include_directories(culprit_options INTERFACE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
