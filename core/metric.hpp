@@ -35,10 +35,18 @@ struct CaseInfo {
   std::map<std::string, std::string> axes;
 };
 
+// A case that the benchmark itself reported as failed (Google Benchmark's error_occurred): the
+// run produced no samples for it, and saying why beats a silent gap.
+struct CaseError {
+  std::string case_name;
+  std::string message;
+};
+
 // Everything parsed from one run's output.
 struct ParsedOutput {
   std::vector<CaseSamples> samples;
   std::vector<CaseInfo> cases;
+  std::vector<CaseError> errors;
   std::vector<std::string> warnings;
 };
 

@@ -1,0 +1,92 @@
+#include "core/exec/executor.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace culprit {
+namespace {
+
+bool needs_quoting(std::string_view argument) {
+  if (argument.empty())
+    return true;
+  for (const char c : argument) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       std::strchr("_-./=:,+@%^", c) != nullptr;
+    if (!plain)
+      return true;
+  }
+  return false;
+}
+
+std::string shell_quote(std::string_view argument) {
+  if (!needs_quoting(argument))
+    return std::string(argument);
+  std::string quoted = "'";
+  for (const char c : argument) {
+    if (c == '\'')
+      quoted += "'\\''";
+    else
+      quoted += c;
+  }
+  quoted += '\'';
+  return quoted;
+}
+
+std::string base_name(std::string_view path) {
+  const auto slash = path.find_last_of('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+} // namespace
+
+std::string describe_outcome(const ExecResult& result, const ExecRequest& request) {
+  if (result.timed_out)
+    return fmt::format("timed out after {:g} s", request.timeout.count());
+  if (result.signal != 0) {
+    const char* description = strsignal(result.signal); // NOLINT(concurrency-mt-unsafe)
+    return fmt::format("killed by signal {} ({})", result.signal,
+                       description != nullptr ? description : "unknown");
+  }
+  return fmt::format("exited with status {}", result.exit_code);
+}
+
+std::string command_line(const ExecRequest& request) {
+  if (const auto* shell = std::get_if<std::string>(&request.command))
+    return *shell;
+  std::string line;
+  for (const auto& argument : std::get<std::vector<std::string>>(request.command)) {
+    if (!line.empty())
+      line += ' ';
+    line += shell_quote(argument);
+  }
+  return line;
+}
+
+std::string command_name(const ExecRequest& request) {
+  if (const auto* shell = std::get_if<std::string>(&request.command)) {
+    const auto begin = shell->find_first_not_of(" \t\n");
+    if (begin == std::string::npos)
+      return "sh";
+    const auto end = shell->find_first_of(" \t\n;&|<>()", begin);
+    return base_name(std::string_view(*shell).substr(begin, end - begin));
+  }
+  const auto& argv = std::get<std::vector<std::string>>(request.command);
+  return argv.empty() ? std::string("command") : base_name(argv.front());
+}
+
+std::vector<Result<ExecResult>> Executor::run_batch(std::span<const ExecRequest> requests) {
+  std::vector<Result<ExecResult>> outcomes;
+  outcomes.reserve(requests.size());
+  for (const auto& request : requests) {
+    const bool interrupted = !outcomes.empty() && !outcomes.back() &&
+                             outcomes.back().error().code == ExitCode::interrupted;
+    if (interrupted)
+      outcomes.emplace_back(std::unexpected(outcomes.back().error()));
+    else
+      outcomes.push_back(run(request));
+  }
+  return outcomes;
+}
+
+} // namespace culprit

@@ -1,0 +1,183 @@
+#include "core/exec/fake_executor.hpp"
+
+#include <cmath>
+#include <csignal>
+#include <numbers>
+#include <optional>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "core/interrupt.hpp"
+
+namespace culprit {
+namespace {
+
+// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA
+// 2014): tiny, and its output is the same on every platform, unlike the standard distributions.
+class SplitMix64 {
+public:
+  explicit SplitMix64(std::uint64_t state) : m_state(state) {}
+  std::uint64_t next() {
+    std::uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31U);
+  }
+  // Uniform in (0, 1].
+  double uniform() { return (static_cast<double>(next() >> 11U) + 1.0) * 0x1.0p-53; }
+  // Standard normal, by the Box-Muller transform.
+  double normal() {
+    const double radius = std::sqrt(-2.0 * std::log(uniform()));
+    return radius * std::cos(2.0 * std::numbers::pi * uniform());
+  }
+
+private:
+  std::uint64_t m_state;
+};
+
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+void validate(const FakeCommit& model) {
+  if (model.samples_per_run < 1)
+    throw std::invalid_argument("fake executor: samples_per_run must be at least 1");
+  for (const auto& fake_case : model.cases) {
+    const bool valid = !fake_case.name.empty() && !fake_case.metric.empty() &&
+                       std::isfinite(fake_case.median) && fake_case.median > 0 &&
+                       std::isfinite(fake_case.sigma) && fake_case.sigma >= 0 &&
+                       std::isfinite(fake_case.run_sigma) && fake_case.run_sigma >= 0 &&
+                       fake_case.outlier_rate >= 0 && fake_case.outlier_rate <= 1 &&
+                       std::isfinite(fake_case.outlier_factor) && fake_case.outlier_factor > 0;
+    if (!valid)
+      throw std::invalid_argument("fake executor: invalid distribution for case '" +
+                                  fake_case.name + "'");
+  }
+}
+
+std::string sample_lines(const FakeCommit& model, SplitMix64& random, Seconds& simulated) {
+  std::string out = R"({"type":"header","format":"culprit-jsonl","version":1,)"
+                    R"("harness":"culprit fake executor","backend":"cpu","device":"fake"})"
+                    "\n";
+  for (const auto& fake_case : model.cases) {
+    const double run_level = fake_case.median * std::exp(fake_case.run_sigma * random.normal());
+    for (int index = 0; index < model.samples_per_run; ++index) {
+      double value = run_level * std::exp(fake_case.sigma * random.normal());
+      if (random.uniform() <= fake_case.outlier_rate)
+        value *= fake_case.outlier_factor;
+      if (fake_case.unit == "s")
+        simulated += Seconds(value);
+      const nlohmann::json record = {{"type", "sample"},
+                                     {"case", fake_case.name},
+                                     {"metric", fake_case.metric},
+                                     {"unit", fake_case.unit},
+                                     {"direction", to_string(fake_case.direction)},
+                                     {"value", value},
+                                     {"index", index}};
+      out += record.dump();
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+FakeExecutor::FakeExecutor(std::uint64_t seed) : m_seed(seed) {}
+
+void FakeExecutor::set_commit(const std::string& commit, FakeCommit model) {
+  validate(model);
+  const std::scoped_lock lock(m_mutex);
+  m_models[commit] = std::move(model);
+}
+
+void FakeExecutor::set_default(FakeCommit model) {
+  validate(model);
+  const std::scoped_lock lock(m_mutex);
+  m_default = std::move(model);
+}
+
+const FakeCommit* FakeExecutor::model_for(const std::string& commit) const {
+  const FakeCommit* best = nullptr;
+  std::size_t best_length = 0;
+  for (const auto& [prefix, model] : m_models) {
+    if (commit.starts_with(prefix) && (best == nullptr || prefix.size() > best_length)) {
+      best = &model;
+      best_length = prefix.size();
+    }
+  }
+  return best != nullptr ? best : (m_default ? &*m_default : nullptr);
+}
+
+Result<ExecResult> FakeExecutor::run(const ExecRequest& request) {
+  if (interrupt_requested())
+    return fail(ExitCode::interrupted,
+                "interrupted before running '" + command_line(request) + "'");
+  const auto variable = request.env.find("CULPRIT_COMMIT");
+  if (variable == request.env.end())
+    return usage_error("fake executor: the request for '{}' has no CULPRIT_COMMIT",
+                       command_line(request));
+  const std::string& commit = variable->second;
+
+  const std::scoped_lock lock(m_mutex);
+  const FakeCommit* model = model_for(commit);
+  if (model == nullptr)
+    return usage_error("fake executor: no distribution for commit {}", commit);
+  const int run_index = m_runs[commit]++;
+  m_order.push_back(commit);
+
+  ExecResult result;
+  switch (model->behaviour) {
+  case FakeBehaviour::measure: {
+    SplitMix64 random(m_seed ^ fnv1a(commit) ^ (static_cast<std::uint64_t>(run_index) << 32U));
+    result.out = sample_lines(*model, random, result.wall);
+    break;
+  }
+  case FakeBehaviour::fail:
+    result.exit_code = 1;
+    result.err = "fake benchmark: failing as told for commit " + commit + "\n";
+    break;
+  case FakeBehaviour::crash:
+    result.exit_code = -1;
+    result.signal = SIGSEGV;
+    break;
+  case FakeBehaviour::time_out:
+    result.exit_code = -1;
+    result.signal = SIGKILL;
+    result.timed_out = true;
+    result.wall = request.timeout;
+    break;
+  }
+  result.out_bytes = result.out.size();
+  result.err_bytes = result.err.size();
+  result.user = result.wall;
+  return result;
+}
+
+int FakeExecutor::run_count(std::string_view commit) const {
+  const std::scoped_lock lock(m_mutex);
+  int count = 0;
+  for (const auto& [name, runs] : m_runs) {
+    if (name.starts_with(commit))
+      count += runs;
+  }
+  return count;
+}
+
+int FakeExecutor::total_runs() const {
+  const std::scoped_lock lock(m_mutex);
+  return static_cast<int>(m_order.size());
+}
+
+std::vector<std::string> FakeExecutor::run_order() const {
+  const std::scoped_lock lock(m_mutex);
+  return m_order;
+}
+
+} // namespace culprit

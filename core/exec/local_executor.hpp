@@ -1,0 +1,32 @@
+#pragma once
+// Runs benchmark commands on this machine.
+//
+// Each run is a fresh process leading a process group of its own, with stdin on /dev/null.
+// - Timeout: when request.timeout passes, the whole group gets SIGTERM, and SIGKILL once
+//   request.kill_grace has passed too; the result says timed_out.
+// - Interrupt: when interrupt_requested() becomes true (checked at least every 50 ms), the group
+//   is stopped the same way and run() returns an error with ExitCode::interrupted.
+// - When the command itself exits, anything left in its group (background processes) gets
+//   SIGKILL: a benchmark must not leave load behind for the next run. A process that escaped the
+//   group (setsid) and still holds the output open is waited for at most half a second; then
+//   reading stops and a note says so.
+// - Output: stdout and stderr are read concurrently as they come (no deadlock however much is
+//   written); the first output_limit bytes of each are kept, the rest is read, counted and
+//   dropped, and the result says it was truncated.
+// - Resources: wall time from a steady clock around the run; user and system time and max RSS
+//   of the child and the descendants it waited for (wait4).
+// - Pinning: request.cpus is applied with sched_setaffinity to the spawning thread just before
+//   the process is created, so the child inherits it from its first instruction.
+// Safe to call from several threads at once (each call owns its child).
+
+#include "core/exec/executor.hpp"
+
+namespace culprit {
+
+class LocalExecutor final : public Executor {
+public:
+  Result<ExecResult> run(const ExecRequest& request) override;
+  [[nodiscard]] std::string_view name() const override { return "local"; }
+};
+
+} // namespace culprit

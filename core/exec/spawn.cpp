@@ -1,0 +1,247 @@
+#include "core/exec/spawn.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <map>
+#include <system_error>
+#include <utility>
+
+extern char** environ; // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
+
+namespace culprit {
+namespace {
+
+std::string errno_text(int error) {
+  return std::error_code(error, std::generic_category()).message();
+}
+
+std::string cpu_list(const std::vector<int>& cpus) {
+  std::string text;
+  for (const int cpu : cpus) {
+    if (!text.empty())
+      text += ',';
+    text += std::to_string(cpu);
+  }
+  return text;
+}
+
+// "0-3,6" for a set of CPUs, the spelling of /proc/self/status and taskset.
+std::string cpu_ranges(const cpu_set_t& set) {
+  std::string text;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set))
+      continue;
+    int last = cpu;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+      ++last;
+    if (!text.empty())
+      text += ',';
+    text += std::to_string(cpu);
+    if (last > cpu) {
+      text += '-';
+      text += std::to_string(last);
+    }
+    cpu = last;
+  }
+  return text;
+}
+
+Result<std::string> find_on_path(const std::string& name, const std::string& path) {
+  bool found_unexecutable = false;
+  for (std::size_t begin = 0; begin <= path.size();) {
+    auto end = path.find(':', begin);
+    if (end == std::string::npos)
+      end = path.size();
+    const std::string directory = end == begin ? "." : path.substr(begin, end - begin);
+    const std::string candidate = directory + "/" + name;
+    struct stat status{};
+    if (::stat(candidate.c_str(), &status) == 0 && S_ISREG(status.st_mode)) {
+      if (::access(candidate.c_str(), X_OK) == 0)
+        return candidate;
+      found_unexecutable = true;
+    }
+    begin = end + 1;
+  }
+  if (found_unexecutable)
+    return infra_error("cannot run '{}': it is on PATH but not executable (check its mode)", name);
+  return infra_error("cannot run '{}': command not found on PATH ({})", name, path);
+}
+
+// Pins the calling thread while it spawns: a new process starts with the CPU affinity of the
+// thread that created it, so the child begins life pinned, before it executes a single
+// instruction of the benchmark. The thread's own affinity is restored afterwards.
+class SpawnAffinity {
+public:
+  static Result<SpawnAffinity> pin(const std::vector<int>& cpus) {
+    SpawnAffinity affinity;
+    if (cpus.empty())
+      return affinity;
+    if (sched_getaffinity(0, sizeof(affinity.m_saved), &affinity.m_saved) != 0)
+      return infra_error("cannot read this thread's CPU affinity: {}", errno_text(errno));
+    cpu_set_t wanted;
+    CPU_ZERO(&wanted);
+    for (const int cpu : cpus)
+      CPU_SET(cpu, &wanted);
+    if (sched_setaffinity(0, sizeof(wanted), &wanted) != 0)
+      return usage_error("cannot pin the benchmark to CPUs {}: this process may only use CPUs {}",
+                         cpu_list(cpus), cpu_ranges(affinity.m_saved));
+    affinity.m_active = true;
+    return affinity;
+  }
+  SpawnAffinity(SpawnAffinity&& other) noexcept
+      : m_saved(other.m_saved), m_active(std::exchange(other.m_active, false)) {}
+  SpawnAffinity(const SpawnAffinity&) = delete;
+  SpawnAffinity& operator=(const SpawnAffinity&) = delete;
+  SpawnAffinity& operator=(SpawnAffinity&&) = delete;
+  ~SpawnAffinity() {
+    if (m_active)
+      sched_setaffinity(0, sizeof(m_saved), &m_saved);
+  }
+
+private:
+  SpawnAffinity() { CPU_ZERO(&m_saved); }
+  cpu_set_t m_saved{};
+  bool m_active = false;
+};
+
+class SpawnAttributes {
+public:
+  SpawnAttributes() { posix_spawnattr_init(&m_attributes); }
+  ~SpawnAttributes() { posix_spawnattr_destroy(&m_attributes); }
+  SpawnAttributes(const SpawnAttributes&) = delete;
+  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+  SpawnAttributes(SpawnAttributes&&) = delete;
+  SpawnAttributes& operator=(SpawnAttributes&&) = delete;
+  posix_spawnattr_t* get() { return &m_attributes; }
+
+private:
+  posix_spawnattr_t m_attributes{};
+};
+
+class SpawnFileActions {
+public:
+  SpawnFileActions() { posix_spawn_file_actions_init(&m_actions); }
+  ~SpawnFileActions() { posix_spawn_file_actions_destroy(&m_actions); }
+  SpawnFileActions(const SpawnFileActions&) = delete;
+  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
+  SpawnFileActions(SpawnFileActions&&) = delete;
+  SpawnFileActions& operator=(SpawnFileActions&&) = delete;
+  posix_spawn_file_actions_t* get() { return &m_actions; }
+
+private:
+  posix_spawn_file_actions_t m_actions{};
+};
+
+// Dispositions that survive exec when the parent ignores them; a benchmark must start with the
+// defaults (an ignored SIGPIPE or SIGTERM would change how it behaves and how it can be stopped).
+constexpr int k_reset_signals[] = {SIGPIPE, SIGINT,  SIGQUIT, SIGTERM, SIGHUP,  SIGCHLD, SIGTSTP,
+                                   SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2, SIGALRM, SIGXFSZ};
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (const auto& text : strings)
+    pointers.push_back(const_cast<char*>(text.c_str()));
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+} // namespace
+
+Result<LaunchPlan> plan_launch(const ExecRequest& request) {
+  std::map<std::string, std::string> variables;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const auto equals = text.find('=');
+    if (equals != std::string_view::npos)
+      variables.emplace(text.substr(0, equals), text.substr(equals + 1));
+  }
+  for (const auto& [name, value] : request.env) {
+    if (name.empty() || name.find_first_of("=") != std::string::npos ||
+        name.find('\0') != std::string::npos || value.find('\0') != std::string::npos)
+      return usage_error("invalid environment variable name '{}' for the benchmark", name);
+    variables[name] = value;
+  }
+  LaunchPlan plan;
+  for (const auto& [name, value] : variables)
+    plan.environ.push_back(name + "=" + value);
+
+  if (const auto* shell = std::get_if<std::string>(&request.command)) {
+    if (shell->find_first_not_of(" \t\n") == std::string::npos)
+      return usage_error("the benchmark command is empty");
+    plan.program = "/bin/sh";
+    plan.argv = {"sh", "-c", *shell};
+  } else {
+    plan.argv = std::get<std::vector<std::string>>(request.command);
+    if (plan.argv.empty() || plan.argv.front().empty())
+      return usage_error("the benchmark command is empty");
+    const auto& program = plan.argv.front();
+    if (program.find('/') != std::string::npos) {
+      plan.program = program;
+    } else {
+      const auto path = variables.find("PATH");
+      CULPRIT_TRY_ASSIGN(plan.program, find_on_path(program, path != variables.end()
+                                                                 ? path->second
+                                                                 : "/usr/local/bin:/usr/bin:/bin"));
+    }
+  }
+  for (const auto& argument : plan.argv) {
+    if (argument.find('\0') != std::string::npos)
+      return usage_error("an argument of the benchmark command contains a NUL byte");
+  }
+
+  if (!request.cwd.empty()) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(request.cwd, error))
+      return infra_error("cannot run '{}': working directory {} does not exist", plan.argv.front(),
+                         request.cwd.string());
+  }
+  for (const int cpu : request.cpus) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+      return usage_error("cannot pin the benchmark to CPU {}: CPUs are numbered 0 to {}", cpu,
+                         CPU_SETSIZE - 1);
+  }
+  return plan;
+}
+
+Result<ChildProcess> spawn_child(const LaunchPlan& plan, const ExecRequest& request, int out_fd,
+                                 int err_fd) {
+  SpawnAttributes attributes;
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (const int signal_number : k_reset_signals)
+    sigaddset(&defaults, signal_number);
+  sigset_t empty_mask;
+  sigemptyset(&empty_mask);
+  posix_spawnattr_setflags(attributes.get(),
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(attributes.get(), 0);
+  posix_spawnattr_setsigdefault(attributes.get(), &defaults);
+  posix_spawnattr_setsigmask(attributes.get(), &empty_mask);
+
+  SpawnFileActions actions;
+  posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(actions.get(), out_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(actions.get(), err_fd, STDERR_FILENO);
+  if (!request.cwd.empty())
+    posix_spawn_file_actions_addchdir_np(actions.get(), request.cwd.c_str());
+
+  CULPRIT_TRY_ASSIGN(const SpawnAffinity affinity, SpawnAffinity::pin(request.cpus));
+  auto argv = c_strings(plan.argv);
+  auto envp = c_strings(plan.environ);
+  pid_t pid = -1;
+  const int error = posix_spawn(&pid, plan.program.c_str(), actions.get(), attributes.get(),
+                                argv.data(), envp.data());
+  if (error != 0) {
+    const std::string where = request.cwd.empty() ? std::string() : " in " + request.cwd.string();
+    return infra_error("cannot run '{}'{}: {}", plan.program, where, errno_text(error));
+  }
+  return ChildProcess(pid);
+}
+
+} // namespace culprit
