@@ -325,7 +325,7 @@ Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
   if (o.cpus)
     recipe.run.cpus = *o.cpus;
 
-  const auto where = recipe.source.empty() ? std::string("the flags") : recipe.source.string();
+  const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
   if (recipe.build.command.find_first_not_of(" \t\n") == std::string::npos)
     return usage_error("no build command: set [build] command in {} or pass --build CMD", where);
   const bool no_run = std::visit(

@@ -1,6 +1,9 @@
 #include "core/git/checkout.hpp"
 
+#include <cstdint>
+
 #include <git2/sys/repository.h>
+#include <sys/stat.h>
 
 #include "core/fs.hpp"
 #include "core/git_library.hpp"
@@ -29,7 +32,6 @@ Result<TreePtr> lookup_tree(git_repository* repo, const std::string& tree_id) {
 
 struct Progress {
   CheckoutStats stats;
-  std::vector<std::string> dirty; // tracked files changed in the target since the last checkout
 };
 
 int on_notify(git_checkout_notify_t why, const char* /*path*/, const git_diff_file* /*baseline*/,
@@ -40,36 +42,63 @@ int on_notify(git_checkout_notify_t why, const char* /*path*/, const git_diff_fi
   return 0;
 }
 
-// Tracked files of the baseline that were modified or deleted in `dir` since they were checked
-// out (a build scribbled on them). The slot's index keeps their stat data, so only files whose
-// stat changed are read.
-Result<std::vector<std::string>> changed_since_checkout(git_repository* repo, git_tree* baseline,
-                                                        const std::string& dir) {
-  CULPRIT_TRY(
-      git_check(git_repository_set_workdir(repo, dir.c_str(), 0), "cannot look at the slot"));
-  git_diff* raw = nullptr;
-  CULPRIT_TRY(git_check(git_diff_tree_to_workdir_with_index(&raw, repo, baseline, nullptr),
-                        "cannot compare the slot with what was checked out"));
-  const DiffPtr diff(raw);
-  std::vector<std::string> paths;
-  for (std::size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
-    if (delta->status != GIT_DELTA_ADDED && delta->status != GIT_DELTA_UNTRACKED)
-      paths.emplace_back(delta->old_file.path);
-  }
-  return paths;
-}
+struct TreeChanges {
+  std::vector<std::string> paths; // every path that differs between the two trees
+  std::size_t deleted = 0;
+};
 
-Result<std::size_t> count_deletions(git_repository* repo, git_tree* baseline, git_tree* target) {
+// What differs between two trees: cheap, because git compares subtree ids and descends only into
+// the subtrees that changed.
+Result<TreeChanges> tree_changes(git_repository* repo, git_tree* baseline, git_tree* target) {
   git_diff* raw = nullptr;
   CULPRIT_TRY(git_check(git_diff_tree_to_tree(&raw, repo, baseline, target, nullptr),
                         "cannot compare the trees"));
   const DiffPtr diff(raw);
-  std::size_t deleted = 0;
-  for (std::size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i)
-    if (git_diff_get_delta(diff.get(), i)->status == GIT_DELTA_DELETED)
-      ++deleted;
-  return deleted;
+  TreeChanges changes;
+  for (std::size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    if (delta->status == GIT_DELTA_DELETED)
+      ++changes.deleted;
+    changes.paths.emplace_back(delta->new_file.path);
+    if (std::string_view(delta->old_file.path) != delta->new_file.path)
+      changes.paths.emplace_back(delta->old_file.path);
+  }
+  return changes;
+}
+
+// Tracked files whose stat data no longer matches what the slot's index recorded when they were
+// written: a build scribbled on them or deleted them. One lstat per file, nothing read.
+std::vector<std::string> stale_entries(git_index* index, const std::filesystem::path& dir) {
+  std::vector<std::string> stale;
+  const std::size_t count = git_index_entrycount(index);
+  for (std::size_t i = 0; i < count; ++i) {
+    const git_index_entry* entry = git_index_get_byindex(index, i);
+    if (entry == nullptr || entry->mode == GIT_FILEMODE_COMMIT)
+      continue;
+    struct stat info{};
+    const auto path = dir / entry->path;
+    const bool same =
+        ::lstat(path.c_str(), &info) == 0 &&
+        static_cast<std::uint32_t>(info.st_size) == entry->file_size &&
+        info.st_mtim.tv_sec == entry->mtime.seconds &&
+        static_cast<std::uint32_t>(info.st_mtim.tv_nsec) == entry->mtime.nanoseconds &&
+        S_ISLNK(info.st_mode) == (entry->mode == GIT_FILEMODE_LINK);
+    if (!same)
+      stale.emplace_back(entry->path);
+  }
+  return stale;
+}
+
+Status checkout_paths(git_repository* repo, git_tree* tree, git_checkout_options options,
+                      std::vector<std::string>& paths) {
+  std::vector<char*> pointers;
+  pointers.reserve(paths.size());
+  for (auto& path : paths)
+    pointers.push_back(path.data());
+  options.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+  options.paths = {pointers.data(), pointers.size()};
+  return git_check(git_checkout_tree(repo, reinterpret_cast<const git_object*>(tree), &options),
+                   "cannot check out");
 }
 
 } // namespace
@@ -99,7 +128,7 @@ Result<CheckoutStats> checkout_tree(const std::filesystem::path& repository_dir,
   options.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_RECREATE_MISSING;
   options.target_directory = target.c_str();
   Progress progress;
-  options.notify_flags = GIT_CHECKOUT_NOTIFY_UPDATED | GIT_CHECKOUT_NOTIFY_DIRTY;
+  options.notify_flags = GIT_CHECKOUT_NOTIFY_UPDATED;
   options.notify_cb = on_notify;
   options.notify_payload = &progress;
 
@@ -108,36 +137,36 @@ Result<CheckoutStats> checkout_tree(const std::filesystem::path& repository_dir,
   git_index* raw_empty = nullptr;
   CULPRIT_TRY(git_check(git_index_new(&raw_empty), "cannot create an empty index"));
   empty_index.reset(raw_empty);
-  if (request.baseline_tree) {
+  Status done;
+  if (!request.baseline_tree) {
+    options.baseline_index = empty_index.get();
+    done = git_check(
+        git_checkout_tree(repo.get(), reinterpret_cast<const git_object*>(tree.get()), &options),
+        "cannot check out");
+  } else {
+    // Only what differs between the trees, and what changed in the slot, is looked at: a warm
+    // slot of a large tree costs a tree diff and one lstat per tracked file.
     CULPRIT_TRY_ASSIGN(baseline, lookup_tree(repo.get(), *request.baseline_tree));
     options.baseline = baseline.get();
-    CULPRIT_TRY_ASSIGN(progress.stats.removed,
-                       count_deletions(repo.get(), baseline.get(), tree.get()));
-    CULPRIT_TRY_ASSIGN(progress.dirty, changed_since_checkout(repo.get(), baseline.get(), target));
-  } else {
-    options.baseline_index = empty_index.get();
-  }
-
-  const auto* object = reinterpret_cast<const git_object*>(tree.get());
-  int rc = git_checkout_tree(repo.get(), object, &options);
-  if (rc >= 0 && !progress.dirty.empty()) {
-    // Tracked files changed in the slot since the last checkout: check them out again against
-    // an empty baseline, which forces the tree's contents back (or removes them if gone).
-    std::vector<char*> paths;
-    for (auto& path : progress.dirty)
-      paths.push_back(path.data());
-    git_checkout_options again = options;
-    again.baseline = nullptr;
-    again.baseline_index = empty_index.get();
-    again.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-    again.paths = {paths.data(), paths.size()};
-    again.notify_flags = GIT_CHECKOUT_NOTIFY_NONE;
-    rc = git_checkout_tree(repo.get(), object, &again);
+    CULPRIT_TRY_ASSIGN(auto changes, tree_changes(repo.get(), baseline.get(), tree.get()));
+    progress.stats.removed = changes.deleted;
+    auto stale = stale_entries(index.get(), request.target);
+    if (!changes.paths.empty())
+      done = checkout_paths(repo.get(), tree.get(), options, changes.paths);
+    if (done && !stale.empty()) {
+      // Against an empty baseline every named path counts as new, which forces its contents back.
+      git_checkout_options again = options;
+      again.baseline = nullptr;
+      again.baseline_index = empty_index.get();
+      again.notify_flags = GIT_CHECKOUT_NOTIFY_NONE;
+      done = checkout_paths(repo.get(), tree.get(), again, stale);
+    }
   }
   // Detach the index before it is freed so the repository handle never sees a dangling pointer.
   git_repository_set_index(repo.get(), nullptr);
-  CULPRIT_TRY(git_check(
-      rc, fmt::format("cannot check out tree {} into {}", request.tree_id.substr(0, 12), target)));
+  if (!done)
+    return infra_error("cannot check out tree {} into {}: {}", request.tree_id.substr(0, 12),
+                       target, done.error().message);
   return progress.stats;
 }
 
@@ -146,6 +175,9 @@ Result<std::vector<GitlinkEntry>> gitlinks(const std::filesystem::path& reposito
   CULPRIT_TRY_ASSIGN(const auto repo, open_private(repository_dir));
   CULPRIT_TRY_ASSIGN(const auto tree, lookup_tree(repo.get(), tree_id));
   std::vector<GitlinkEntry> entries;
+  // Submodules are declared in .gitmodules at the top; without it there is no tree to walk.
+  if (git_tree_entry_byname(tree.get(), ".gitmodules") == nullptr)
+    return entries;
   auto visit = [](const char* root, const git_tree_entry* entry, void* payload) -> int {
     if (git_tree_entry_filemode(entry) == GIT_FILEMODE_COMMIT) {
       static_cast<std::vector<GitlinkEntry>*>(payload)->push_back(
