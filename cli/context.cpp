@@ -13,7 +13,7 @@ Result<std::filesystem::path> repository_cache(const GlobalOptions& global,
   const auto root =
       cache_root(global.cache_dir.empty() ? std::nullopt
                                           : std::optional<std::filesystem::path>(global.cache_dir));
-  const auto dir = root / repo.id();
+  auto dir = root / repo.id();
   CULPRIT_TRY(ensure_writable_dir(dir, "cache directory"));
   return dir;
 }
@@ -40,8 +40,7 @@ Result<Recipe> load_recipe(const GlobalOptions& global, const git::Repository& r
       std::get<std::string>(recipe.run.command).empty())
     effective.run_command = "true"; // building needs no run command
   auto merged = apply_overrides(std::move(recipe), effective);
-  if (!merged && path.empty() == false && !std::filesystem::exists(path, ec) &&
-      global.config.empty())
+  if (!merged && !path.empty() && !std::filesystem::exists(path, ec) && global.config.empty())
     return usage_error("{} (there is no {} yet: 'culprit init' writes one)", merged.error().message,
                        path.string());
   return merged;

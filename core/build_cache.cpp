@@ -220,7 +220,7 @@ Result<std::string> BuildCache::store_artifacts(const ArtifactSources& sources) 
     listing.push_back(
         {path, entry.kind == Entry::Kind::executable ? "executable" : "file", entry.hash});
   }
-  const std::string artifact_id = hash_bytes(listing.dump());
+  std::string artifact_id = hash_bytes(listing.dump());
   const auto final_dir = artifact_dir(artifact_id);
   std::error_code ec;
   if (fs::is_directory(final_dir, ec))

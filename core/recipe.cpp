@@ -242,9 +242,10 @@ Result<double> parse_threshold(std::string_view text) {
   if (percent)
     number.remove_suffix(1);
   double value = 0;
-  const auto* end = number.data() + number.size();
-  const auto [ptr, ec] = std::from_chars(number.data(), end, value);
-  if (number.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
+  const std::string digits(number);
+  const char* end = digits.c_str() + digits.size();
+  const auto [ptr, ec] = std::from_chars(digits.c_str(), end, value);
+  if (digits.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
     return usage_error("threshold '{}' is not a number; write 2% or 0.02", text);
   if (percent)
     value /= 100;
@@ -342,7 +343,8 @@ Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
       std::end(k_formats))
     return usage_error("unknown format '{}'; use one of {}", recipe.run.format,
                        fmt::join(k_formats, ", "));
-  if (!(recipe.decide.confidence > 0.5 && recipe.decide.confidence < 1))
+  if (recipe.decide.confidence <= 0.5 || recipe.decide.confidence >= 1 ||
+      std::isnan(recipe.decide.confidence))
     return usage_error("confidence {} must lie between 0.5 and 1, e.g. 0.95",
                        recipe.decide.confidence);
   if (recipe.decide.min_runs < 2)
@@ -357,7 +359,7 @@ Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
     return usage_error("the budget must be positive (seconds)");
   if (!recipe.run.direction.empty() && recipe.run.direction != "lower" &&
       recipe.run.direction != "higher")
-    return usage_error("direction '{}' must be \"lower\" or \"higher\" (which way is better)",
+    return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
                        recipe.run.direction);
   return recipe;
 }

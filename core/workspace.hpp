@@ -62,8 +62,8 @@ private:
 class Workspace {
 public:
   // `repo_cache` is the per-repository cache directory; slots live in its slots/ subdirectory.
-  explicit Workspace(std::filesystem::path repo_cache, int max_slots = 4)
-      : m_slots_dir(std::move(repo_cache) / "slots"), m_max_slots(max_slots) {}
+  explicit Workspace(const std::filesystem::path& repo_cache, int max_slots = 4)
+      : m_slots_dir(repo_cache / "slots"), m_max_slots(max_slots) {}
 
   // Takes the first free slot. When all are taken by other processes, calls `on_wait` once with
   // a message and waits for slot 0.

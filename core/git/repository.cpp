@@ -38,7 +38,7 @@ TreePtr tree_of(git_commit* commit) {
 } // namespace
 
 std::string Signature::iso8601() const {
-  const std::time_t local = static_cast<std::time_t>(time + std::int64_t{offset_minutes} * 60);
+  const auto local = static_cast<std::time_t>(time + std::int64_t{offset_minutes} * 60);
   std::tm parts{};
   gmtime_r(&local, &parts);
   const int magnitude = offset_minutes < 0 ? -offset_minutes : offset_minutes;
