@@ -21,3 +21,12 @@ if(CULPRIT_WITH_CUDA)
     message(STATUS "culprit: nvcc not found; the CUDA parts of kernels/ are skipped")
   endif()
 endif()
+
+# Benchmark output parsers: RE2 for the regex format (linear time and no recursion, so no output
+# can make it hang or overflow the stack), libcsv for the CSV format (RFC 4180 quoting).
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+find_path(LIBCSV_INCLUDE_DIR csv.h REQUIRED)
+find_library(LIBCSV_LIBRARY csv REQUIRED)
+add_library(culprit_libcsv INTERFACE)
+target_include_directories(culprit_libcsv INTERFACE ${LIBCSV_INCLUDE_DIR})
+target_link_libraries(culprit_libcsv INTERFACE ${LIBCSV_LIBRARY})

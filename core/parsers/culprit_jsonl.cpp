@@ -1,0 +1,148 @@
+#include "core/parsers/culprit_jsonl.hpp"
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/parsers/json_support.hpp"
+#include "core/parsers/parse_support.hpp"
+
+namespace culprit {
+namespace {
+
+constexpr std::string_view k_format = "culprit JSON lines";
+
+// The record on `line` (from its '{' on), or an empty view when the line is not a record.
+std::string_view record_text(std::string_view line, std::size_t& column) {
+  const auto begin = line.find_first_not_of(" \t");
+  if (begin == std::string_view::npos || line[begin] != '{')
+    return {};
+  column = begin + 1;
+  return line.substr(begin);
+}
+
+Result<std::string> non_empty_string(const JsonFields& fields, const Json& record,
+                                     std::string_view key) {
+  CULPRIT_TRY_ASSIGN(std::string text, fields.string(record, key, ""));
+  if (text.empty())
+    return fields.error(key, "expected a non-empty string");
+  return text;
+}
+
+Status read_header(const JsonFields& fields, const Json& record) {
+  CULPRIT_TRY_ASSIGN(const auto format, fields.optional_string(record, "format", ""));
+  if (format && *format != "culprit-jsonl")
+    return fields.error(
+        "format", fmt::format("expected \"culprit-jsonl\", found \"{}\"", printable(*format)));
+  CULPRIT_TRY_ASSIGN(const double version, fields.number(record, "version", ""));
+  if (version != std::floor(version) || version < 1)
+    return fields.error("version", "expected a positive whole number");
+  if (version != k_culprit_jsonl_version)
+    return fields.error("version", fmt::format("format version {} is newer than this culprit "
+                                               "reads ({}); upgrade culprit",
+                                               version, k_culprit_jsonl_version));
+  return {};
+}
+
+Status read_sample(const JsonFields& fields, const Json& record, SampleTable& table) {
+  CULPRIT_TRY_ASSIGN(const std::string case_name, non_empty_string(fields, record, "case"));
+  CULPRIT_TRY_ASSIGN(const std::string metric, non_empty_string(fields, record, "metric"));
+  CULPRIT_TRY_ASSIGN(const std::string unit, fields.string(record, "unit", ""));
+  CULPRIT_TRY_ASSIGN(const std::string direction_text, fields.string(record, "direction", ""));
+  const auto direction = parse_direction(direction_text);
+  if (!direction)
+    return fields.error("direction", fmt::format("expected \"lower\" or \"higher\", found \"{}\"",
+                                                 printable(direction_text)));
+  CULPRIT_TRY_ASSIGN(const double value, fields.number(record, "value", ""));
+  CULPRIT_TRY_ASSIGN(const auto index, fields.optional_number(record, "index", ""));
+  if (index && (*index < 0 || *index != std::floor(*index)))
+    return fields.error("index", "expected a non-negative whole number");
+  CULPRIT_TRY(fields.optional_bool(record, "cold", ""));
+  if (auto added = table.add(case_name, metric, unit, *direction, value); !added)
+    return fields.error("value", added.error().message);
+  return {};
+}
+
+Result<CaseInfo> read_case(const JsonFields& fields, const Json& record) {
+  CaseInfo info;
+  CULPRIT_TRY_ASSIGN(info.case_name, non_empty_string(fields, record, "case"));
+  for (const auto* key : {"flops", "bytes"}) {
+    CULPRIT_TRY_ASSIGN(const auto amount, fields.optional_number(record, key, ""));
+    if (amount && *amount < 0)
+      return fields.error(key, "expected a non-negative number");
+    (std::string_view(key) == "flops" ? info.flops : info.bytes) = amount;
+  }
+  if (const Json* axes = JsonFields::find(record, "axes")) {
+    if (!axes->is_object())
+      return fields.error("axes",
+                          "expected an object of strings, found " + std::string(json_kind(*axes)));
+    for (const auto& [name, value] : axes->items()) {
+      if (!value.is_string())
+        return fields.error(json_path("axes", name),
+                            "expected a string, found " + std::string(json_kind(value)));
+      info.axes.emplace(name, value.get<std::string>());
+    }
+  }
+  return info;
+}
+
+} // namespace
+
+Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
+  ParsedOutput output;
+  SampleTable table;
+  std::set<std::string, std::less<>> described_cases;
+  JsonFields fields(k_format);
+  bool seen_record = false;
+  LineReader lines(text);
+  while (const auto line = lines.next()) {
+    std::size_t column = 1;
+    const std::string_view record_line = record_text(*line, column);
+    if (record_line.empty())
+      continue;
+    CULPRIT_TRY_ASSIGN(const Json record,
+                       parse_json(record_line, k_format, {lines.number(), column}));
+    fields.locate(fmt::format("line {}", lines.number()));
+    CULPRIT_TRY_ASSIGN(const std::string type, fields.string(record, "type", ""));
+    if (type == "header") {
+      if (seen_record)
+        return fields.error("type", "a header must be the first record");
+      CULPRIT_TRY(read_header(fields, record));
+    } else if (type == "sample") {
+      CULPRIT_TRY(read_sample(fields, record, table));
+    } else if (type == "case") {
+      CULPRIT_TRY_ASSIGN(CaseInfo info, read_case(fields, record));
+      if (!described_cases.insert(info.case_name).second)
+        return fields.error("case", fmt::format("a second case record for '{}'; expected one per "
+                                                "case per run",
+                                                printable(info.case_name)));
+      output.cases.push_back(std::move(info));
+    }
+    seen_record = true;
+  }
+  if (table.empty())
+    return output_error(k_format, fmt::format("{} lines", lines.number()),
+                        "no sample record found; a benchmark in this format prints lines such as "
+                        R"({"type":"sample","case":"...","metric":"time","unit":"s",)"
+                        R"("direction":"lower","value":0.001})");
+  output.samples = table.take();
+  return output;
+}
+
+bool looks_like_culprit_jsonl(std::string_view text) {
+  LineReader lines(text);
+  while (const auto line = lines.next()) {
+    std::size_t column = 1;
+    const std::string_view record_line = record_text(*line, column);
+    if (record_line.empty())
+      continue;
+    const auto record = parse_json(record_line, k_format);
+    const Json* type = record ? JsonFields::find(*record, "type") : nullptr;
+    return type != nullptr && type->is_string();
+  }
+  return false;
+}
+
+} // namespace culprit

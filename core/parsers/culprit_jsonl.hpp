@@ -1,0 +1,30 @@
+#pragma once
+// The culprit JSON-lines format, exactly as man/culprit.1 ("THE CULPRIT JSON-LINES FORMAT")
+// specifies it: a line whose first non-blank character is '{' is a record (one JSON object with
+// a string "type"); other lines are ignored. Records:
+// - header: optional, first when present; "version" must be 1 (a newer major version is refused);
+// - sample: case, metric (non-empty strings), unit (string), direction ("lower" | "higher"),
+//   value (finite number); optional index (non-negative integer), cold (boolean). Times in
+//   s/ms/us/ns are stored in seconds.
+// - case: case (non-empty string); optional axes (object of strings), flops and bytes
+//   (non-negative numbers); at most once per case.
+// Records of other types, and unknown keys, are ignored so that newer writers can add them.
+
+#include <string_view>
+
+#include "core/error.hpp"
+#include "core/metric.hpp"
+
+namespace culprit {
+
+inline constexpr int k_culprit_jsonl_version = 1;
+
+// Errors name the line (and column for invalid JSON) and what was expected there. Output with no
+// sample record at all is an error too.
+[[nodiscard]] Result<ParsedOutput> parse_culprit_jsonl(std::string_view text);
+
+// True when the first record-like line of `text` (first non-blank character '{') is a JSON
+// object with a string "type": the mark of this format, for --format auto.
+[[nodiscard]] bool looks_like_culprit_jsonl(std::string_view text);
+
+} // namespace culprit

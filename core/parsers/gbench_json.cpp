@@ -1,0 +1,215 @@
+#include "core/parsers/gbench_json.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/parsers/parse_support.hpp"
+
+namespace culprit {
+namespace {
+
+constexpr std::string_view k_format = "Google Benchmark JSON";
+
+// Members of an iteration row that are not counters.
+constexpr std::array<std::string_view, 19> k_row_fields = {"name",
+                                                           "family_index",
+                                                           "per_family_instance_index",
+                                                           "run_name",
+                                                           "run_type",
+                                                           "repetitions",
+                                                           "repetition_index",
+                                                           "threads",
+                                                           "iterations",
+                                                           "real_time",
+                                                           "cpu_time",
+                                                           "time_unit",
+                                                           "aggregate_name",
+                                                           "aggregate_unit",
+                                                           "error_occurred",
+                                                           "error_message",
+                                                           "label",
+                                                           "big_o",
+                                                           "rms"};
+
+bool is_row_field(std::string_view key) {
+  return std::find(k_row_fields.begin(), k_row_fields.end(), key) != k_row_fields.end();
+}
+
+Direction counter_direction(std::string_view name, const GbenchOptions& options) {
+  if (const auto given = options.counter_directions.find(name);
+      given != options.counter_directions.end())
+    return given->second;
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const std::string_view mark :
+       {"per_second", "per_sec", "/s", "rate", "flop", "throughput", "bandwidth"}) {
+    if (lower.find(mark) != std::string::npos)
+      return Direction::higher_is_better;
+  }
+  return Direction::lower_is_better;
+}
+
+std::string counter_unit(std::string_view name) {
+  if (name == "bytes_per_second")
+    return "B/s";
+  if (name == "items_per_second")
+    return "1/s";
+  return "";
+}
+
+struct RowReader {
+  explicit RowReader(const GbenchOptions& given) : options(given) {}
+
+  const GbenchOptions& options;
+  JsonFields fields{k_format};
+  SampleTable table;
+  ParsedOutput output;
+  std::set<std::string, std::less<>> failed_cases;
+
+  Status read(const Json& row, const std::string& path) {
+    if (!row.is_object())
+      return fields.error(path, "expected an object, found " + std::string(json_kind(row)));
+    CULPRIT_TRY_ASSIGN(const auto run_type, fields.optional_string(row, "run_type", path));
+    if (run_type == "aggregate" || JsonFields::find(row, "aggregate_name") != nullptr)
+      return {};
+    CULPRIT_TRY_ASSIGN(auto run_name, fields.optional_string(row, "run_name", path));
+    std::string name;
+    if (run_name) {
+      name = std::move(*run_name);
+    } else {
+      CULPRIT_TRY_ASSIGN(name, fields.string(row, "name", path));
+    }
+    CULPRIT_TRY_ASSIGN(const auto error_occurred,
+                       fields.optional_bool(row, "error_occurred", path));
+    CULPRIT_TRY_ASSIGN(const auto message, fields.optional_string(row, "error_message", path));
+    if (error_occurred.value_or(false)) {
+      if (failed_cases.insert(name).second)
+        output.errors.push_back(CaseError{name, message.value_or("error_occurred")});
+      return {};
+    }
+    if (message) {
+      output.warnings.push_back(
+          fmt::format("{}: {} was skipped: {}", k_format, name, printable(*message, 200)));
+      return {};
+    }
+    CULPRIT_TRY_ASSIGN(const auto time_unit, fields.optional_string(row, "time_unit", path));
+    const std::string unit = time_unit.value_or("ns");
+    if (!seconds_per(unit))
+      return fields.error(json_path(path, "time_unit"),
+                          fmt::format("expected ns, us, ms or s, found \"{}\"", printable(unit)));
+    for (const auto* metric : {"real_time", "cpu_time"}) {
+      CULPRIT_TRY_ASSIGN(const double value, fields.number(row, metric, path));
+      CULPRIT_TRY(add(name, metric, unit, Direction::lower_is_better, value, path));
+    }
+    for (const auto& [key, value] : row.items()) {
+      if (is_row_field(key))
+        continue;
+      if (value.is_number()) {
+        CULPRIT_TRY(add(name, key, counter_unit(key), counter_direction(key, options),
+                        value.get<double>(), path));
+      } else if (value.is_null()) {
+        output.warnings.push_back(fmt::format(
+            "{}: counter {} of {} is not a finite number; left out", k_format, key, name));
+      }
+    }
+    return {};
+  }
+
+  Status add(const std::string& name, std::string_view metric, std::string_view unit,
+             Direction direction, double value, const std::string& path) {
+    if (auto added = table.add(name, metric, unit, direction, value); !added)
+      return fields.error(json_path(path, metric), added.error().message);
+    return {};
+  }
+};
+
+// The literal starting at text[i] when it is one of Google Benchmark's non-finite spellings.
+std::string_view non_finite_literal_at(std::string_view text, std::size_t i) {
+  for (const std::string_view literal : {"-Infinity", "Infinity", "-NaN", "NaN"}) {
+    if (text.substr(i).starts_with(literal))
+      return literal;
+  }
+  return {};
+}
+
+} // namespace
+
+std::optional<std::string> replace_non_finite_literals(std::string_view text) {
+  if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos)
+    return std::nullopt;
+  std::string fixed;
+  fixed.reserve(text.size() + 16);
+  bool in_string = false;
+  bool replaced = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      fixed += c;
+      if (c == '\\' && i + 1 < text.size())
+        fixed += text[++i];
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    const auto literal = c == '"' ? std::string_view() : non_finite_literal_at(text, i);
+    if (literal.empty()) {
+      in_string = c == '"';
+      fixed += c;
+      continue;
+    }
+    // "null" is longer than "NaN": borrow the blank before it so that columns stay put.
+    if (literal.size() < 4 && !fixed.empty() && (fixed.back() == ' ' || fixed.back() == '\t'))
+      fixed.pop_back();
+    fixed += "null";
+    if (literal.size() > 4)
+      fixed.append(literal.size() - 4, ' ');
+    i += literal.size() - 1;
+    replaced = true;
+  }
+  if (!replaced)
+    return std::nullopt;
+  return fixed;
+}
+
+bool looks_like_gbench(const Json& document) {
+  const Json* benchmarks = JsonFields::find(document, "benchmarks");
+  const Json* context = JsonFields::find(document, "context");
+  return benchmarks != nullptr && benchmarks->is_array() && context != nullptr &&
+         context->is_object();
+}
+
+Result<ParsedOutput> read_gbench_document(const Json& document, const GbenchOptions& options) {
+  RowReader reader(options);
+  if (!document.is_object())
+    return reader.fields.error("top level", "expected an object with \"context\" and "
+                                            "\"benchmarks\", found " +
+                                                std::string(json_kind(document)));
+  CULPRIT_TRY_ASSIGN(const Json* rows, reader.fields.array(document, "benchmarks", ""));
+  for (std::size_t i = 0; i < rows->size(); ++i)
+    CULPRIT_TRY(reader.read((*rows)[i], json_path("benchmarks", i)));
+  if (reader.table.empty() && reader.output.errors.empty())
+    return reader.fields.error("benchmarks",
+                               rows->empty() ? "empty; did --benchmark_filter match nothing?"
+                                             : "no iteration rows, only aggregates; run without "
+                                               "--benchmark_report_aggregates_only");
+  reader.output.samples = reader.table.take();
+  return std::move(reader.output);
+}
+
+Result<ParsedOutput> parse_gbench_json(std::string_view text, const GbenchOptions& options) {
+  const auto fixed = replace_non_finite_literals(text);
+  std::vector<std::string> warnings;
+  CULPRIT_TRY_ASSIGN(
+      const Json document,
+      parse_json_document(fixed ? std::string_view(*fixed) : text, k_format, warnings));
+  CULPRIT_TRY_ASSIGN(ParsedOutput output, read_gbench_document(document, options));
+  output.warnings.insert(output.warnings.begin(), warnings.begin(), warnings.end());
+  return output;
+}
+
+} // namespace culprit

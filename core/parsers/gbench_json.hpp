@@ -1,0 +1,43 @@
+#pragma once
+// Google Benchmark's JSON output (--benchmark_format=json or --benchmark_out_format=json).
+//
+// Each row of "benchmarks" that is an iteration (run_type "iteration": one repetition) is one
+// sample of its case (run_name, else name); aggregate rows (mean, median, stddev, cv, BigO, RMS)
+// are skipped, since culprit computes its own statistics from the repetitions. Per row:
+// - real_time and cpu_time are metrics in seconds, converted from the row's time_unit;
+// - every other numeric member is a counter, kept as a metric of that name: bytes_per_second
+//   (unit B/s) and items_per_second (unit 1/s) are higher-is-better; a user counter's direction
+//   comes from GbenchOptions, else from its name (higher-is-better when it says it is a rate:
+//   per_second, /s, rate, flop, throughput, bandwidth), else lower-is-better;
+// - error_occurred rows become a CaseError per case; rows skipped with a message, a warning.
+// Google Benchmark writes a non-finite counter as a bare NaN or Infinity, which is not JSON;
+// those are read as absent, with a warning.
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+#include "core/metric.hpp"
+#include "core/parsers/json_support.hpp"
+
+namespace culprit {
+
+struct GbenchOptions {
+  std::map<std::string, Direction, std::less<>> counter_directions;
+};
+
+[[nodiscard]] Result<ParsedOutput> parse_gbench_json(std::string_view text,
+                                                     const GbenchOptions& options = {});
+// The same for a document already parsed (format detection parses it once).
+[[nodiscard]] Result<ParsedOutput> read_gbench_document(const Json& document,
+                                                        const GbenchOptions& options = {});
+
+// An object with a "benchmarks" array and a "context" object.
+[[nodiscard]] bool looks_like_gbench(const Json& document);
+
+// `text` with bare NaN, -NaN, Infinity and -Infinity outside strings replaced by null, keeping
+// the positions of everything else where it can; nullopt when there are none.
+[[nodiscard]] std::optional<std::string> replace_non_finite_literals(std::string_view text);
+
+} // namespace culprit
