@@ -105,18 +105,25 @@ Status insert_samples(sqlite::Database& db, const RunRecord& run, std::int64_t r
   return {};
 }
 
-} // namespace
-
-Result<std::int64_t> Store::record_run(const RunRecord& run) {
-  CULPRIT_TRY(check_samples(run));
-  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
-  CULPRIT_TRY_ASSIGN(auto host, m_db.prepare("SELECT 1 FROM hosts WHERE host_id = ?1"));
+// The statement is finalized on return: one left on a row would hold a read snapshot open past
+// the commit and keep the WAL from being checkpointed.
+Status check_host_known(sqlite::Database& db, const RunRecord& run) {
+  CULPRIT_TRY_ASSIGN(auto host, db.prepare("SELECT 1 FROM hosts WHERE host_id = ?1"));
   host.bind(1, run.host_id);
   CULPRIT_TRY_ASSIGN(const bool host_known, host.step());
   if (!host_known)
     return infra_error("internal error: run of artifact {} names host {}, which is not recorded; "
                        "record the host first",
                        run.artifact_id, run.host_id);
+  return {};
+}
+
+} // namespace
+
+Result<std::int64_t> Store::record_run(const RunRecord& run) {
+  CULPRIT_TRY(check_samples(run));
+  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
+  CULPRIT_TRY(check_host_known(m_db, run));
   CULPRIT_TRY_ASSIGN(
       auto insert,
       m_db.prepare("INSERT INTO runs (artifact_id, build_key, commit_id, recipe_hash, host_id, "
