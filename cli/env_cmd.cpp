@@ -1,11 +1,17 @@
 // culprit env: the host fingerprint and noise warnings, for people on stdout and as JSON.
 #include <cstdio>
 #include <fstream>
+#include <ios>
+#include <memory>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
+#include "core/error.hpp"
+#include "core/host/fingerprint.hpp"
+#include "core/host/noise.hpp"
 #include "core/host/render.hpp"
 
 namespace culprit::cli {

@@ -2,16 +2,26 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
 #include <utility>
+#include <vector>
+
+#include "core/error.hpp"
 
 extern char** environ; // NOLINT(readability-redundant-declaration): POSIX does not declare it
 
@@ -49,7 +59,7 @@ Result<Pipe> make_pipe() {
   std::array<int, 2> fds{};
   if (pipe2(fds.data(), O_CLOEXEC) != 0)
     return infra_error("cannot create a pipe: {}", std::strerror(errno));
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  return Pipe{.read = UniqueFd(fds[0]), .write = UniqueFd(fds[1])};
 }
 
 // The child until it is reaped; killed with its group if the capture ends early.
@@ -166,7 +176,8 @@ Result<Captured> capture_program(const std::vector<std::string>& argv,
 
   Captured captured;
   const auto deadline = std::chrono::steady_clock::now() + options.timeout;
-  std::array<pollfd, 2> fds{{{out.read.get(), POLLIN, 0}, {err.read.get(), POLLIN, 0}}};
+  std::array<pollfd, 2> fds{{{.fd = out.read.get(), .events = POLLIN, .revents = 0},
+                             {.fd = err.read.get(), .events = POLLIN, .revents = 0}}};
   std::array<std::string*, 2> sinks{&captured.out, &captured.err};
   std::optional<int> status;
   std::array<char, 4096> buffer{};
@@ -230,7 +241,7 @@ std::optional<std::filesystem::path> find_on_path(std::string_view name) {
     const auto colon = directories.find(':');
     const auto directory = directories.substr(0, colon);
     directories = colon == std::string_view::npos ? "" : directories.substr(colon + 1);
-    const auto candidate = std::filesystem::path(directory.empty() ? "." : directory) / name;
+    auto candidate = std::filesystem::path(directory.empty() ? "." : directory) / name;
     if (executable(candidate))
       return candidate;
   }

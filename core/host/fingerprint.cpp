@@ -1,10 +1,13 @@
 #include "core/host/fingerprint.hpp"
 
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "core/hash.hpp"
+#include "core/host/gpu.hpp"
 
 namespace culprit::host {
 namespace {

@@ -74,13 +74,13 @@ HostFingerprint probe_host(const HostProbeOptions& options = {});
 // the differences culprit looks for, so runs made before and after one must not be pooled; the
 // price is measuring again after such an upgrade. Load, clocks, governor and temperatures are
 // state, not identity, and are left out.
-std::string host_id(const HostFingerprint& fingerprint);
+std::string host_id(const HostFingerprint& host);
 
 // The fingerprint as JSON: host_id, hostname, os, kernel, cpu (the model), cores (logical),
 // physical_cores, governors, turbo, turbo_control, frequency_mhz, memory_total_bytes,
 // memory_available_bytes, load_average ([1, 5, 15] minutes), container, vm,
 // virtualization_evidence, gpus, gpu_problem. Unknown facts are null. The keys cpu, cores, os and
 // gpus are those of the evidence document's "host".
-nlohmann::json to_json(const HostFingerprint& fingerprint);
+nlohmann::json to_json(const HostFingerprint& host);
 
 } // namespace culprit::host

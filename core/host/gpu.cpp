@@ -3,8 +3,20 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
 
+#include <fmt/core.h>
+
+#include "core/error.hpp"
 #include "core/host/capture.hpp"
 
 namespace culprit::host {
@@ -278,7 +290,7 @@ GpuSnapshot GpuProbe::snapshot() {
 
 ThrottleFinding throttled_between(const GpuSnapshot& before, const GpuSnapshot& after) {
   ThrottleFinding finding;
-  const auto add = [&finding](std::string why) {
+  const auto add = [&finding](const std::string& why) {
     finding.throttled = true;
     finding.why += (finding.why.empty() ? "" : "; ") + why;
   };

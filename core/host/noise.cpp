@@ -1,8 +1,14 @@
 #include "core/host/noise.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
+
+#include "core/host/fingerprint.hpp"
+#include "core/host/gpu.hpp"
 
 namespace culprit::host {
 namespace {

@@ -4,13 +4,23 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
 #include <utility>
+
+#include <fmt/core.h>
 
 #include "core/host/capture.hpp"
 #include "core/host/fingerprint.hpp"
+#include "core/host/gpu.hpp"
 
 namespace culprit::host {
 namespace {
@@ -18,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::optional<std::string> read_text(const fs::path& file) {
-  std::ifstream in(file);
+  const std::ifstream in(file);
   if (!in)
     return std::nullopt;
   std::ostringstream text;

@@ -1,6 +1,19 @@
 #include "core/host/render.hpp"
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include <nlohmann/json.hpp>
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include "core/host/fingerprint.hpp"
+#include "core/host/gpu.hpp"
+#include "core/host/noise.hpp"
 
 namespace culprit::host {
 namespace {

@@ -1,6 +1,9 @@
 #include "core/store/records.hpp"
 
 #include <array>
+#include <chrono>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 namespace culprit::store {

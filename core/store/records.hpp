@@ -27,8 +27,8 @@ using TimePoint = std::chrono::time_point<Clock, std::chrono::microseconds>;
 struct HostRecord {
   std::string host_id;     // hash of the stable part of the fingerprint
   std::string fingerprint; // the whole fingerprint as JSON
-  TimePoint first_seen{};
-  TimePoint last_seen{};
+  TimePoint first_seen;
+  TimePoint last_seen;
 };
 
 struct BuildRecord {
@@ -39,10 +39,10 @@ struct BuildRecord {
   double seconds = 0.0;
   std::string log_path;
   std::optional<std::string> artifact_id; // content hash of the artifacts; none when not ok
-  TimePoint created{};
+  TimePoint created;
 };
 
-enum class RunStatus { ok, failed, timeout, parse_error, interrupted };
+enum class RunStatus : std::uint8_t { ok, failed, timeout, parse_error, interrupted };
 [[nodiscard]] std::string_view to_string(RunStatus status);
 [[nodiscard]] std::optional<RunStatus> parse_run_status(std::string_view text);
 
@@ -53,7 +53,7 @@ struct RunRecord {
   std::string commit_id;
   std::string recipe_hash; // hash of the recipe's run part: command, format, metric, options
   std::string host_id;
-  TimePoint started{};
+  TimePoint started;
   double wall_seconds = 0.0;
   double user_seconds = 0.0;
   double sys_seconds = 0.0;

@@ -6,11 +6,17 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <thread>
 #include <utility>
 
+#include <fmt/core.h>
+
+#include "core/error.hpp"
+#include "core/store/sqlite.hpp"
 #include "core/store/store.hpp"
 
 namespace culprit::store {

@@ -1,8 +1,20 @@
 #include "core/store/sqlite.hpp"
 
 #include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include <sqlite3.h>
+
+#include <fmt/core.h>
+
+#include "core/error.hpp"
 
 namespace culprit::sqlite {
 namespace {
@@ -61,9 +73,9 @@ Result<Database> Database::open(const std::filesystem::path& file) {
 
 Error Database::error(int code, std::string_view doing) const {
   const char* message = m_db ? sqlite3_errmsg(m_db.get()) : sqlite3_errstr(code);
-  return Error{ExitCode::infrastructure,
-               fmt::format("results store {}: {} failed: {}; {}", m_file.string(), doing, message,
-                           advice(code, m_file))};
+  return Error{.code = ExitCode::infrastructure,
+               .message = fmt::format("results store {}: {} failed: {}; {}", m_file.string(), doing,
+                                      message, advice(code, m_file))};
 }
 
 Status Database::execute(std::string_view sql) {
@@ -76,6 +88,8 @@ Status Database::execute(std::string_view sql) {
 
 Result<Statement> Database::prepare(std::string_view sql) {
   sqlite3_stmt* raw = nullptr;
+  // The length is passed, so the text need not be terminated.
+  // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage)
   const int code = sqlite3_prepare_v2(m_db.get(), sql.data(), checked_size(sql), &raw, nullptr);
   if (code != SQLITE_OK) {
     sqlite3_finalize(raw);

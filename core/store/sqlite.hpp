@@ -109,7 +109,7 @@ private:
 // upgrading a read transaction to a write one under WAL can fail at once with SQLITE_BUSY.
 class Transaction {
 public:
-  enum class Kind { deferred, immediate };
+  enum class Kind : std::uint8_t { deferred, immediate };
   static Result<Transaction> begin(Database& db, Kind kind = Kind::immediate);
   Status commit();
   ~Transaction();

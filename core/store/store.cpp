@@ -1,8 +1,18 @@
 #include "core/store/store.hpp"
 
+#include <filesystem>
+#include <optional>
+#include <string_view>
 #include <system_error>
+#include <utility>
+#include <vector>
 
+#include <fmt/core.h>
+
+#include "core/error.hpp"
+#include "core/store/records.hpp"
 #include "core/store/schema.hpp"
+#include "core/store/sqlite.hpp"
 
 namespace culprit::store {
 namespace {
@@ -72,8 +82,10 @@ Result<std::optional<HostRecord>> Store::find_host(std::string_view host_id) {
   CULPRIT_TRY_ASSIGN(const bool has_row, statement.step());
   if (!has_row)
     return std::nullopt;
-  return HostRecord{statement.column_text(0), statement.column_text(1),
-                    from_micros(statement.column_int64(2)), from_micros(statement.column_int64(3))};
+  return HostRecord{.host_id = statement.column_text(0),
+                    .fingerprint = statement.column_text(1),
+                    .first_seen = from_micros(statement.column_int64(2)),
+                    .last_seen = from_micros(statement.column_int64(3))};
 }
 
 Status Store::record_build(const BuildRecord& build) {

@@ -1,9 +1,21 @@
 // Runs and samples: recording a run atomically, and the queries of the measurement loop.
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
+#include <fmt/core.h>
+
+#include "core/error.hpp"
+#include "core/metric.hpp"
+#include "core/store/records.hpp"
+#include "core/store/sqlite.hpp"
 #include "core/store/store.hpp"
 
 namespace culprit::store {
@@ -27,11 +39,19 @@ void bind_freshness(sqlite::Statement& statement, const Freshness& freshness, in
     statement.bind(first, *freshness.session);
 }
 
-constexpr std::string_view k_measurement_condition =
-    "r.artifact_id = ?1 AND r.recipe_hash = ?2 AND r.host_id = ?3";
-
-void bind_key(sqlite::Statement& statement, const MeasurementKey& key) {
-  statement.bind_all(key.artifact_id, key.recipe_hash, key.host_id);
+// Prepares `sql`, whose "{}" stands for the condition that selects the measurement's runs
+// (aliased r; parameters ?1 to ?3) and their freshness (parameters from `first_free` on), and
+// binds those.
+Result<sqlite::Statement> measurement_query(sqlite::Database& db, std::string_view sql,
+                                            const MeasurementKey& key, const Freshness& freshness,
+                                            int first_free) {
+  const auto condition =
+      fmt::format("r.artifact_id = ?1 AND r.recipe_hash = ?2 AND r.host_id = ?3{}",
+                  freshness_clause(freshness, first_free));
+  CULPRIT_TRY_ASSIGN(auto query, db.prepare(fmt::format(fmt::runtime(sql), condition)));
+  query.bind_all(key.artifact_id, key.recipe_hash, key.host_id);
+  bind_freshness(query, freshness, first_free);
+  return query;
 }
 
 Direction read_direction(const sqlite::Statement& row, int column) {
@@ -144,16 +164,14 @@ Result<std::int64_t> Store::record_run(const RunRecord& run) {
 
 Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view case_name,
                                      std::string_view metric, const Freshness& freshness) {
-  CULPRIT_TRY_ASSIGN(
-      auto query,
-      m_db.prepare(fmt::format(
-          "SELECT r.id, s.value, s.unit, s.direction FROM runs r JOIN samples s ON s.run_id = "
-          "r.id WHERE {} AND r.status = 'ok' AND r.warmup = 0 AND s.case_name = ?4 AND "
-          "s.metric = ?5{} ORDER BY r.started, r.id, s.idx",
-          k_measurement_condition, freshness_clause(freshness, 6))));
-  bind_key(query, key);
+  CULPRIT_TRY_ASSIGN(auto query,
+                     measurement_query(m_db,
+                                       "SELECT r.id, s.value, s.unit, s.direction FROM runs r JOIN "
+                                       "samples s ON s.run_id = r.id WHERE {} AND r.status = 'ok' "
+                                       "AND r.warmup = 0 AND s.case_name = ?4 AND s.metric = ?5 "
+                                       "ORDER BY r.started, r.id, s.idx",
+                                       key, freshness, 6));
   query.bind(4, case_name).bind(5, metric);
-  bind_freshness(query, freshness, 6);
   CaseRuns result;
   for (;;) {
     CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
@@ -179,15 +197,13 @@ Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view
 
 Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
                                                       const Freshness& freshness) {
-  CULPRIT_TRY_ASSIGN(
-      auto query,
-      m_db.prepare(fmt::format(
-          "SELECT s.case_name, s.metric, min(s.unit), min(s.direction) FROM runs r JOIN samples "
-          "s ON s.run_id = r.id WHERE {} AND r.status = 'ok' AND r.warmup = 0{} GROUP BY "
-          "s.case_name, s.metric ORDER BY s.case_name, s.metric",
-          k_measurement_condition, freshness_clause(freshness, 4))));
-  bind_key(query, key);
-  bind_freshness(query, freshness, 4);
+  CULPRIT_TRY_ASSIGN(auto query,
+                     measurement_query(m_db,
+                                       "SELECT s.case_name, s.metric, min(s.unit), "
+                                       "min(s.direction) FROM runs r JOIN samples s ON s.run_id = "
+                                       "r.id WHERE {} AND r.status = 'ok' AND r.warmup = 0 GROUP "
+                                       "BY s.case_name, s.metric ORDER BY s.case_name, s.metric",
+                                       key, freshness, 4));
   std::vector<CaseMetric> cases;
   for (;;) {
     CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
@@ -199,17 +215,16 @@ Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
 }
 
 Result<RunCounts> Store::count_runs(const MeasurementKey& key, const Freshness& freshness) {
-  CULPRIT_TRY_ASSIGN(
-      auto query,
-      m_db.prepare(fmt::format(
-          "SELECT coalesce(sum(r.status = 'ok' AND r.warmup = 0), 0), "
-          "coalesce(sum(r.warmup = 1), 0), coalesce(sum(r.status != 'ok' AND r.warmup = 0), 0) "
-          "FROM runs r WHERE {}{}",
-          k_measurement_condition, freshness_clause(freshness, 4))));
-  bind_key(query, key);
-  bind_freshness(query, freshness, 4);
+  CULPRIT_TRY_ASSIGN(auto query,
+                     measurement_query(m_db,
+                                       "SELECT coalesce(sum(r.status = 'ok' AND r.warmup = 0), 0), "
+                                       "coalesce(sum(r.warmup = 1), 0), coalesce(sum(r.status != "
+                                       "'ok' AND r.warmup = 0), 0) FROM runs r WHERE {}",
+                                       key, freshness, 4));
   CULPRIT_TRY(query.step());
-  return RunCounts{query.column_int64(0), query.column_int64(1), query.column_int64(2)};
+  return RunCounts{.counted = query.column_int64(0),
+                   .warmup = query.column_int64(1),
+                   .failed = query.column_int64(2)};
 }
 
 Result<std::vector<RunRecord>> Store::load_runs(std::string_view artifact_id,
