@@ -19,9 +19,6 @@ std::unique_ptr<Command> make_run() {
 std::unique_ptr<Command> make_compare() {
   return make_not_yet_command("compare", "issue #5");
 }
-std::unique_ptr<Command> make_env() {
-  return make_not_yet_command("env", "issue #5");
-}
 std::unique_ptr<Command> make_bisect() {
   return make_not_yet_command("bisect", "issue #6");
 }
@@ -51,7 +48,7 @@ const std::array k_commands = {
     CommandEntry{"compare", "interleaved A/B; per-case ratio, CI, verdict", make_compare},
     CommandEntry{"bisect", "find the commit(s) that changed performance", make_bisect},
     CommandEntry{"report", "render evidence as text, markdown or html", make_report},
-    CommandEntry{"env", "host fingerprint and noise warnings", make_env},
+    CommandEntry{"env", "host fingerprint and noise warnings", make_env_command},
     CommandEntry{"track", "measure a series of commits into the store (nightly use)", make_track},
     CommandEntry{"history", "per-case series with CIs and change points", make_history},
     CommandEntry{"triage", "confirm and bisect every new change point; group by culprit",
