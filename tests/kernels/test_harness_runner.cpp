@@ -251,7 +251,9 @@ TEST(HarnessRun, StateRefusesWhatTheBenchmarkDidNotDeclare) {
       << result.err;
 }
 
-void macro_example(harness::State& state) { state.exec([] {}); }
+void macro_example(harness::State& state) {
+  state.exec([] {});
+}
 CULPRIT_BENCHMARK("macro_example", macro_example).add_int_axis("N", {1, 2}).zip_axes();
 
 TEST(HarnessRun, TheMacroRegistersInTheDefaultRegistry) {
