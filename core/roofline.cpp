@@ -59,14 +59,7 @@ constexpr GpuDatasheet k_datasheets[] = {
      .memory_tbps = 2.0,
      .citation = "NVIDIA H100 datasheet, H100 PCIe: FP32 51 TFLOPS, TF32 Tensor Core 756 TFLOPS "
                  "with sparsity, 2 TB/s HBM2e"},
-    {.match = {"H100", "HBM3"},
-     .device = "NVIDIA H100 SXM5",
-     .fp32_tflops = 67.0,
-     .tf32_tensor_tflops = 494.5,
-     .memory_tbps = 3.35,
-     .citation = "NVIDIA H100 datasheet, H100 SXM: FP32 67 TFLOPS, TF32 Tensor Core 989 TFLOPS "
-                 "with sparsity, 3.35 TB/s HBM3"},
-    {.match = {"H100", "SXM"},
+    {.match = {"H100"}, // SXM: "NVIDIA H100 80GB HBM3"
      .device = "NVIDIA H100 SXM5",
      .fp32_tflops = 67.0,
      .tf32_tensor_tflops = 494.5,

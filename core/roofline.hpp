@@ -69,7 +69,7 @@ std::optional<Peaks> gpu_peaks(std::string_view nvidia_smi_name);
 struct CpuPeakOptions {
   unsigned threads = 0;                  // 0: every hardware thread
   std::chrono::milliseconds budget{400}; // roughly, for both measurements together
-  std::size_t copy_bytes = 0;            // per array; 0: 2 x LLC within [64, 256] MiB
+  std::size_t copy_bytes = 0;            // per array; 0: 2 x LLC within [32, 128] MiB
 };
 
 // Measures the host CPU: FP32 FMA throughput (independent vector FMA chains in every thread, at
@@ -79,7 +79,9 @@ Result<Peaks> measure_cpu_peaks(const CpuPeakOptions& options);
 
 // The host CPU's peaks, cached in `cache_file`: read when it describes this CPU with the same
 // thread count, else measured and written (atomically). A cache file that cannot be parsed is
-// measured over; one that cannot be written is an infrastructure error naming the path.
+// measured over; one that cannot be written is an infrastructure error naming the path. The
+// measurement takes about half a second on an idle host and reads low on a busy one: delete the
+// file to measure again.
 Result<Peaks> cpu_peaks(const std::filesystem::path& cache_file, const CpuPeakOptions& options);
 
 enum class ComputeUnit : std::uint8_t { vector, tensor };

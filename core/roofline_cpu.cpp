@@ -144,7 +144,7 @@ std::size_t copy_array_bytes(const CpuPeakOptions& options) {
     return options.copy_bytes;
   const long cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
   const std::size_t twice_cache = cache > 0 ? 2 * static_cast<std::size_t>(cache) : 0;
-  return std::clamp<std::size_t>(twice_cache, std::size_t{64} << 20U, std::size_t{256} << 20U);
+  return std::clamp<std::size_t>(twice_cache, std::size_t{32} << 20U, std::size_t{128} << 20U);
 }
 
 // STREAM's copy (McCalpin, "Memory Bandwidth and Machine Balance in Current High Performance
@@ -161,7 +161,7 @@ double measure_copy(unsigned threads, std::size_t bytes, std::chrono::duration<d
                       const std::size_t end = std::min(bytes, begin + chunk);
                       std::memcpy(target.data() + begin, source.data() + begin, end - begin);
                     }));
-    if (repetition >= 2 && Clock::now() - start > budget)
+    if (repetition >= 1 && Clock::now() - start > budget)
       break;
   }
   return 2.0 * static_cast<double>(bytes) / best;

@@ -1,7 +1,6 @@
 // kernels_bench_cpu: the CPU twins of the reference kernels, measured with the harness. Every
 // case is checked against the double-precision reference once before it is timed.
 
-#include <cstddef>
 #include <vector>
 
 #include <culprit/harness.hpp>
@@ -17,85 +16,56 @@
 namespace {
 
 using culprit::harness::State;
-using culprit::harness::uniform_vector;
 using kernels::bench::require;
-using kernels::bench::size_axis;
+namespace reference = kernels::reference;
 
 void bench_saxpy(State& state) {
-  const std::size_t n = size_axis(state, "N");
-  state.require_host_memory(12.0 * static_cast<double>(n));
-  const std::vector<float> x = uniform_vector(n, state.seed(), -1.0F, 1.0F);
-  std::vector<float> y = uniform_vector(n, state.seed() + 1, -1.0F, 1.0F);
-  const std::vector<float> y_before = y;
+  auto c = kernels::bench::prepare_saxpy(state);
+  const std::vector<float> y_before = c.y;
   const float a = kernels::bench::k_saxpy_a;
-  kernels::saxpy(n, a, x.data(), y.data());
-  require(kernels::reference::check_saxpy(n, a, x.data(), y_before.data(), y.data()), "saxpy");
-  kernels::bench::set_saxpy_work(state, static_cast<double>(n));
-  state.exec([&] { kernels::saxpy(n, a, x.data(), y.data()); });
+  kernels::saxpy(c.n, a, c.x.data(), c.y.data());
+  require(reference::check_saxpy(c.n, a, c.x.data(), y_before.data(), c.y.data()), "saxpy");
+  state.exec([&] { kernels::saxpy(c.n, a, c.x.data(), c.y.data()); });
 }
 
 void bench_reduce(State& state) {
-  const std::size_t n = size_axis(state, "N");
-  state.require_host_memory(4.0 * static_cast<double>(n));
-  const std::vector<float> x = uniform_vector(n, state.seed(), -1.0F, 1.0F);
-  const float sum = kernels::reduce_sum(x.data(), n);
-  require(kernels::reference::check_reduce(x.data(), n, sum, kernels::reduce_sum_depth(n)),
-          "reduce");
-  kernels::bench::set_reduce_work(state, static_cast<double>(n));
-  state.exec([&] { culprit::harness::do_not_optimize(kernels::reduce_sum(x.data(), n)); });
+  const auto c = kernels::bench::prepare_reduce(state);
+  const float sum = kernels::reduce_sum(c.x.data(), c.n);
+  require(reference::check_reduce(c.x.data(), c.n, sum, kernels::reduce_sum_depth(c.n)), "reduce");
+  state.exec([&] { culprit::harness::do_not_optimize(kernels::reduce_sum(c.x.data(), c.n)); });
 }
 
 void bench_sgemm(State& state) {
-  const std::size_t m = size_axis(state, "M");
-  const std::size_t n = size_axis(state, "N");
-  const std::size_t k = size_axis(state, "K");
-  const double elements = static_cast<double>(m) * static_cast<double>(k) +
-                          static_cast<double>(k) * static_cast<double>(n) +
-                          static_cast<double>(m) * static_cast<double>(n);
-  state.require_host_memory(4.0 * elements);
-  const std::vector<float> a = uniform_vector(m * k, state.seed(), -1.0F, 1.0F);
-  const std::vector<float> b = uniform_vector(k * n, state.seed() + 1, -1.0F, 1.0F);
-  std::vector<float> c = uniform_vector(m * n, state.seed() + 2, -1.0F, 1.0F);
-  kernels::sgemm(m, n, k, 1.0F, a.data(), b.data(), 0.0F, c.data());
-  require(
-      kernels::reference::check_sgemm(m, n, k, 1.0F, a.data(), b.data(), 0.0F, nullptr, c.data()),
-      "sgemm");
-  kernels::bench::set_sgemm_work(state, static_cast<double>(m), static_cast<double>(n),
-                                 static_cast<double>(k));
-  state.exec([&] { kernels::sgemm(m, n, k, 1.0F, a.data(), b.data(), 0.0F, c.data()); });
+  auto c = kernels::bench::prepare_sgemm(state);
+  kernels::sgemm(c.m, c.n, c.k, 1.0F, c.a.data(), c.b.data(), 0.0F, c.c.data());
+  require(reference::check_sgemm(c.m, c.n, c.k, 1.0F, c.a.data(), c.b.data(), 0.0F, nullptr,
+                                 c.c.data()),
+          "sgemm");
+  state.exec(
+      [&] { kernels::sgemm(c.m, c.n, c.k, 1.0F, c.a.data(), c.b.data(), 0.0F, c.c.data()); });
 }
 
 void bench_softmax(State& state) {
-  const std::size_t rows = size_axis(state, "rows");
-  const std::size_t cols = size_axis(state, "cols");
-  const double elements = static_cast<double>(rows) * static_cast<double>(cols);
-  state.require_host_memory(8.0 * elements);
-  const std::vector<float> x = uniform_vector(rows * cols, state.seed(), -8.0F, 8.0F);
-  std::vector<float> y(rows * cols);
-  kernels::softmax_rows(rows, cols, x.data(), y.data());
-  require(kernels::reference::check_softmax(rows, cols, x.data(), y.data()), "softmax");
-  kernels::bench::set_softmax_work(state, static_cast<double>(rows), static_cast<double>(cols));
-  state.exec([&] { kernels::softmax_rows(rows, cols, x.data(), y.data()); });
+  const auto c = kernels::bench::prepare_softmax(state);
+  std::vector<float> y(c.x.size());
+  kernels::softmax_rows(c.rows, c.cols, c.x.data(), y.data());
+  require(reference::check_softmax(c.rows, c.cols, c.x.data(), y.data()), "softmax");
+  state.exec([&] { kernels::softmax_rows(c.rows, c.cols, c.x.data(), y.data()); });
 }
 
 void bench_layernorm(State& state) {
-  const std::size_t rows = size_axis(state, "rows");
-  const std::size_t cols = size_axis(state, "cols");
-  const double elements = static_cast<double>(rows) * static_cast<double>(cols);
-  state.require_host_memory(8.0 * elements + 8.0 * static_cast<double>(cols));
-  const std::vector<float> x = uniform_vector(rows * cols, state.seed(), -2.0F, 2.0F);
-  const std::vector<float> gamma = uniform_vector(cols, state.seed() + 1, 0.5F, 1.5F);
-  const std::vector<float> beta = uniform_vector(cols, state.seed() + 2, -0.5F, 0.5F);
-  std::vector<float> y(rows * cols);
+  const auto c = kernels::bench::prepare_layernorm(state);
   const float epsilon = kernels::bench::k_layernorm_epsilon;
-  kernels::layernorm_rows(rows, cols, x.data(), gamma.data(), beta.data(), epsilon, y.data());
-  require(kernels::reference::check_layernorm(rows, cols, x.data(), gamma.data(), beta.data(),
-                                              epsilon, y.data()),
+  std::vector<float> y(c.x.size());
+  const auto call = [&] {
+    kernels::layernorm_rows(c.rows, c.cols, c.x.data(), c.gamma.data(), c.beta.data(), epsilon,
+                            y.data());
+  };
+  call();
+  require(reference::check_layernorm(c.rows, c.cols, c.x.data(), c.gamma.data(), c.beta.data(),
+                                     epsilon, y.data()),
           "layernorm");
-  kernels::bench::set_layernorm_work(state, static_cast<double>(rows), static_cast<double>(cols));
-  state.exec([&] {
-    kernels::layernorm_rows(rows, cols, x.data(), gamma.data(), beta.data(), epsilon, y.data());
-  });
+  state.exec(call);
 }
 
 } // namespace

@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include <culprit/harness.hpp>
 #include <culprit/harness/cuda.cuh>
@@ -19,11 +18,10 @@
 namespace {
 
 using culprit::harness::State;
-using culprit::harness::uniform_vector;
 using culprit::harness::cuda::check;
 using culprit::harness::cuda::DeviceBuffer;
 using kernels::bench::require;
-using kernels::bench::size_axis;
+namespace reference = kernels::reference;
 
 // One untimed call whose output is checked: the copy back to the host runs on the default stream,
 // which does not wait for ours.
@@ -33,119 +31,87 @@ template <class Launch> void call_once(const Launch& launch, cudaStream_t stream
 }
 
 void bench_saxpy(State& state) {
-  const std::size_t n = size_axis(state, "N");
-  state.require_host_memory(12.0 * static_cast<double>(n));
-  const std::vector<float> x = uniform_vector(n, state.seed(), -1.0F, 1.0F);
-  const std::vector<float> y = uniform_vector(n, state.seed() + 1, -1.0F, 1.0F);
-  const DeviceBuffer<float> x_device(x);
-  const DeviceBuffer<float> y_device(y);
+  const auto c = kernels::bench::prepare_saxpy(state);
+  const DeviceBuffer<float> x(c.x);
+  const DeviceBuffer<float> y(c.y);
   const auto stream = culprit::harness::cuda::make_stream();
-  const auto count = static_cast<std::int64_t>(n);
+  const auto n = static_cast<std::int64_t>(c.n);
   const float a = kernels::bench::k_saxpy_a;
   const auto launch = [&](cudaStream_t on) {
-    check(kernels::cuda::saxpy(count, a, x_device.data(), y_device.data(), on), "saxpy");
+    check(kernels::cuda::saxpy(n, a, x.data(), y.data(), on), "saxpy");
   };
   call_once(launch, stream.get());
-  require(kernels::reference::check_saxpy(n, a, x.data(), y.data(), y_device.to_host().data()),
-          "saxpy");
-  kernels::bench::set_saxpy_work(state, static_cast<double>(n));
+  require(reference::check_saxpy(c.n, a, c.x.data(), c.y.data(), y.to_host().data()), "saxpy");
   culprit::harness::cuda::exec(state, stream.get(), launch);
 }
 
 void bench_reduce(State& state) {
-  const std::size_t n = size_axis(state, "N");
-  state.require_host_memory(4.0 * static_cast<double>(n));
-  const std::vector<float> x = uniform_vector(n, state.seed(), -1.0F, 1.0F);
-  const auto count = static_cast<std::int64_t>(n);
-  const DeviceBuffer<float> x_device(x);
-  const DeviceBuffer<float> partials(static_cast<std::size_t>(kernels::cuda::reduce_blocks(count)));
-  const DeviceBuffer<float> result(1);
+  const auto c = kernels::bench::prepare_reduce(state);
+  const auto n = static_cast<std::int64_t>(c.n);
+  const DeviceBuffer<float> x(c.x);
+  const DeviceBuffer<float> partials(static_cast<std::size_t>(kernels::cuda::reduce_blocks(n)));
+  const DeviceBuffer<float> sum(1);
   const auto stream = culprit::harness::cuda::make_stream();
   const auto launch = [&](cudaStream_t on) {
-    check(kernels::cuda::reduce_sum(x_device.data(), count, partials.data(), result.data(), on),
-          "reduce");
+    check(kernels::cuda::reduce_sum(x.data(), n, partials.data(), sum.data(), on), "reduce");
   };
   call_once(launch, stream.get());
-  require(kernels::reference::check_reduce(x.data(), n, result.to_host()[0],
-                                           kernels::cuda::reduce_sum_depth(count)),
+  require(reference::check_reduce(c.x.data(), c.n, sum.to_host()[0],
+                                  kernels::cuda::reduce_sum_depth(n)),
           "reduce");
-  kernels::bench::set_reduce_work(state, static_cast<double>(n));
   culprit::harness::cuda::exec(state, stream.get(), launch);
 }
 
 void bench_sgemm(State& state) {
-  const std::size_t m = size_axis(state, "M");
-  const std::size_t n = size_axis(state, "N");
-  const std::size_t k = size_axis(state, "K");
-  const double elements = static_cast<double>(m) * static_cast<double>(k) +
-                          static_cast<double>(k) * static_cast<double>(n) +
-                          static_cast<double>(m) * static_cast<double>(n);
-  state.require_host_memory(4.0 * elements);
-  const std::vector<float> a = uniform_vector(m * k, state.seed(), -1.0F, 1.0F);
-  const std::vector<float> b = uniform_vector(k * n, state.seed() + 1, -1.0F, 1.0F);
-  const DeviceBuffer<float> a_device(a);
-  const DeviceBuffer<float> b_device(b);
-  const DeviceBuffer<float> c_device(uniform_vector(m * n, state.seed() + 2, -1.0F, 1.0F));
+  const auto c = kernels::bench::prepare_sgemm(state);
+  const DeviceBuffer<float> a(c.a);
+  const DeviceBuffer<float> b(c.b);
+  const DeviceBuffer<float> product(c.c);
   const auto stream = culprit::harness::cuda::make_stream();
   const auto launch = [&](cudaStream_t on) {
-    check(kernels::cuda::sgemm(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0F,
-                               a_device.data(), b_device.data(), 0.0F, c_device.data(), on),
+    check(kernels::cuda::sgemm(static_cast<int>(c.m), static_cast<int>(c.n), static_cast<int>(c.k),
+                               1.0F, a.data(), b.data(), 0.0F, product.data(), on),
           "sgemm");
   };
   call_once(launch, stream.get());
-  require(kernels::reference::check_sgemm(m, n, k, 1.0F, a.data(), b.data(), 0.0F, nullptr,
-                                          c_device.to_host().data()),
+  require(reference::check_sgemm(c.m, c.n, c.k, 1.0F, c.a.data(), c.b.data(), 0.0F, nullptr,
+                                 product.to_host().data()),
           "sgemm");
-  kernels::bench::set_sgemm_work(state, static_cast<double>(m), static_cast<double>(n),
-                                 static_cast<double>(k));
   culprit::harness::cuda::exec(state, stream.get(), launch);
 }
 
 void bench_softmax(State& state) {
-  const std::size_t rows = size_axis(state, "rows");
-  const std::size_t cols = size_axis(state, "cols");
-  state.require_host_memory(8.0 * static_cast<double>(rows) * static_cast<double>(cols));
-  const std::vector<float> x = uniform_vector(rows * cols, state.seed(), -8.0F, 8.0F);
-  const DeviceBuffer<float> x_device(x);
-  const DeviceBuffer<float> y_device(rows * cols);
+  const auto c = kernels::bench::prepare_softmax(state);
+  const DeviceBuffer<float> x(c.x);
+  const DeviceBuffer<float> y(c.x.size());
   const auto stream = culprit::harness::cuda::make_stream();
   const auto launch = [&](cudaStream_t on) {
-    check(kernels::cuda::softmax_rows(static_cast<std::int64_t>(rows), static_cast<int>(cols),
-                                      x_device.data(), y_device.data(), on),
+    check(kernels::cuda::softmax_rows(static_cast<std::int64_t>(c.rows), static_cast<int>(c.cols),
+                                      x.data(), y.data(), on),
           "softmax");
   };
   call_once(launch, stream.get());
-  require(kernels::reference::check_softmax(rows, cols, x.data(), y_device.to_host().data()),
-          "softmax");
-  kernels::bench::set_softmax_work(state, static_cast<double>(rows), static_cast<double>(cols));
+  require(reference::check_softmax(c.rows, c.cols, c.x.data(), y.to_host().data()), "softmax");
   culprit::harness::cuda::exec(state, stream.get(), launch);
 }
 
 void bench_layernorm(State& state) {
-  const std::size_t rows = size_axis(state, "rows");
-  const std::size_t cols = size_axis(state, "cols");
-  state.require_host_memory(8.0 * static_cast<double>(rows) * static_cast<double>(cols) +
-                            8.0 * static_cast<double>(cols));
-  const std::vector<float> x = uniform_vector(rows * cols, state.seed(), -2.0F, 2.0F);
-  const std::vector<float> gamma = uniform_vector(cols, state.seed() + 1, 0.5F, 1.5F);
-  const std::vector<float> beta = uniform_vector(cols, state.seed() + 2, -0.5F, 0.5F);
-  const DeviceBuffer<float> x_device(x);
-  const DeviceBuffer<float> gamma_device(gamma);
-  const DeviceBuffer<float> beta_device(beta);
-  const DeviceBuffer<float> y_device(rows * cols);
+  const auto c = kernels::bench::prepare_layernorm(state);
+  const DeviceBuffer<float> x(c.x);
+  const DeviceBuffer<float> gamma(c.gamma);
+  const DeviceBuffer<float> beta(c.beta);
+  const DeviceBuffer<float> y(c.x.size());
   const auto stream = culprit::harness::cuda::make_stream();
   const float epsilon = kernels::bench::k_layernorm_epsilon;
   const auto launch = [&](cudaStream_t on) {
-    check(kernels::cuda::layernorm_rows(static_cast<std::int64_t>(rows), static_cast<int>(cols),
-                                        x_device.data(), gamma_device.data(), beta_device.data(),
-                                        epsilon, y_device.data(), on),
+    check(kernels::cuda::layernorm_rows(static_cast<std::int64_t>(c.rows), static_cast<int>(c.cols),
+                                        x.data(), gamma.data(), beta.data(), epsilon, y.data(), on),
           "layernorm");
   };
   call_once(launch, stream.get());
-  require(kernels::reference::check_layernorm(rows, cols, x.data(), gamma.data(), beta.data(),
-                                              epsilon, y_device.to_host().data()),
+  require(reference::check_layernorm(c.rows, c.cols, c.x.data(), c.gamma.data(), c.beta.data(),
+                                     epsilon, y.to_host().data()),
           "layernorm");
-  kernels::bench::set_layernorm_work(state, static_cast<double>(rows), static_cast<double>(cols));
   culprit::harness::cuda::exec(state, stream.get(), launch);
 }
 

@@ -9,18 +9,17 @@ namespace kernels::reference {
 
 namespace {
 
-// Evenly spaced indices of [0, total), the last one always included; all of them when there
-// are at most `limit`.
+// Evenly spaced indices of [0, total), from the first to the last; all of them when there are at
+// most `limit`.
 std::vector<std::size_t> sample_indices(std::size_t total, std::size_t limit) {
   std::vector<std::size_t> indices;
-  if (total == 0)
-    return indices;
-  const std::size_t count = std::min(total, std::max<std::size_t>(limit, 1));
-  for (std::size_t i = 0; i < count; ++i)
-    indices.push_back(static_cast<std::size_t>(static_cast<double>(i) * static_cast<double>(total) /
-                                               static_cast<double>(count)));
-  if (indices.back() != total - 1)
-    indices.push_back(total - 1);
+  const std::size_t count = std::min(total, std::max<std::size_t>(limit, 2));
+  for (std::size_t i = 0; i < count; ++i) {
+    indices.push_back(count == total ? i
+                                     : static_cast<std::size_t>(static_cast<double>(i) *
+                                                                static_cast<double>(total - 1) /
+                                                                static_cast<double>(count - 1)));
+  }
   return indices;
 }
 

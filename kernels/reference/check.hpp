@@ -13,8 +13,8 @@
 // errors are independent; with lambda = 8 a false alarm is less likely than 3e-14 per addition.
 // Each function below states its bound.
 //
-// Large outputs are checked on a sample: evenly spaced entries (or rows) plus the last one, at
-// most `max_checked` of them, so that checking a 4096^3 SGEMM costs O(max_checked * k).
+// Large outputs are checked on a sample: `max_checked` evenly spaced entries (or rows) from the
+// first to the last, so that checking a 4096^3 SGEMM costs O(max_checked * k).
 
 #include <cstddef>
 #include <string>

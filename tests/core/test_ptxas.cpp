@@ -21,12 +21,13 @@ std::string read_fixture(const std::string& name) {
   return text.str();
 }
 
-const PtxasKernel& find(const std::vector<PtxasKernel>& kernels, const std::string& name,
-                        const std::string& arch) {
-  const auto found = std::ranges::find_if(
-      kernels, [&](const PtxasKernel& k) { return k.name == name && k.arch == arch; });
-  if (found == kernels.end())
-    throw std::runtime_error("no kernel " + name + " for " + arch);
+// The kernel or diff row named `name` for `arch`.
+template <class Row>
+const Row& find(const std::vector<Row>& rows, const std::string& name, const std::string& arch) {
+  const auto found =
+      std::ranges::find_if(rows, [&](const Row& r) { return r.name == name && r.arch == arch; });
+  if (found == rows.end())
+    throw std::runtime_error("no " + name + " for " + arch);
   return *found;
 }
 
@@ -70,18 +71,13 @@ TEST(Ptxas, DiffsTwoBuildsOfTheSameKernels) {
   const auto head = parse_ptxas_log(read_fixture("maxrreg32.log"));
   const auto rows = diff_ptxas(base, head);
   ASSERT_EQ(rows.size(), 12U);
-  const auto row = std::ranges::find_if(rows, [](const PtxasDiffRow& r) {
-    return r.name == "kernels::cuda::sgemm_kernel" && r.arch == "sm_80";
-  });
-  ASSERT_NE(row, rows.end());
-  EXPECT_EQ(row->change, PtxasChange::changed);
-  EXPECT_EQ(describe_change(*row),
+  const auto& row = find(rows, "kernels::cuda::sgemm_kernel", "sm_80");
+  EXPECT_EQ(row.change, PtxasChange::changed);
+  EXPECT_EQ(describe_change(row),
             "registers 56 -> 32, spill stores 0 -> 52 B, spill loads 0 -> 52 B, stack 0 -> 32 B");
-  const auto saxpy = std::ranges::find_if(rows, [](const PtxasDiffRow& r) {
-    return r.name == "kernels::cuda::saxpy_kernel" && r.arch == "sm_80";
-  });
-  EXPECT_EQ(saxpy->change, PtxasChange::unchanged);
-  EXPECT_EQ(describe_change(*saxpy), "");
+  const auto& saxpy = find(rows, "kernels::cuda::saxpy_kernel", "sm_80");
+  EXPECT_EQ(saxpy.change, PtxasChange::unchanged);
+  EXPECT_EQ(describe_change(saxpy), "");
   EXPECT_GE(std::ranges::count(rows, PtxasChange::changed, &PtxasDiffRow::change), 3);
 }
 

@@ -46,6 +46,29 @@ inline Stream make_stream() {
   return Stream(stream);
 }
 
+// GPU time between two events recorded on a stream: start(stream) before the work, stop(stream)
+// after it; seconds() waits for the stop event.
+class EventTimer {
+public:
+  EventTimer() : m_start(make_event()), m_stop(make_event()) {}
+  void start(cudaStream_t stream) {
+    check(cudaEventRecord(m_start.get(), stream), "cudaEventRecord");
+  }
+  void stop(cudaStream_t stream) {
+    check(cudaEventRecord(m_stop.get(), stream), "cudaEventRecord");
+  }
+  double seconds() const {
+    check(cudaEventSynchronize(m_stop.get()), "the timed work");
+    float milliseconds = 0;
+    check(cudaEventElapsedTime(&milliseconds, m_start.get(), m_stop.get()), "cudaEventElapsedTime");
+    return milliseconds / 1000.0;
+  }
+
+private:
+  Event m_start;
+  Event m_stop;
+};
+
 // `count` elements of device memory. Allocation failure is a CaseError that names the size.
 template <class T> class DeviceBuffer {
 public:
@@ -121,24 +144,21 @@ template <class Launch> void exec(State& state, cudaStream_t stream, Launch&& la
   for (int i = 0; i < settings.warmup; ++i)
     launch(stream);
   check(cudaStreamSynchronize(stream), "the warm-up calls");
-  const Event start = make_event();
-  const Event stop = make_event();
+  EventTimer gpu_timer;
+  CpuTimer host_timer;
   for (int i = 0; i < settings.samples; ++i) {
     if (settings.cold)
       l2_flusher().flush(stream);
     check(cudaStreamSynchronize(stream), "waiting for the stream");
-    const auto host_start = std::chrono::steady_clock::now();
-    check(cudaEventRecord(start.get(), stream), "cudaEventRecord");
+    host_timer.start();
+    gpu_timer.start(stream);
     launch(stream);
     check(cudaGetLastError(), "the kernel launch");
-    check(cudaEventRecord(stop.get(), stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop.get()), "the kernel");
-    const auto host_stop = std::chrono::steady_clock::now();
-    float milliseconds = 0;
-    check(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
-    state.add_sample("gpu_time", "s", Direction::lower, milliseconds / 1000.0);
-    state.add_sample("time", "s", Direction::lower,
-                     std::chrono::duration<double>(host_stop - host_start).count());
+    gpu_timer.stop(stream);
+    const double gpu_seconds = gpu_timer.seconds(); // waits for the call to finish
+    host_timer.stop();
+    state.add_sample("gpu_time", "s", Direction::lower, gpu_seconds);
+    state.add_sample("time", "s", Direction::lower, host_timer.seconds());
   }
 }
 

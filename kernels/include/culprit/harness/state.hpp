@@ -60,6 +60,18 @@ inline std::uint64_t case_seed(std::uint64_t seed, const std::string& case_name)
   return hash;
 }
 
+// Wall-clock time on the host (std::chrono::steady_clock) between start() and stop().
+class CpuTimer {
+public:
+  void start() { m_start = std::chrono::steady_clock::now(); }
+  void stop() { m_stop = std::chrono::steady_clock::now(); }
+  double seconds() const { return std::chrono::duration<double>(m_stop - m_start).count(); }
+
+private:
+  std::chrono::steady_clock::time_point m_start;
+  std::chrono::steady_clock::time_point m_stop;
+};
+
 class State {
 public:
   State(const Case& measured, const RunSettings& settings, HostCacheFlusher& flusher)

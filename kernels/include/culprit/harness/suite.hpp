@@ -84,6 +84,8 @@ inline std::vector<SuiteLine> parse_suite(std::istream& in, const std::string& s
   int number = 0;
   while (std::getline(in, text)) {
     ++number;
+    if (!text.empty() && text.back() == '\r')
+      text.pop_back(); // a file written on Windows
     const std::size_t hash = text.find('#');
     if (hash != std::string::npos)
       text.erase(hash);
