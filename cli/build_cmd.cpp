@@ -1,5 +1,83 @@
+// culprit build REV...: build revisions into the cache and print their build keys.
+
+#include <cstdio>
+
 #include "cli/command.hpp"
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "cli/recipe_flags.hpp"
+#include "core/build.hpp"
+#include "core/exec/local_executor.hpp"
+#include "core/interrupt.hpp"
 
 namespace culprit::cli {
-std::unique_ptr<Command> make_build_command() { return make_not_yet_command("build", "issue #2"); }
+namespace {
+
+class BuildCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_option("revisions", m_revisions, "revisions to build (branches, tags, commits)")
+        ->required();
+    sub.add_flag("--rebuild", m_rebuild, "build again even when the build key is cached");
+    add_recipe_flags(sub, m_overrides, FlagSet::build);
+  }
+
+  int run(const GlobalOptions& global) override {
+    install_interrupt_handlers();
+    auto repo = open_repository(global);
+    if (!repo)
+      return report(repo.error());
+    auto recipe = load_recipe(global, *repo, m_overrides, RecipeUse::build);
+    if (!recipe)
+      return report(recipe.error());
+    auto cache = repository_cache(global, *repo);
+    if (!cache)
+      return report(cache.error());
+    // Resolve everything first: a typo in the third revision should not cost two builds.
+    std::vector<std::string> commits;
+    for (const auto& revision : m_revisions) {
+      auto commit = repo->resolve(revision);
+      if (!commit)
+        return report(commit.error());
+      commits.push_back(*commit);
+    }
+
+    LocalExecutor executor;
+    Builder builder(*repo, recipe->build, *cache, executor);
+    BuildOptions options;
+    options.rebuild = m_rebuild;
+    options.on_message = [](std::string_view message) { print_warning(message); };
+    bool all_ok = true;
+    for (std::size_t i = 0; i < commits.size(); ++i) {
+      if (global.verbosity >= 0 && isatty(fileno(stderr)) != 0)
+        fmt::print(stderr, "building {} ({})...\n", m_revisions[i], commits[i].substr(0, 12));
+      auto result = builder.build(commits[i], m_revisions[i], options);
+      if (!result)
+        return report(result.error());
+      all_ok = all_ok && result->ok();
+      fmt::print("{} {} {:<15} {:>7.1f}s {}\n", result->commit.substr(0, 12),
+                 result->key.substr(0, 16), to_string(result->status), result->seconds,
+                 result->ok() ? result->artifact_dir.string() : result->log.string());
+      if (!result->ok())
+        print_error(fmt::format("build of {} failed: {}{}", m_revisions[i], result->message,
+                                result->status == BuildStatus::cached_failure
+                                    ? " (recorded earlier; pass --rebuild to try again)"
+                                    : ""));
+      std::fflush(stdout);
+    }
+    return static_cast<int>(all_ok ? ExitCode::success : ExitCode::infrastructure);
+  }
+
+private:
+  std::vector<std::string> m_revisions;
+  bool m_rebuild = false;
+  RecipeOverrides m_overrides;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_build_command() {
+  return std::make_unique<BuildCommand>();
+}
+
 } // namespace culprit::cli

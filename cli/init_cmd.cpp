@@ -1,5 +1,57 @@
+// culprit init: write a commented culprit.toml for the repository in hand.
+
 #include "cli/command.hpp"
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "core/fs.hpp"
+#include "core/init_recipe.hpp"
 
 namespace culprit::cli {
-std::unique_ptr<Command> make_init_command() { return make_not_yet_command("init", "issue #2"); }
+namespace {
+
+class InitCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_flag("--force", m_force, "overwrite an existing recipe file");
+    sub.add_flag("--stdout", m_stdout, "print the recipe instead of writing it");
+  }
+
+  int run(const GlobalOptions& global) override {
+    auto repo = open_repository(global);
+    if (!repo)
+      return report(repo.error());
+    const auto path = recipe_path(global, *repo);
+    if (path.empty() && !m_stdout)
+      return report(Error{ExitCode::usage, "a bare repository has no working tree to put "
+                                           "culprit.toml in; pass --config FILE or --stdout"});
+    const auto guess = guess_project(repo->workdir());
+    const auto text = initial_recipe(guess);
+    if (m_stdout) {
+      fmt::print("{}", text);
+      return 0;
+    }
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !m_force)
+      return report(
+          Error{ExitCode::usage,
+                fmt::format("{} exists already; pass --force to replace it", path.string())});
+    if (auto written = write_file_atomic(path, text); !written)
+      return report(written.error());
+    fmt::print("wrote {} ({} project, {} output): edit [run] command, then try 'culprit build "
+               "HEAD'\n",
+               path.string(), guess.kind, guess.format);
+    return 0;
+  }
+
+private:
+  bool m_force = false;
+  bool m_stdout = false;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_init_command() {
+  return std::make_unique<InitCommand>();
+}
+
 } // namespace culprit::cli

@@ -13,16 +13,33 @@
 namespace culprit::cli {
 namespace {
 
-std::unique_ptr<Command> make_run() { return make_not_yet_command("run", "issue #5"); }
-std::unique_ptr<Command> make_compare() { return make_not_yet_command("compare", "issue #5"); }
-std::unique_ptr<Command> make_env() { return make_not_yet_command("env", "issue #5"); }
-std::unique_ptr<Command> make_bisect() { return make_not_yet_command("bisect", "issue #6"); }
-std::unique_ptr<Command> make_report() { return make_not_yet_command("report", "issue #7"); }
-std::unique_ptr<Command> make_track() { return make_not_yet_command("track", "issue #9"); }
-std::unique_ptr<Command> make_history() { return make_not_yet_command("history", "issue #9"); }
-std::unique_ptr<Command> make_triage() { return make_not_yet_command("triage", "issue #9"); }
-std::unique_ptr<Command> make_import() { return make_not_yet_command("import", "issue #9"); }
-std::unique_ptr<Command> make_worker() { return make_not_yet_command("worker", "issue #10"); }
+std::unique_ptr<Command> make_run() {
+  return make_not_yet_command("run", "issue #5");
+}
+std::unique_ptr<Command> make_compare() {
+  return make_not_yet_command("compare", "issue #5");
+}
+std::unique_ptr<Command> make_bisect() {
+  return make_not_yet_command("bisect", "issue #6");
+}
+std::unique_ptr<Command> make_report() {
+  return make_not_yet_command("report", "issue #7");
+}
+std::unique_ptr<Command> make_track() {
+  return make_not_yet_command("track", "issue #9");
+}
+std::unique_ptr<Command> make_history() {
+  return make_not_yet_command("history", "issue #9");
+}
+std::unique_ptr<Command> make_triage() {
+  return make_not_yet_command("triage", "issue #9");
+}
+std::unique_ptr<Command> make_import() {
+  return make_not_yet_command("import", "issue #9");
+}
+std::unique_ptr<Command> make_worker() {
+  return make_not_yet_command("worker", "issue #10");
+}
 
 const std::array k_commands = {
     CommandEntry{"init", "write a commented culprit.toml for the repo in hand", make_init_command},
@@ -31,7 +48,7 @@ const std::array k_commands = {
     CommandEntry{"compare", "interleaved A/B; per-case ratio, CI, verdict", make_compare},
     CommandEntry{"bisect", "find the commit(s) that changed performance", make_bisect},
     CommandEntry{"report", "render evidence as text, markdown or html", make_report},
-    CommandEntry{"env", "host fingerprint and noise warnings", make_env},
+    CommandEntry{"env", "host fingerprint and noise warnings", make_env_command},
     CommandEntry{"track", "measure a series of commits into the store (nightly use)", make_track},
     CommandEntry{"history", "per-case series with CIs and change points", make_history},
     CommandEntry{"triage", "confirm and bisect every new change point; group by culprit",
@@ -96,9 +113,8 @@ int main(int argc, char** argv) {
     culprit::cli::print_error(e.what());
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    culprit::cli::print_error(
-        fmt::format("{} (this is a bug in culprit; please report it with the command line)",
-                    e.what()));
+    culprit::cli::print_error(fmt::format(
+        "{} (this is a bug in culprit; please report it with the command line)", e.what()));
     return static_cast<int>(culprit::ExitCode::infrastructure);
   }
 }

@@ -7,13 +7,12 @@ namespace {
 class NotYetCommand final : public Command {
 public:
   NotYetCommand(const char* name, const char* what) : m_name(name), m_what(what) {}
-  void add_flags(CLI::App& sub) override {
-    sub.allow_extras();
-  }
+  void add_flags(CLI::App& sub) override { sub.allow_extras(); }
   int run(const GlobalOptions& /*global*/) override {
-    print_error(fmt::format("'culprit {}' is not yet implemented ({}); see the README for what works "
-                            "today",
-                            m_name, m_what));
+    print_error(
+        fmt::format("'culprit {}' is not yet implemented ({}); see the README for what works "
+                    "today",
+                    m_name, m_what));
     return static_cast<int>(ExitCode::usage);
   }
 

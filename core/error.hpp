@@ -47,7 +47,7 @@ std::unexpected<Error> infra_error(fmt::format_string<Args...> format, Args&&...
 // For what cannot go on. Thrown rarely, caught once in main and mapped to its exit code.
 class Fatal : public std::runtime_error {
 public:
-  explicit Fatal(Error error) : std::runtime_error(error.message), m_code(error.code) {}
+  explicit Fatal(const Error& error) : std::runtime_error(error.message), m_code(error.code) {}
   [[nodiscard]] ExitCode code() const { return m_code; }
 
 private:
@@ -65,6 +65,7 @@ private:
 
 #define CULPRIT_CONCAT_INNER(a, b) a##b
 #define CULPRIT_CONCAT(a, b) CULPRIT_CONCAT_INNER(a, b)
+// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` is a declaration and `tmp` a name.
 #define CULPRIT_TRY_ASSIGN_IMPL(tmp, lhs, expr)                                                    \
   auto tmp = (expr);                                                                               \
   if (!tmp)                                                                                        \
@@ -74,3 +75,4 @@ private:
 // CULPRIT_TRY_ASSIGN(auto commit, repo.resolve(rev));
 #define CULPRIT_TRY_ASSIGN(lhs, expr)                                                              \
   CULPRIT_TRY_ASSIGN_IMPL(CULPRIT_CONCAT(culprit_try_tmp_, __LINE__), lhs, expr)
+// NOLINTEND(bugprone-macro-parentheses)

@@ -8,12 +8,14 @@ namespace {
 
 std::atomic<int> g_signal{0};
 
-extern "C" void on_interrupt(int signal_number) { g_signal.store(signal_number); }
+extern "C" void on_interrupt(int signal_number) {
+  g_signal.store(signal_number);
+}
 
 } // namespace
 
 void install_interrupt_handlers() {
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0; // no SA_RESTART: poll() and waitpid() return EINTR
@@ -21,9 +23,17 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-bool interrupt_requested() { return g_signal.load() != 0; }
-int interrupt_signal() { return g_signal.load(); }
-void request_interrupt(int signal_number) { g_signal.store(signal_number); }
-void clear_interrupt() { g_signal.store(0); }
+bool interrupt_requested() {
+  return g_signal.load() != 0;
+}
+int interrupt_signal() {
+  return g_signal.load();
+}
+void request_interrupt(int signal_number) {
+  g_signal.store(signal_number);
+}
+void clear_interrupt() {
+  g_signal.store(0);
+}
 
 } // namespace culprit

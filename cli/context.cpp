@@ -1,0 +1,49 @@
+#include "cli/context.hpp"
+
+#include "core/fs.hpp"
+
+namespace culprit::cli {
+
+Result<git::Repository> open_repository(const GlobalOptions& global) {
+  return git::Repository::open(global.repo.empty() ? "." : global.repo);
+}
+
+Result<std::filesystem::path> repository_cache(const GlobalOptions& global,
+                                               const git::Repository& repo) {
+  const auto root =
+      cache_root(global.cache_dir.empty() ? std::nullopt
+                                          : std::optional<std::filesystem::path>(global.cache_dir));
+  auto dir = root / repo.id();
+  CULPRIT_TRY(ensure_writable_dir(dir, "cache directory"));
+  return dir;
+}
+
+std::filesystem::path recipe_path(const GlobalOptions& global, const git::Repository& repo) {
+  if (!global.config.empty())
+    return global.config;
+  if (repo.is_bare())
+    return {};
+  return repo.workdir() / k_config_file_name;
+}
+
+Result<Recipe> load_recipe(const GlobalOptions& global, const git::Repository& repo,
+                           const RecipeOverrides& overrides, RecipeUse use) {
+  const auto path = recipe_path(global, repo);
+  Recipe recipe;
+  std::error_code ec;
+  if (!global.config.empty() || (!path.empty() && std::filesystem::exists(path, ec))) {
+    CULPRIT_TRY_ASSIGN(recipe, culprit::load_recipe(path));
+  }
+  RecipeOverrides effective = overrides;
+  if (use == RecipeUse::build && !overrides.run_command &&
+      std::holds_alternative<std::string>(recipe.run.command) &&
+      std::get<std::string>(recipe.run.command).empty())
+    effective.run_command = "true"; // building needs no run command
+  auto merged = apply_overrides(std::move(recipe), effective);
+  if (!merged && !path.empty() && !std::filesystem::exists(path, ec) && global.config.empty())
+    return usage_error("{} (there is no {} yet: 'culprit init' writes one)", merged.error().message,
+                       path.string());
+  return merged;
+}
+
+} // namespace culprit::cli

@@ -1,0 +1,47 @@
+#include "cli/recipe_flags.hpp"
+
+namespace culprit::cli {
+
+void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
+  app.add_option("--build", o.build_command,
+                 "build command (a shell string; {src} {build} {commit} {rev} expand)")
+      ->group("Recipe");
+  app.add_option("--artifacts", o.artifacts, "globs of build outputs to keep (default: all)")
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->group("Recipe");
+  if (set == FlagSet::build)
+    return;
+  app.add_option("--run", o.run_command, "run command ({build} names the cached artifacts)")
+      ->group("Recipe");
+  app.add_option("--format", o.format,
+                 "benchmark output format: auto, culprit, gbench, nvbench, csv, regex, time")
+      ->group("Recipe");
+  app.add_option("--metric", o.metric, "the metric to decide on (default: the format's primary)")
+      ->group("Recipe");
+  app.add_option("--case", o.cases, "only cases matching this glob (repeatable)")
+      ->allow_extra_args(false)
+      ->group("Recipe");
+  app.add_option("--threshold", o.threshold, "the smallest change that matters: 2% or 0.02")
+      ->group("Decision");
+  app.add_option("--confidence", o.confidence, "confidence level of intervals (default 0.95)")
+      ->group("Decision");
+  app.add_option("--min-runs", o.min_runs, "runs per revision before deciding (default 5)")
+      ->group("Decision");
+  app.add_option("--max-runs", o.max_runs, "most runs per revision (default 40)")
+      ->group("Decision");
+  app.add_option("--warmup", o.warmup, "warm-up runs per revision, recorded, not counted")
+      ->group("Decision");
+  app.add_option("--timeout", o.timeout, "seconds one run may take (default 60)")
+      ->group("Decision");
+  app.add_option("--budget", o.budget, "seconds of measuring at most, across revisions")
+      ->group("Decision");
+  app.add_option("--seed", o.seed, "seed for run order and resampling (default 1)")
+      ->group("Decision");
+  app.add_option("--cpus", o.cpus, "pin runs to these CPUs (comma-separated)")
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->group("Recipe");
+}
+
+} // namespace culprit::cli

@@ -1,0 +1,17 @@
+#pragma once
+// The recipe flags of DESIGN.md's contract, shared by the commands that build or measure.
+
+#include <CLI/CLI.hpp>
+
+#include "core/recipe.hpp"
+
+namespace culprit::cli {
+
+enum class FlagSet { build, measure };
+
+// Adds --build and --artifacts, and for FlagSet::measure also --run, --format, --metric, --case,
+// --threshold, --confidence, --min-runs, --max-runs, --warmup, --timeout, --budget, --seed and
+// --cpus. Parsed values land in `overrides`, which must outlive parsing.
+void add_recipe_flags(CLI::App& app, RecipeOverrides& overrides, FlagSet set);
+
+} // namespace culprit::cli

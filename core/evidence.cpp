@@ -1,0 +1,334 @@
+#include "core/evidence.hpp"
+
+#include "core/fs.hpp"
+
+namespace culprit {
+namespace {
+
+using nlohmann::json;
+
+json pair_json(const std::array<double, 2>& pair) {
+  return json::array({pair[0], pair[1]});
+}
+
+json summary_json(const EvidenceSummary& s) {
+  return {{"median", s.median}, {"ci", pair_json(s.ci)}, {"mean", s.mean}, {"min", s.min},
+          {"cv", s.cv},         {"outliers", s.outliers}};
+}
+
+// Reads typed values out of a JSON object, naming the key path in every error.
+class Reader {
+public:
+  Reader(const json& node, std::string path) : m_node(node), m_path(std::move(path)) {}
+
+  [[nodiscard]] std::string where(std::string_view key) const {
+    return m_path.empty() ? std::string(key) : m_path + "." + std::string(key);
+  }
+
+  template <class T> Status get(std::string_view key, T& out, bool required = true) const {
+    const auto it = m_node.find(key);
+    if (it == m_node.end() || it->is_null()) {
+      if (required)
+        return usage_error("the evidence lacks '{}'; it was not written by this version of "
+                           "culprit, or it was edited",
+                           where(key));
+      return {};
+    }
+    try {
+      out = it->template get<T>();
+    } catch (const json::exception&) {
+      return usage_error("'{}' in the evidence has the wrong type ({})", where(key),
+                         it->type_name());
+    }
+    return {};
+  }
+
+  template <class T> Status get_optional(std::string_view key, std::optional<T>& out) const {
+    T value{};
+    const auto it = m_node.find(key);
+    if (it == m_node.end() || it->is_null())
+      return {};
+    CULPRIT_TRY(get(key, value));
+    out = value;
+    return {};
+  }
+
+  // Calls `read(Reader, element)` for each element of the array at `key`.
+  template <class T, class F>
+  Status each(std::string_view key, std::vector<T>& out, F read, bool required = true) const {
+    const auto it = m_node.find(key);
+    if (it == m_node.end()) {
+      if (required)
+        return usage_error("the evidence lacks '{}'", where(key));
+      return {};
+    }
+    if (!it->is_array())
+      return usage_error("'{}' in the evidence must be an array", where(key));
+    out.clear();
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const auto& element = (*it)[i];
+      const auto path = fmt::format("{}[{}]", where(key), i);
+      if (!element.is_object())
+        return usage_error("'{}' in the evidence must be an object", path);
+      T value;
+      CULPRIT_TRY(read(Reader(element, path), value));
+      out.push_back(std::move(value));
+    }
+    return {};
+  }
+
+  [[nodiscard]] Result<Reader> child(std::string_view key) const {
+    const auto it = m_node.find(key);
+    if (it == m_node.end() || !it->is_object())
+      return usage_error("the evidence lacks the object '{}'", where(key));
+    return Reader(*it, where(key));
+  }
+
+  [[nodiscard]] const json& node() const { return m_node; }
+
+private:
+  const json& m_node;
+  std::string m_path;
+};
+
+Status read_build(const Reader& r, EvidenceBuild& b) {
+  CULPRIT_TRY(r.get("commit", b.commit));
+  CULPRIT_TRY(r.get("key", b.key));
+  CULPRIT_TRY(r.get("ok", b.ok));
+  CULPRIT_TRY(r.get("seconds", b.seconds));
+  CULPRIT_TRY(r.get("status", b.status, false));
+  CULPRIT_TRY(r.get("artifact_id", b.artifact_id, false));
+  CULPRIT_TRY(r.get("log", b.log, false));
+  return r.get("message", b.message, false);
+}
+
+Status read_measurement(const Reader& r, EvidenceMeasurement& m) {
+  CULPRIT_TRY(r.get("commit", m.commit));
+  CULPRIT_TRY(r.get("case", m.case_name));
+  CULPRIT_TRY(r.get("metric", m.metric));
+  CULPRIT_TRY(r.get("unit", m.unit));
+  CULPRIT_TRY(r.get("direction", m.direction, false));
+  CULPRIT_TRY(r.get("artifact_id", m.artifact_id, false));
+  CULPRIT_TRY(r.get("reused_from", m.reused_from, false));
+  CULPRIT_TRY(r.get("runs", m.runs));
+  CULPRIT_TRY_ASSIGN(const auto summary, r.child("summary"));
+  CULPRIT_TRY(summary.get("median", m.summary.median));
+  CULPRIT_TRY(summary.get("ci", m.summary.ci));
+  CULPRIT_TRY(summary.get("mean", m.summary.mean, false));
+  CULPRIT_TRY(summary.get("min", m.summary.min, false));
+  CULPRIT_TRY(summary.get("cv", m.summary.cv, false));
+  return summary.get("outliers", m.summary.outliers, false);
+}
+
+Status read_comparison(const Reader& r, EvidenceComparison& c) {
+  CULPRIT_TRY(r.get("base", c.base));
+  CULPRIT_TRY(r.get("head", c.head));
+  CULPRIT_TRY(r.get("case", c.case_name));
+  CULPRIT_TRY(r.get("metric", c.metric, false));
+  CULPRIT_TRY(r.get("unit", c.unit, false));
+  CULPRIT_TRY(r.get("direction", c.direction, false));
+  CULPRIT_TRY(r.get("ratio", c.ratio));
+  CULPRIT_TRY(r.get("ci", c.ci));
+  CULPRIT_TRY(r.get("p_value", c.p_value));
+  CULPRIT_TRY(r.get("verdict", c.verdict));
+  CULPRIT_TRY(r.get("base_runs", c.base_runs, false));
+  CULPRIT_TRY(r.get("head_runs", c.head_runs, false));
+  CULPRIT_TRY(r.get_optional("min_detectable", c.min_detectable));
+  return r.get("note", c.note, false);
+}
+
+Status read_step(const Reader& r, EvidenceStep& s) {
+  CULPRIT_TRY(r.get("commit", s.commit));
+  CULPRIT_TRY(r.get("classified", s.classified));
+  CULPRIT_TRY(r.get_optional("position", s.position));
+  CULPRIT_TRY(r.get_optional("ci", s.ci));
+  CULPRIT_TRY(r.get("runs", s.runs, false));
+  return r.get("note", s.note, false);
+}
+
+Status read_culprit(const Reader& r, EvidenceCulprit& c) {
+  CULPRIT_TRY(r.get("commit", c.commit));
+  CULPRIT_TRY(r.get("parent", c.parent));
+  CULPRIT_TRY(r.get("subject", c.subject));
+  CULPRIT_TRY(r.get("author", c.author));
+  CULPRIT_TRY(r.get("email", c.email, false));
+  CULPRIT_TRY(r.get("date", c.date));
+  CULPRIT_TRY(r.get("files", c.files));
+  CULPRIT_TRY(r.get("owners", c.owners));
+  CULPRIT_TRY(r.get("case", c.case_name, false));
+  CULPRIT_TRY(r.get("ratio", c.ratio));
+  CULPRIT_TRY(r.get("ci", c.ci));
+  return r.get_optional("share", c.share);
+}
+
+Status read_bisect(const Reader& r, EvidenceBisect& b) {
+  CULPRIT_TRY(r.get("good", b.good));
+  CULPRIT_TRY(r.get("bad", b.bad));
+  CULPRIT_TRY(r.get("commits_in_range", b.commits_in_range));
+  CULPRIT_TRY(r.get("cases", b.cases, false));
+  CULPRIT_TRY(r.each("steps", b.steps, read_step));
+  CULPRIT_TRY(r.each("culprits", b.culprits, read_culprit));
+  return r.get("candidates", b.candidates, false);
+}
+
+} // namespace
+
+nlohmann::json to_json(const Evidence& e) {
+  json builds = json::array();
+  for (const auto& b : e.builds)
+    builds.push_back({{"commit", b.commit},
+                      {"key", b.key},
+                      {"ok", b.ok},
+                      {"seconds", b.seconds},
+                      {"status", b.status},
+                      {"artifact_id", b.artifact_id},
+                      {"log", b.log},
+                      {"message", b.message}});
+  json measurements = json::array();
+  for (const auto& m : e.measurements)
+    measurements.push_back({{"commit", m.commit},
+                            {"case", m.case_name},
+                            {"metric", m.metric},
+                            {"unit", m.unit},
+                            {"direction", m.direction},
+                            {"artifact_id", m.artifact_id},
+                            {"reused_from", m.reused_from},
+                            {"runs", m.runs},
+                            {"summary", summary_json(m.summary)}});
+  json comparisons = json::array();
+  for (const auto& c : e.comparisons) {
+    json item = {{"base", c.base},       {"head", c.head},           {"case", c.case_name},
+                 {"metric", c.metric},   {"unit", c.unit},           {"direction", c.direction},
+                 {"ratio", c.ratio},     {"ci", pair_json(c.ci)},    {"p_value", c.p_value},
+                 {"verdict", c.verdict}, {"base_runs", c.base_runs}, {"head_runs", c.head_runs},
+                 {"note", c.note}};
+    item["min_detectable"] = c.min_detectable ? json(*c.min_detectable) : json(nullptr);
+    comparisons.push_back(std::move(item));
+  }
+  json doc = {{"schema", e.schema},
+              {"kind", e.kind},
+              {"status", e.status},
+              {"tool", {{"name", "culprit"}, {"version", e.tool_version}}},
+              {"command", e.command},
+              {"created", e.created},
+              {"repo", {{"path", e.repo_path}, {"head", e.repo_head}}},
+              {"host", e.host},
+              {"settings",
+               {{"build", e.settings.build},
+                {"run", e.settings.run},
+                {"format", e.settings.format},
+                {"metric", e.settings.metric},
+                {"threshold", e.settings.threshold},
+                {"confidence", e.settings.confidence},
+                {"seed", e.settings.seed},
+                {"min_runs", e.settings.min_runs},
+                {"max_runs", e.settings.max_runs},
+                {"warmup", e.settings.warmup},
+                {"cases", e.settings.cases},
+                {"direction", e.settings.direction}}},
+              {"builds", builds},
+              {"measurements", measurements},
+              {"comparisons", comparisons},
+              {"warnings", e.warnings}};
+  if (e.bisect) {
+    const auto& b = *e.bisect;
+    json steps = json::array();
+    for (const auto& s : b.steps) {
+      json step = {
+          {"commit", s.commit}, {"classified", s.classified}, {"runs", s.runs}, {"note", s.note}};
+      step["position"] = s.position ? json(*s.position) : json(nullptr);
+      step["ci"] = s.ci ? pair_json(*s.ci) : json(nullptr);
+      steps.push_back(std::move(step));
+    }
+    json culprits = json::array();
+    for (const auto& c : b.culprits) {
+      json culprit = {{"commit", c.commit}, {"parent", c.parent},   {"subject", c.subject},
+                      {"author", c.author}, {"email", c.email},     {"date", c.date},
+                      {"files", c.files},   {"owners", c.owners},   {"case", c.case_name},
+                      {"ratio", c.ratio},   {"ci", pair_json(c.ci)}};
+      culprit["share"] = c.share ? json(*c.share) : json(nullptr);
+      culprits.push_back(std::move(culprit));
+    }
+    doc["bisect"] = {{"good", b.good},
+                     {"bad", b.bad},
+                     {"commits_in_range", b.commits_in_range},
+                     {"cases", b.cases},
+                     {"steps", steps},
+                     {"culprits", culprits},
+                     {"candidates", b.candidates}};
+  }
+  return doc;
+}
+
+Result<Evidence> evidence_from_json(const nlohmann::json& doc) {
+  if (!doc.is_object())
+    return usage_error("the evidence is not a JSON object; give a file that culprit wrote with "
+                       "--json");
+  Evidence e;
+  const Reader r(doc, "");
+  CULPRIT_TRY(r.get("schema", e.schema));
+  if (e.schema != k_evidence_schema)
+    return usage_error("the evidence has schema '{}', and this culprit reads '{}'; render it with "
+                       "the culprit that wrote it",
+                       e.schema, k_evidence_schema);
+  CULPRIT_TRY(r.get("kind", e.kind));
+  CULPRIT_TRY(r.get("status", e.status));
+  CULPRIT_TRY_ASSIGN(const auto tool, r.child("tool"));
+  CULPRIT_TRY(tool.get("version", e.tool_version));
+  CULPRIT_TRY(r.get("command", e.command));
+  CULPRIT_TRY(r.get("created", e.created));
+  CULPRIT_TRY_ASSIGN(const auto repo, r.child("repo"));
+  CULPRIT_TRY(repo.get("path", e.repo_path));
+  CULPRIT_TRY(repo.get("head", e.repo_head));
+  if (const auto it = doc.find("host"); it != doc.end() && it->is_object())
+    e.host = *it;
+  CULPRIT_TRY_ASSIGN(const auto settings, r.child("settings"));
+  auto& s = e.settings;
+  CULPRIT_TRY(settings.get("build", s.build));
+  CULPRIT_TRY(settings.get("run", s.run));
+  CULPRIT_TRY(settings.get("format", s.format));
+  CULPRIT_TRY(settings.get("metric", s.metric));
+  CULPRIT_TRY(settings.get("threshold", s.threshold));
+  CULPRIT_TRY(settings.get("confidence", s.confidence));
+  CULPRIT_TRY(settings.get("seed", s.seed));
+  CULPRIT_TRY(settings.get("min_runs", s.min_runs, false));
+  CULPRIT_TRY(settings.get("max_runs", s.max_runs, false));
+  CULPRIT_TRY(settings.get("warmup", s.warmup, false));
+  CULPRIT_TRY(settings.get("cases", s.cases, false));
+  CULPRIT_TRY(settings.get("direction", s.direction, false));
+  CULPRIT_TRY(r.each("builds", e.builds, read_build));
+  CULPRIT_TRY(r.each("measurements", e.measurements, read_measurement));
+  CULPRIT_TRY(r.each("comparisons", e.comparisons, read_comparison));
+  CULPRIT_TRY(r.get("warnings", e.warnings, false));
+  if (const auto it = doc.find("bisect"); it != doc.end() && !it->is_null()) {
+    if (!it->is_object())
+      return usage_error("'bisect' in the evidence must be an object");
+    EvidenceBisect bisect;
+    CULPRIT_TRY(read_bisect(Reader(*it, "bisect"), bisect));
+    e.bisect = std::move(bisect);
+  }
+  return e;
+}
+
+Result<Evidence> load_evidence(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    return usage_error("no evidence file at {}; give the path that --json wrote", file.string());
+  auto text = read_file(file);
+  if (!text)
+    return usage_error("{}", text.error().message);
+  json doc;
+  try {
+    doc = json::parse(*text);
+  } catch (const json::parse_error& e) {
+    return usage_error("{} is not JSON (at byte {}); give a file that culprit wrote with --json",
+                       file.string(), e.byte);
+  }
+  return evidence_from_json(doc);
+}
+
+Status save_evidence(const Evidence& evidence, const std::filesystem::path& file) {
+  return write_file_atomic(file, to_json(evidence).dump(2) + "\n");
+}
+
+} // namespace culprit

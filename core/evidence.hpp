@@ -1,0 +1,146 @@
+#pragma once
+// Evidence: the JSON document that records everything a verdict rests on (DESIGN.md, "Evidence
+// JSON"). The structs below are the schema: writers fill them, renderers read them, and
+// to_json/from_json are the only place that knows the spelling of a key. Keys are stable: new
+// ones may be added, none is ever renamed.
+
+#include <array>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace culprit {
+
+inline constexpr std::string_view k_evidence_schema = "culprit.evidence/1";
+
+struct EvidenceSettings {
+  std::string build;
+  std::string run;
+  std::string format;
+  std::string metric;
+  double threshold = 0.02;
+  double confidence = 0.95;
+  std::uint64_t seed = 1;
+  int min_runs = 0;
+  int max_runs = 0;
+  int warmup = 0;
+  std::vector<std::string> cases;
+  std::string direction; // "regression" or "improvement" for bisect
+};
+
+struct EvidenceBuild {
+  std::string commit;
+  std::string key;
+  bool ok = false;
+  double seconds = 0;
+  std::string status; // built | cached | failed | failed (cached)
+  std::string artifact_id;
+  std::string log;
+  std::string message;
+};
+
+struct EvidenceSummary {
+  double median = 0;
+  std::array<double, 2> ci{0, 0};
+  double mean = 0;
+  double min = 0;
+  double cv = 0; // coefficient of variation of the run medians
+  int outliers = 0;
+};
+
+struct EvidenceMeasurement {
+  std::string commit;
+  std::string case_name;
+  std::string metric;
+  std::string unit;
+  std::string direction; // lower | higher
+  std::string artifact_id;
+  std::string reused_from; // a commit whose byte-identical artifacts were measured instead
+  std::vector<std::vector<double>> runs;
+  EvidenceSummary summary;
+};
+
+struct EvidenceComparison {
+  std::string base;
+  std::string head;
+  std::string case_name;
+  std::string metric;
+  std::string unit;
+  std::string direction;
+  double ratio = 1;
+  std::array<double, 2> ci{1, 1};
+  double p_value = 1;
+  std::string verdict; // slower | faster | same | inconclusive
+  int base_runs = 0;
+  int head_runs = 0;
+  std::optional<double> min_detectable; // the smallest change these data could resolve
+  std::string note;
+};
+
+struct EvidenceStep {
+  std::string commit;
+  std::string classified;         // good | bad | skip | intermediate | unresolved
+  std::optional<double> position; // 0 = like good, 1 = like bad
+  std::optional<std::array<double, 2>> ci;
+  int runs = 0;
+  std::string note;
+};
+
+struct EvidenceCulprit {
+  std::string commit;
+  std::string parent;
+  std::string subject;
+  std::string author;
+  std::string email;
+  std::string date;
+  std::vector<std::string> files;
+  std::vector<std::string> owners;
+  std::string case_name;
+  double ratio = 1;
+  std::array<double, 2> ci{1, 1};
+  std::optional<double> share; // of the total change between good and bad
+};
+
+struct EvidenceBisect {
+  std::string good;
+  std::string bad;
+  int commits_in_range = 0;
+  std::vector<std::string> cases;
+  std::vector<EvidenceStep> steps;
+  std::vector<EvidenceCulprit> culprits;
+  std::vector<std::string> candidates; // when skips or the budget leave more than one
+};
+
+struct Evidence {
+  std::string schema{k_evidence_schema};
+  std::string kind;   // run | compare | bisect | triage
+  std::string status; // no_change | slower | faster | inconclusive | culprit_found |
+                      // not_reproduced | failed
+  std::string tool_version;
+  std::vector<std::string> command;
+  std::string created;
+  std::string repo_path;
+  std::string repo_head;
+  nlohmann::json host = nlohmann::json::object(); // the host fingerprint as `culprit env` gives it
+  EvidenceSettings settings;
+  std::vector<EvidenceBuild> builds;
+  std::vector<EvidenceMeasurement> measurements;
+  std::vector<EvidenceComparison> comparisons;
+  std::optional<EvidenceBisect> bisect;
+  std::vector<std::string> warnings;
+};
+
+nlohmann::json to_json(const Evidence& evidence);
+// Reads evidence back; a document of another schema, or one that lacks a key, is a usage error
+// that names the key path (e.g. "comparisons[2].ratio").
+Result<Evidence> evidence_from_json(const nlohmann::json& json);
+Result<Evidence> load_evidence(const std::filesystem::path& file);
+// Written atomically: readers see the old file or the whole new one.
+Status save_evidence(const Evidence& evidence, const std::filesystem::path& file);
+
+} // namespace culprit

@@ -1,0 +1,42 @@
+#pragma once
+// Small file-system services: atomic writes, advisory locks, the cache directory.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace culprit {
+
+// Writes `contents` to `path` so that readers see the old file or the whole new one, never a
+// part: a temporary file in the same directory, fsync, then rename.
+Status write_file_atomic(const std::filesystem::path& path, std::string_view contents);
+Result<std::string> read_file(const std::filesystem::path& path);
+
+// Creates `dir` (and parents) and checks that culprit can write there.
+Status ensure_writable_dir(const std::filesystem::path& dir, std::string_view what);
+
+// The cache root: `override` when given, else $XDG_CACHE_HOME/culprit, else ~/.cache/culprit.
+std::filesystem::path cache_root(const std::optional<std::filesystem::path>& override_dir);
+
+// An exclusive advisory lock (flock) on a file, held for the object's lifetime. Locks die with
+// the process, so a crashed culprit never leaves a stale lock behind.
+class FileLock {
+public:
+  enum class Wait { no, yes };
+  // Returns nullopt (without error) when Wait::no and another process holds the lock.
+  static Result<std::optional<FileLock>> acquire(const std::filesystem::path& path, Wait wait);
+  FileLock(FileLock&& other) noexcept;
+  FileLock& operator=(FileLock&& other) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+
+private:
+  explicit FileLock(int fd) : m_fd(fd) {}
+  int m_fd = -1;
+};
+
+} // namespace culprit

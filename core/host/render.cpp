@@ -1,0 +1,132 @@
+#include "core/host/render.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include "core/host/fingerprint.hpp"
+#include "core/host/gpu.hpp"
+#include "core/host/noise.hpp"
+
+namespace culprit::host {
+namespace {
+
+constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
+
+template <class T> std::string or_unknown(const std::optional<T>& value, std::string_view format) {
+  return value ? fmt::format(fmt::runtime(format), *value) : "?";
+}
+
+std::string on_off(std::optional<bool> value) {
+  if (!value)
+    return "?";
+  return *value ? "on" : "off";
+}
+
+void line(std::string& out, std::string_view label, std::string_view value) {
+  out += fmt::format("{:<16}{}\n", label, value);
+}
+
+std::string cpu_line(const CpuFacts& cpu) {
+  auto text = fmt::format("{}, {} logical cores", cpu.model, cpu.logical_cores);
+  if (cpu.physical_cores)
+    text += fmt::format(" ({} physical)", *cpu.physical_cores);
+  return text;
+}
+
+std::string frequency_line(const CpuFacts& cpu) {
+  std::string governors;
+  for (const auto& governor : cpu.governors)
+    governors += (governors.empty() ? "" : ", ") + governor;
+  return fmt::format("governor {}, turbo {}, {} MHz now", governors.empty() ? "unknown" : governors,
+                     cpu.turbo ? on_off(cpu.turbo) + " (" + cpu.turbo_control + ")" : "unknown",
+                     or_unknown(cpu.frequency_mhz, "{:.0f}"));
+}
+
+std::string virtualization_line(const Virtualization& virt) {
+  if (!virt.container && !virt.vm)
+    return "none detected (bare metal)";
+  std::vector<std::string> parts;
+  if (virt.container)
+    parts.push_back("container " + *virt.container);
+  if (virt.vm)
+    parts.push_back("virtual machine " + *virt.vm);
+  std::string evidence;
+  for (const auto& item : virt.evidence)
+    evidence += (evidence.empty() ? "" : "; ") + item;
+  return fmt::format("{} ({})", fmt::join(parts, ", "), evidence);
+}
+
+void gpu_lines(std::string& out, const GpuFacts& gpu) {
+  line(out, fmt::format("gpu {}", gpu.index),
+       fmt::format("{} ({}), driver {}", gpu.name, gpu.uuid, gpu.driver_version));
+  line(out, "",
+       fmt::format(
+           "sm {}/{} MHz, memory {}/{} MHz, {} of {} W, {} C",
+           or_unknown(gpu.sm_clock_mhz, "{:.0f}"), or_unknown(gpu.max_sm_clock_mhz, "{:.0f}"),
+           or_unknown(gpu.memory_clock_mhz, "{:.0f}"),
+           or_unknown(gpu.max_memory_clock_mhz, "{:.0f}"), or_unknown(gpu.power_draw_w, "{:.0f}"),
+           or_unknown(gpu.power_limit_w, "{:.0f}"), or_unknown(gpu.temperature_c, "{:.0f}")));
+  std::string reasons = "?";
+  if (gpu.reasons) {
+    const auto names = reason_names(*gpu.reasons);
+    reasons = names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+  }
+  line(out, "",
+       fmt::format("persistence {}, MIG {}, ECC {}, clocks locked {}, clock event reasons: {}",
+                   on_off(gpu.persistence_mode), on_off(gpu.mig_mode), on_off(gpu.ecc_mode),
+                   gpu_clocks_look_locked(gpu) ? "yes" : "no", reasons));
+}
+
+} // namespace
+
+std::string render_text(const HostFingerprint& host, const std::vector<NoiseWarning>& warnings) {
+  std::string out;
+  line(out, "host", fmt::format("{} (id {})", host.hostname, host_id(host).substr(0, 12)));
+  line(out, "kernel", host.kernel.empty() ? "?" : host.kernel);
+  line(out, "cpu", cpu_line(host.cpu));
+  line(out, "frequency", frequency_line(host.cpu));
+  const auto gib = [](std::optional<std::uint64_t> bytes) -> std::optional<double> {
+    if (!bytes)
+      return std::nullopt;
+    return static_cast<double>(*bytes) / k_gib;
+  };
+  line(out, "memory",
+       fmt::format("{} GiB total, {} GiB available",
+                   or_unknown(gib(host.memory.total_bytes), "{:.1f}"),
+                   or_unknown(gib(host.memory.available_bytes), "{:.1f}")));
+  line(out, "load average",
+       host.load ? fmt::format("{:.2f} {:.2f} {:.2f} (1, 5, 15 min)", host.load->one,
+                               host.load->five, host.load->fifteen)
+                 : "?");
+  line(out, "virtualization", virtualization_line(host.virtualization));
+  if (!host.gpu.available)
+    line(out, "gpus", "none (no nvidia-smi on PATH)");
+  else if (host.gpu.gpus.empty())
+    line(out, "gpus", host.gpu.problem.value_or("none"));
+  for (const auto& gpu : host.gpu.gpus)
+    gpu_lines(out, gpu);
+  out += '\n';
+  if (warnings.empty())
+    out += "no noise warnings\n";
+  for (const auto& warning : warnings)
+    out += fmt::format("warning: {}\n", warning.message);
+  return out;
+}
+
+nlohmann::json render_json(const HostFingerprint& host, const std::vector<NoiseWarning>& warnings) {
+  auto json = to_json(host);
+  auto& list = json["warnings"] = nlohmann::json::array();
+  for (const auto& warning : warnings)
+    list.push_back({{"id", warning.id}, {"message", warning.message}});
+  return json;
+}
+
+} // namespace culprit::host

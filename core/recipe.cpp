@@ -1,0 +1,385 @@
+#include "core/recipe.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "core/fs.hpp"
+#include "core/hash.hpp"
+
+namespace culprit {
+namespace {
+
+// Reads one table of the file, remembering which keys were asked for so that the rest can be
+// reported as unknown.
+class TableReader {
+public:
+  TableReader(const toml::table* table, std::string section, std::string file)
+      : m_table(table), m_section(std::move(section)), m_file(std::move(file)) {}
+
+  template <class... Args>
+  std::unexpected<Error> error_at(const toml::node& node, fmt::format_string<Args...> format,
+                                  Args&&... args) const {
+    return usage_error("{}:{}: {}", m_file, node.source().begin.line,
+                       fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  const toml::node* find(std::string_view key) {
+    m_known.emplace_back(key);
+    return m_table == nullptr ? nullptr : m_table->get(key);
+  }
+
+  Status read(std::string_view key, std::string& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    if (!node->is_string())
+      return error_at(*node, "[{}] {} must be a string", m_section, key);
+    out = **node->as_string();
+    return {};
+  }
+
+  Status read(std::string_view key, std::vector<std::string>& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    const auto* array = node->as_array();
+    if (array == nullptr)
+      return error_at(*node, "[{}] {} must be an array of strings", m_section, key);
+    out.clear();
+    for (const auto& item : *array) {
+      if (!item.is_string())
+        return error_at(item, "[{}] {} must be an array of strings", m_section, key);
+      out.push_back(**item.as_string());
+    }
+    return {};
+  }
+
+  Status read(std::string_view key, std::map<std::string, std::string>& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    const auto* table = node->as_table();
+    if (table == nullptr)
+      return error_at(*node, "[{}] {} must be a table of strings, like {{ NAME = \"value\" }}",
+                      m_section, key);
+    for (const auto& [name, value] : *table) {
+      if (!value.is_string())
+        return error_at(value, "[{}] {}.{} must be a string", m_section, key, name.str());
+      out[std::string(name.str())] = **value.as_string();
+    }
+    return {};
+  }
+
+  Status read_number(std::string_view key, std::optional<double>& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    if (const auto* i = node->as_integer())
+      out = static_cast<double>(**i);
+    else if (const auto* f = node->as_floating_point())
+      out = **f;
+    else
+      return error_at(*node, "[{}] {} must be a number", m_section, key);
+    if (!std::isfinite(*out))
+      return error_at(*node, "[{}] {} must be a finite number", m_section, key);
+    return {};
+  }
+
+  Status read_integer(std::string_view key, std::optional<std::int64_t>& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    const auto* i = node->as_integer();
+    if (i == nullptr)
+      return error_at(*node, "[{}] {} must be a whole number", m_section, key);
+    out = **i;
+    return {};
+  }
+
+  Status read(std::string_view key, bool& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    if (!node->is_boolean())
+      return error_at(*node, "[{}] {} must be true or false", m_section, key);
+    out = **node->as_boolean();
+    return {};
+  }
+
+  // Every key not asked for is an error naming the keys that exist.
+  Status finish() const {
+    if (m_table == nullptr)
+      return {};
+    for (const auto& [key, value] : *m_table) {
+      if (std::find(m_known.begin(), m_known.end(), key.str()) == m_known.end())
+        return usage_error("{}:{}: unknown key '{}' in [{}]; known keys: {}", m_file,
+                           key.source().begin.line, key.str(), m_section, fmt::join(m_known, ", "));
+    }
+    return {};
+  }
+
+  [[nodiscard]] const std::string& file() const { return m_file; }
+
+private:
+  const toml::table* m_table;
+  std::string m_section;
+  std::string m_file;
+  std::vector<std::string> m_known;
+};
+
+Status read_build(TableReader& reader, BuildRecipe& build) {
+  CULPRIT_TRY(reader.read("command", build.command));
+  CULPRIT_TRY(reader.read("artifacts", build.artifacts));
+  CULPRIT_TRY(reader.read("env", build.env));
+  std::optional<double> timeout;
+  CULPRIT_TRY(reader.read_number("timeout", timeout));
+  if (timeout) {
+    if (*timeout <= 0)
+      return usage_error("{}: [build] timeout must be positive (seconds)", reader.file());
+    build.timeout = std::chrono::seconds(static_cast<std::int64_t>(std::ceil(*timeout)));
+  }
+  CULPRIT_TRY(reader.read("ptxas_report", build.ptxas_report));
+  return reader.finish();
+}
+
+Status read_run(TableReader& reader, RunRecipe& run) {
+  if (const auto* node = reader.find("command")) {
+    if (node->is_string()) {
+      run.command = std::string(**node->as_string());
+    } else if (const auto* array = node->as_array()) {
+      std::vector<std::string> argv;
+      for (const auto& item : *array) {
+        if (!item.is_string())
+          return reader.error_at(item, "[run] command must be a string or an array of strings");
+        argv.push_back(**item.as_string());
+      }
+      run.command = std::move(argv);
+    } else {
+      return reader.error_at(*node, "[run] command must be a string or an array of strings");
+    }
+  }
+  CULPRIT_TRY(reader.read("format", run.format));
+  CULPRIT_TRY(reader.read("metric", run.metric));
+  CULPRIT_TRY(reader.read("cases", run.cases));
+  std::optional<double> timeout;
+  CULPRIT_TRY(reader.read_number("timeout", timeout));
+  if (timeout)
+    run.timeout = std::chrono::duration<double>(*timeout);
+  CULPRIT_TRY(reader.read("env", run.env));
+  if (const auto* node = reader.find("cpus")) {
+    const auto* array = node->as_array();
+    if (array == nullptr)
+      return reader.error_at(*node, "[run] cpus must be an array of CPU numbers");
+    run.cpus.clear();
+    for (const auto& item : *array) {
+      if (!item.is_integer() || **item.as_integer() < 0)
+        return reader.error_at(item, "[run] cpus must be an array of CPU numbers");
+      run.cpus.push_back(static_cast<int>(**item.as_integer()));
+    }
+  }
+  CULPRIT_TRY(reader.read("column", run.column));
+  CULPRIT_TRY(reader.read("case_columns", run.case_columns));
+  CULPRIT_TRY(reader.read("pattern", run.pattern));
+  CULPRIT_TRY(reader.read("unit", run.unit));
+  CULPRIT_TRY(reader.read("direction", run.direction));
+  return reader.finish();
+}
+
+Status read_decide(TableReader& reader, DecideOptions& decide) {
+  if (const auto* node = reader.find("threshold")) {
+    Result<double> value = std::unexpected(Error{});
+    if (node->is_string())
+      value = parse_threshold(**node->as_string());
+    else if (node->is_number())
+      value = parse_threshold(fmt::format("{}", node->value<double>().value_or(-1)));
+    else
+      return reader.error_at(*node, "[decide] threshold must be a number like 0.02 or a string "
+                                    "like \"2%\"");
+    if (!value)
+      return reader.error_at(*node, "[decide] {}", value.error().message);
+    decide.threshold = *value;
+  }
+  std::optional<double> confidence;
+  CULPRIT_TRY(reader.read_number("confidence", confidence));
+  if (confidence)
+    decide.confidence = *confidence;
+  std::optional<std::int64_t> integer;
+  for (auto [key, target] :
+       {std::pair{"min_runs", &decide.min_runs}, std::pair{"max_runs", &decide.max_runs},
+        std::pair{"warmup", &decide.warmup}}) {
+    integer.reset();
+    CULPRIT_TRY(reader.read_integer(key, integer));
+    if (integer) {
+      if (*integer < 0 || *integer > 1'000'000)
+        return usage_error("{}: [decide] {} must be between 0 and 1000000", reader.file(), key);
+      *target = static_cast<int>(*integer);
+    }
+  }
+  std::optional<double> budget;
+  CULPRIT_TRY(reader.read_number("budget", budget));
+  if (budget)
+    decide.budget = std::chrono::duration<double>(*budget);
+  std::optional<std::int64_t> seed;
+  CULPRIT_TRY(reader.read_integer("seed", seed));
+  if (seed.has_value()) {
+    if (seed.value() < 0)
+      return usage_error("{}: [decide] seed must not be negative", reader.file());
+    decide.seed = static_cast<std::uint64_t>(seed.value());
+  }
+  return reader.finish();
+}
+
+} // namespace
+
+Result<double> parse_threshold(std::string_view text) {
+  std::string_view number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent)
+    number.remove_suffix(1);
+  double value = 0;
+  const std::string digits(number);
+  const char* end = digits.c_str() + digits.size();
+  const auto [ptr, ec] = std::from_chars(digits.c_str(), end, value);
+  if (digits.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
+    return usage_error("threshold '{}' is not a number; write 2% or 0.02", text);
+  if (percent)
+    value /= 100;
+  if (value <= 0 || value >= 1)
+    return usage_error("threshold {} is outside (0, 1); write 2% or 0.02 for two per cent", text);
+  return value;
+}
+
+Result<Recipe> parse_recipe(std::string_view text, const std::filesystem::path& source) {
+  const std::string file = source.empty() ? std::string(k_config_file_name) : source.string();
+  toml::table root;
+  try {
+    root = toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    return usage_error("{}:{}:{}: {}", file, e.source().begin.line, e.source().begin.column,
+                       e.description());
+  }
+  Recipe recipe;
+  recipe.source = source;
+  for (const auto& [key, value] : root) {
+    const auto name = key.str();
+    if (name != "build" && name != "run" && name != "decide")
+      return usage_error("{}:{}: unknown section or key '{}'; the sections are [build], [run] and "
+                         "[decide]",
+                         file, key.source().begin.line, name);
+    if (!value.is_table())
+      return usage_error("{}:{}: '{}' must be a section ([{}])", file, key.source().begin.line,
+                         name, name);
+  }
+  TableReader build(root["build"].as_table(), "build", file);
+  CULPRIT_TRY(read_build(build, recipe.build));
+  TableReader run(root["run"].as_table(), "run", file);
+  CULPRIT_TRY(read_run(run, recipe.run));
+  TableReader decide(root["decide"].as_table(), "decide", file);
+  CULPRIT_TRY(read_decide(decide, recipe.decide));
+  return recipe;
+}
+
+Result<Recipe> load_recipe(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    return usage_error("no recipe at {}; run 'culprit init' to write one, or pass --config FILE",
+                       file.string());
+  CULPRIT_TRY_ASSIGN(const auto text, read_file(file));
+  return parse_recipe(text, file);
+}
+
+Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
+  if (o.build_command)
+    recipe.build.command = *o.build_command;
+  if (o.artifacts)
+    recipe.build.artifacts = *o.artifacts;
+  if (o.run_command)
+    recipe.run.command = *o.run_command;
+  if (o.format)
+    recipe.run.format = *o.format;
+  if (o.metric)
+    recipe.run.metric = *o.metric;
+  if (o.cases)
+    recipe.run.cases = *o.cases;
+  if (o.threshold) {
+    CULPRIT_TRY_ASSIGN(recipe.decide.threshold, parse_threshold(*o.threshold));
+  }
+  if (o.confidence)
+    recipe.decide.confidence = *o.confidence;
+  if (o.min_runs)
+    recipe.decide.min_runs = *o.min_runs;
+  if (o.max_runs)
+    recipe.decide.max_runs = *o.max_runs;
+  if (o.warmup)
+    recipe.decide.warmup = *o.warmup;
+  if (o.timeout)
+    recipe.run.timeout = std::chrono::duration<double>(*o.timeout);
+  if (o.budget)
+    recipe.decide.budget = std::chrono::duration<double>(*o.budget);
+  if (o.seed)
+    recipe.decide.seed = *o.seed;
+  if (o.cpus)
+    recipe.run.cpus = *o.cpus;
+
+  const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
+  if (recipe.build.command.find_first_not_of(" \t\n") == std::string::npos)
+    return usage_error("no build command: set [build] command in {} or pass --build CMD", where);
+  const bool no_run = std::visit(
+      [](const auto& c) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(c)>, std::string>)
+          return c.find_first_not_of(" \t\n") == std::string::npos;
+        else
+          return c.empty() || c.front().empty();
+      },
+      recipe.run.command);
+  if (no_run)
+    return usage_error("no run command: set [run] command in {} or pass --run CMD", where);
+  if (std::find(std::begin(k_formats), std::end(k_formats), recipe.run.format) ==
+      std::end(k_formats))
+    return usage_error("unknown format '{}'; use one of {}", recipe.run.format,
+                       fmt::join(k_formats, ", "));
+  if (recipe.decide.confidence <= 0.5 || recipe.decide.confidence >= 1 ||
+      std::isnan(recipe.decide.confidence))
+    return usage_error("confidence {} must lie between 0.5 and 1, e.g. 0.95",
+                       recipe.decide.confidence);
+  if (recipe.decide.min_runs < 2)
+    return usage_error("min_runs is {}; at least 2 runs per revision are needed for an interval",
+                       recipe.decide.min_runs);
+  if (recipe.decide.max_runs < recipe.decide.min_runs)
+    return usage_error("max_runs ({}) is below min_runs ({}); raise max_runs",
+                       recipe.decide.max_runs, recipe.decide.min_runs);
+  if (!(recipe.run.timeout.count() > 0))
+    return usage_error("the run timeout must be positive (seconds)");
+  if (recipe.decide.budget && !(recipe.decide.budget->count() > 0))
+    return usage_error("the budget must be positive (seconds)");
+  if (!recipe.run.direction.empty() && recipe.run.direction != "lower" &&
+      recipe.run.direction != "higher")
+    return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
+                       recipe.run.direction);
+  return recipe;
+}
+
+std::string build_recipe_hash(const BuildRecipe& build) {
+  const nlohmann::json part = {{"command", build.command},
+                               {"artifacts", build.artifacts},
+                               {"env", build.env},
+                               {"ptxas_report", build.ptxas_report}};
+  return hash_bytes(part.dump());
+}
+
+std::string run_recipe_hash(const RunRecipe& run) {
+  nlohmann::json command;
+  std::visit([&](const auto& c) { command = c; }, run.command);
+  const nlohmann::json part = {
+      {"command", command},     {"format", run.format}, {"env", run.env},
+      {"cpus", run.cpus},       {"column", run.column}, {"case_columns", run.case_columns},
+      {"pattern", run.pattern}, {"unit", run.unit},     {"direction", run.direction}};
+  return hash_bytes(part.dump());
+}
+
+} // namespace culprit

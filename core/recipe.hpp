@@ -1,0 +1,107 @@
+#pragma once
+// The recipe: how to build and how to run, from culprit.toml in the current tree (never from the
+// revision being measured: the yardstick must not change while we measure with it) or --config,
+// with command-line flags overriding it.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace culprit {
+
+// A command is a shell string (run by /bin/sh -c) or an argument vector (run as is).
+using CommandSpec = std::variant<std::string, std::vector<std::string>>;
+
+struct BuildRecipe {
+  std::string command; // a shell string; {src}, {build}, {commit}, {rev} expand
+  // Globs of what to keep from a build; relative to {build}, or starting with {src}/. Empty:
+  // the whole build directory.
+  std::vector<std::string> artifacts;
+  std::map<std::string, std::string> env;
+  std::chrono::seconds timeout{7200};
+  // Add `-Xptxas -v` to nvcc through NVCC_APPEND_FLAGS so the build log holds per-kernel
+  // register, spill and shared-memory figures.
+  bool ptxas_report = true;
+};
+
+struct RunRecipe {
+  CommandSpec command;            // {build} names the cached artifacts
+  std::string format = "auto";    // auto | culprit | gbench | nvbench | csv | regex | time
+  std::string metric;             // empty: the format's primary metric
+  std::vector<std::string> cases; // globs; empty: every case
+  std::chrono::duration<double> timeout{60.0};
+  std::map<std::string, std::string> env;
+  std::vector<int> cpus; // pin runs to these CPUs; empty: no pinning
+  // Options of the csv and regex formats.
+  std::string column;                    // csv: the value column
+  std::vector<std::string> case_columns; // csv: columns that name the case
+  std::string pattern;                   // regex: with one capture group, or named groups
+  std::string unit;                      // csv/regex: the unit of the values
+  std::string direction;                 // csv/regex: "lower" or "higher" (default lower)
+};
+
+struct DecideOptions {
+  double threshold = 0.02; // the smallest change that matters, as a fraction
+  double confidence = 0.95;
+  int min_runs = 5;
+  int max_runs = 40;
+  int warmup = 1;
+  std::optional<std::chrono::duration<double>> budget; // wall-time budget for measuring
+  std::uint64_t seed = 1;
+};
+
+struct Recipe {
+  BuildRecipe build;
+  RunRecipe run;
+  DecideOptions decide;
+  std::filesystem::path source; // the file it came from; empty when from flags only
+};
+
+// Flags that override the file. Unset fields leave the file's value.
+struct RecipeOverrides {
+  std::optional<std::string> build_command;
+  std::optional<std::vector<std::string>> artifacts;
+  std::optional<std::string> run_command;
+  std::optional<std::string> format;
+  std::optional<std::string> metric;
+  std::optional<std::vector<std::string>> cases;
+  std::optional<std::string> threshold; // "2%" or "0.02"
+  std::optional<double> confidence;
+  std::optional<int> min_runs;
+  std::optional<int> max_runs;
+  std::optional<int> warmup;
+  std::optional<double> timeout;
+  std::optional<double> budget;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::vector<int>> cpus;
+};
+
+inline constexpr std::string_view k_config_file_name = "culprit.toml";
+inline constexpr std::string_view k_formats[] = {"auto", "culprit", "gbench", "nvbench",
+                                                 "csv",  "regex",   "time"};
+
+// Parses culprit.toml text. An unknown key, a wrong type or an impossible value is a usage error
+// naming the key and its line: "culprit.toml:7: unknown key 'comand' in [build] ...".
+Result<Recipe> parse_recipe(std::string_view text, const std::filesystem::path& source);
+Result<Recipe> load_recipe(const std::filesystem::path& file);
+
+// Applies the flags, then checks the whole recipe (a build and a run command are required, runs
+// are positive and ordered, and so on).
+Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& overrides);
+
+// "2%", "0.02" or "2" (as a percentage only with %): the threshold as a fraction in (0, 1).
+Result<double> parse_threshold(std::string_view text);
+
+// Hashes of the parts of the recipe that change what a build or a run produces.
+std::string build_recipe_hash(const BuildRecipe& build);
+std::string run_recipe_hash(const RunRecipe& run);
+
+} // namespace culprit

@@ -1,0 +1,118 @@
+#pragma once
+// What the results store holds: hosts, builds, runs and their samples. These structs are the
+// store's rows; the store neither computes nor interprets them.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/metric.hpp"
+
+namespace culprit::store {
+
+// Wall-clock instants, kept in the store as integer microseconds since the Unix epoch.
+using Clock = std::chrono::system_clock;
+using TimePoint = std::chrono::time_point<Clock, std::chrono::microseconds>;
+[[nodiscard]] TimePoint now();
+[[nodiscard]] inline std::int64_t to_micros(TimePoint time) {
+  return time.time_since_epoch().count();
+}
+[[nodiscard]] inline TimePoint from_micros(std::int64_t micros) {
+  return TimePoint(std::chrono::microseconds(micros));
+}
+
+struct HostRecord {
+  std::string host_id;     // hash of the stable part of the fingerprint
+  std::string fingerprint; // the whole fingerprint as JSON
+  TimePoint first_seen;
+  TimePoint last_seen;
+};
+
+struct BuildRecord {
+  std::string build_key; // hash(tree id, recipe's build part), hex, given by the caller
+  std::string commit_id;
+  std::string tree_id;
+  bool ok = false;
+  double seconds = 0.0;
+  std::string log_path;
+  std::optional<std::string> artifact_id; // content hash of the artifacts; none when not ok
+  TimePoint created;
+};
+
+enum class RunStatus : std::uint8_t { ok, failed, timeout, parse_error, interrupted };
+[[nodiscard]] std::string_view to_string(RunStatus status);
+[[nodiscard]] std::optional<RunStatus> parse_run_status(std::string_view text);
+
+struct RunRecord {
+  std::int64_t id = 0; // assigned by the store; ignored by record_run
+  std::string artifact_id;
+  std::string build_key;
+  std::string commit_id;
+  std::string recipe_hash; // hash of the recipe's run part: command, format, metric, options
+  std::string host_id;
+  TimePoint started;
+  double wall_seconds = 0.0;
+  double user_seconds = 0.0;
+  double sys_seconds = 0.0;
+  std::optional<std::int64_t> max_rss_kib;
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  bool timed_out = false;
+  RunStatus status = RunStatus::ok;
+  bool warmup = false;        // recorded, never counted
+  bool gpu_throttled = false; // a GPU throttled between the snapshots before and after the run
+  std::string message;
+  std::optional<std::string> session; // a label for a batch of runs (one invocation, one job)
+  // The samples, each case and metric with its values in the order the run reported them.
+  std::vector<CaseSamples> samples;
+};
+
+// Which measurement: runs of one artifact under one recipe's run part on one host.
+struct MeasurementKey {
+  std::string artifact_id;
+  std::string recipe_hash;
+  std::string host_id;
+};
+
+// Restricts queries to part of what is stored; the default takes everything. `--fresh` sets
+// started_after to the start of the invocation, or session to its label.
+struct Freshness {
+  std::optional<TimePoint> started_after; // runs started at or after this instant
+  std::optional<std::string> session;     // runs recorded under this session label
+};
+
+// The counted runs (status ok, not warm-up) of one case and metric, in run order (by start time,
+// then by insertion). A run that reported no sample for the case is not in the list.
+struct CaseRuns {
+  std::vector<std::int64_t> run_ids;
+  std::vector<std::vector<double>> samples; // samples[i] are the values of run run_ids[i]
+  std::string unit;
+  Direction direction = Direction::lower_is_better;
+};
+
+struct CaseMetric {
+  std::string case_name;
+  std::string metric;
+  std::string unit;
+  Direction direction = Direction::lower_is_better;
+  friend bool operator==(const CaseMetric&, const CaseMetric&) = default;
+};
+
+struct RunCounts {
+  std::int64_t counted = 0; // ok and not warm-up
+  std::int64_t warmup = 0;  // warm-up runs of any status
+  std::int64_t failed = 0;  // not warm-up and not ok (failed, timeout, parse_error, interrupted)
+};
+
+// Everything stored about one artifact, for evidence: the builds that produced it and every run
+// of it (any recipe, host, status), in run order, with their samples.
+struct ArtifactRecord {
+  std::string artifact_id;
+  std::vector<BuildRecord> builds;
+  std::vector<RunRecord> runs;
+};
+
+} // namespace culprit::store

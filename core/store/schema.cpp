@@ -1,0 +1,180 @@
+#include "core/store/schema.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "core/error.hpp"
+#include "core/store/sqlite.hpp"
+#include "core/store/store.hpp"
+
+namespace culprit::store {
+namespace {
+
+// k_migrations[i] takes a store from version i to version i + 1. Never edit a released one: add
+// the next.
+constexpr std::array<std::string_view, 1> k_migrations = {
+    R"sql(
+CREATE TABLE hosts (
+  host_id     TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  first_seen  INTEGER NOT NULL,
+  last_seen   INTEGER NOT NULL
+);
+CREATE TABLE builds (
+  build_key   TEXT PRIMARY KEY,
+  commit_id   TEXT NOT NULL,
+  tree_id     TEXT NOT NULL,
+  ok          INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  seconds     REAL NOT NULL,
+  log_path    TEXT NOT NULL,
+  artifact_id TEXT,
+  created     INTEGER NOT NULL,
+  CHECK ((ok = 1) = (artifact_id IS NOT NULL))
+);
+CREATE INDEX builds_by_artifact ON builds (artifact_id);
+CREATE TABLE runs (
+  id            INTEGER PRIMARY KEY,
+  artifact_id   TEXT NOT NULL,
+  build_key     TEXT NOT NULL,
+  commit_id     TEXT NOT NULL,
+  recipe_hash   TEXT NOT NULL,
+  host_id       TEXT NOT NULL REFERENCES hosts (host_id),
+  started       INTEGER NOT NULL,
+  wall_seconds  REAL NOT NULL,
+  user_seconds  REAL NOT NULL,
+  sys_seconds   REAL NOT NULL,
+  max_rss_kib   INTEGER,
+  exit_code     INTEGER,
+  signal        INTEGER,
+  timed_out     INTEGER NOT NULL CHECK (timed_out IN (0, 1)),
+  status        TEXT NOT NULL
+                CHECK (status IN ('ok', 'failed', 'timeout', 'parse_error', 'interrupted')),
+  warmup        INTEGER NOT NULL CHECK (warmup IN (0, 1)),
+  gpu_throttled INTEGER NOT NULL CHECK (gpu_throttled IN (0, 1)),
+  message       TEXT NOT NULL,
+  session       TEXT
+);
+CREATE INDEX runs_by_measurement ON runs (artifact_id, recipe_hash, host_id, started);
+CREATE TABLE samples (
+  run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  case_name TEXT NOT NULL,
+  metric    TEXT NOT NULL,
+  unit      TEXT NOT NULL,
+  direction TEXT NOT NULL CHECK (direction IN ('lower', 'higher')),
+  idx       INTEGER NOT NULL,
+  value     REAL NOT NULL,
+  PRIMARY KEY (run_id, case_name, metric, idx)
+) WITHOUT ROWID;
+)sql",
+};
+static_assert(k_migrations.size() == static_cast<std::size_t>(k_schema_version));
+
+Status refuse_foreign(const sqlite::Database& db) {
+  return infra_error("{} is not a culprit results store (it belongs to another program); "
+                     "move it away or choose another --cache-dir",
+                     db.file().string());
+}
+
+Status check_owner(sqlite::Database& db, std::int64_t version) {
+  CULPRIT_TRY_ASSIGN(const auto application_id, db.pragma_integer("application_id"));
+  if (application_id == k_application_id)
+    return {};
+  if (application_id != 0 || version != 0)
+    return refuse_foreign(db);
+  CULPRIT_TRY_ASSIGN(auto tables, db.prepare("SELECT count(*) FROM sqlite_master"));
+  CULPRIT_TRY(tables.step());
+  if (tables.column_int64(0) != 0)
+    return refuse_foreign(db);
+  return {};
+}
+
+Status refuse_newer(const sqlite::Database& db, std::int64_t version, std::int64_t target) {
+  return infra_error("the results store {} was written by a newer culprit (schema version {}, this "
+                     "culprit knows up to {}); upgrade culprit, or choose another --cache-dir",
+                     db.file().string(), version, target);
+}
+
+Status migrate(sqlite::Database& db, std::int64_t version, std::int64_t target_version) {
+  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(db));
+  for (auto step = version; step < target_version; ++step)
+    CULPRIT_TRY(db.execute(k_migrations.at(static_cast<std::size_t>(step))));
+  CULPRIT_TRY(db.execute(fmt::format("PRAGMA user_version = {}; PRAGMA application_id = {}",
+                                     target_version, k_application_id)));
+  return transaction.commit();
+}
+
+// An advisory lock on a file beside the store, held while a connection sets the store up.
+// Switching to WAL and migrating take locks for which SQLite does not always wait (it returns
+// SQLITE_BUSY at once where waiting could deadlock), so processes opening the store at the same
+// time take turns here instead.
+class SetupLock {
+public:
+  static Result<SetupLock> acquire(const std::filesystem::path& store_file,
+                                   std::chrono::milliseconds timeout) {
+    const auto path = store_file.string() + ".lock";
+    SetupLock lock(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (lock.m_fd < 0)
+      return infra_error("cannot open {}: {}; check that the directory is writable, or choose "
+                         "another --cache-dir",
+                         path, std::strerror(errno));
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (::flock(lock.m_fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR)
+        return infra_error("cannot lock {}: {}", path, std::strerror(errno));
+      if (std::chrono::steady_clock::now() > deadline)
+        return infra_error("another culprit process has been opening the results store {} for "
+                           "{} s; wait for it or stop it",
+                           store_file.string(), timeout.count() / 1000);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return lock;
+  }
+  SetupLock(SetupLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+  SetupLock& operator=(SetupLock&&) = delete;
+  SetupLock(const SetupLock&) = delete;
+  SetupLock& operator=(const SetupLock&) = delete;
+  ~SetupLock() {
+    if (m_fd >= 0)
+      ::close(m_fd); // releases the lock
+  }
+
+private:
+  explicit SetupLock(int fd) : m_fd(fd) {}
+  int m_fd;
+};
+
+} // namespace
+
+Status prepare_schema(sqlite::Database& db, std::chrono::milliseconds busy_timeout,
+                      std::int64_t target_version) {
+  CULPRIT_TRY_ASSIGN(const auto lock, SetupLock::acquire(db.file(), busy_timeout));
+  CULPRIT_TRY(db.execute(fmt::format("PRAGMA busy_timeout = {}", busy_timeout.count())));
+  // The first read of the file: a damaged or foreign file is noticed here.
+  CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
+  if (version > target_version)
+    return refuse_newer(db, version, target_version);
+  CULPRIT_TRY(check_owner(db, version));
+  CULPRIT_TRY(db.execute("PRAGMA foreign_keys = ON"));
+  {
+    CULPRIT_TRY_ASSIGN(auto journal, db.prepare("PRAGMA journal_mode = WAL"));
+    CULPRIT_TRY(journal.step());
+  } // finalized here: a statement left on a row would keep COMMIT from succeeding
+  CULPRIT_TRY(db.execute("PRAGMA synchronous = NORMAL"));
+  if (version < target_version)
+    CULPRIT_TRY(migrate(db, version, target_version));
+  return {};
+}
+
+} // namespace culprit::store

@@ -1,0 +1,84 @@
+#pragma once
+// The results store: one SQLite file in the cache dir that remembers hosts, builds, runs and
+// samples across invocations, so that asking again for a measurement already made costs nothing.
+//
+// Measurements are keyed by artifact id (the content hash of a build's artifacts), not by commit:
+// commits whose artifacts are byte-identical share their runs. Runs are further keyed by the
+// recipe's run-part hash and the host id, and only runs of the same key are ever pooled.
+//
+// Concurrency: the file is in WAL mode with a busy timeout, so several culprit processes may read
+// and write it at once; a writer waits for another rather than failing. Each run is recorded in
+// one transaction with all its samples: it is in the store whole, or not at all.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/store/records.hpp"
+#include "core/store/sqlite.hpp"
+
+namespace culprit::store {
+
+// The store's file name inside the cache dir.
+inline constexpr std::string_view k_store_file_name = "results.sqlite3";
+// The schema version this culprit writes, kept in PRAGMA user_version.
+inline constexpr std::int64_t k_schema_version = 1;
+
+struct StoreOptions {
+  // How long a writer waits for another process's transaction before giving up.
+  std::chrono::milliseconds busy_timeout{30'000};
+};
+
+class Store {
+public:
+  // Opens the store file, creating it and its directory if needed, and migrates an older schema
+  // (an empty file counts as version 0). Refuses a file written by a newer culprit, and reports a
+  // damaged file as ExitCode::infrastructure with what to do about it.
+  static Result<Store> open(const std::filesystem::path& file, StoreOptions options = {});
+  // The store of a cache dir: cache_dir / k_store_file_name.
+  static Result<Store> open_in(const std::filesystem::path& cache_dir, StoreOptions options = {});
+
+  [[nodiscard]] const std::filesystem::path& file() const { return m_db.file(); }
+
+  // Hosts. record_host inserts or updates: first_seen is kept from the first record, last_seen
+  // and the fingerprint are replaced.
+  Status record_host(const HostRecord& host);
+  Result<std::optional<HostRecord>> find_host(std::string_view host_id);
+
+  // Builds. record_build replaces any build with the same key (a rebuild).
+  Status record_build(const BuildRecord& build);
+  Result<std::optional<BuildRecord>> find_build(std::string_view build_key);
+  Result<std::vector<BuildRecord>> failed_builds();
+  // Forgets a failed build so that it is built again; a successful build is kept. Returns
+  // whether a build was forgotten.
+  Result<bool> forget_failed_build(std::string_view build_key);
+
+  // Records one run and all its samples atomically; returns the run's id. The run's host must
+  // have been recorded first. Samples must be finite.
+  Result<std::int64_t> record_run(const RunRecord& run);
+
+  // The samples of each counted run (ok, not warm-up) of one case and metric.
+  Result<CaseRuns> counted_runs(const MeasurementKey& key, std::string_view case_name,
+                                std::string_view metric, const Freshness& freshness = {});
+  // Every case and metric that counted runs of the measurement reported, sorted by case, metric.
+  Result<std::vector<CaseMetric>> measured_cases(const MeasurementKey& key,
+                                                 const Freshness& freshness = {});
+  Result<RunCounts> count_runs(const MeasurementKey& key, const Freshness& freshness = {});
+  // Everything about one artifact, for evidence.
+  Result<ArtifactRecord> artifact_record(std::string_view artifact_id,
+                                         const Freshness& freshness = {});
+
+private:
+  explicit Store(sqlite::Database db) : m_db(std::move(db)) {}
+  Result<std::vector<RunRecord>> load_runs(std::string_view artifact_id,
+                                           const Freshness& freshness);
+
+  sqlite::Database m_db;
+};
+
+} // namespace culprit::store

@@ -1,0 +1,278 @@
+// Runs and samples: recording a run atomically, and the queries of the measurement loop.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "core/error.hpp"
+#include "core/metric.hpp"
+#include "core/store/records.hpp"
+#include "core/store/sqlite.hpp"
+#include "core/store/store.hpp"
+
+namespace culprit::store {
+namespace {
+
+// The SQL condition that selects runs (aliased r) by freshness, with its parameters numbered
+// from `first`.
+std::string freshness_clause(const Freshness& freshness, int first) {
+  std::string clause;
+  if (freshness.started_after)
+    clause += fmt::format(" AND r.started >= ?{}", first++);
+  if (freshness.session)
+    clause += fmt::format(" AND r.session = ?{}", first);
+  return clause;
+}
+
+void bind_freshness(sqlite::Statement& statement, const Freshness& freshness, int first) {
+  if (freshness.started_after)
+    statement.bind(first++, to_micros(*freshness.started_after));
+  if (freshness.session)
+    statement.bind(first, *freshness.session);
+}
+
+// Prepares `sql`, whose "{}" stands for the condition that selects the measurement's runs
+// (aliased r; parameters ?1 to ?3) and their freshness (parameters from `first_free` on), and
+// binds those.
+Result<sqlite::Statement> measurement_query(sqlite::Database& db, std::string_view sql,
+                                            const MeasurementKey& key, const Freshness& freshness,
+                                            int first_free) {
+  const auto condition =
+      fmt::format("r.artifact_id = ?1 AND r.recipe_hash = ?2 AND r.host_id = ?3{}",
+                  freshness_clause(freshness, first_free));
+  CULPRIT_TRY_ASSIGN(auto query, db.prepare(fmt::format(fmt::runtime(sql), condition)));
+  query.bind_all(key.artifact_id, key.recipe_hash, key.host_id);
+  bind_freshness(query, freshness, first_free);
+  return query;
+}
+
+Direction read_direction(const sqlite::Statement& row, int column) {
+  return parse_direction(row.column_text(column)).value_or(Direction::lower_is_better);
+}
+
+Status check_samples(const RunRecord& run) {
+  for (const auto& samples : run.samples) {
+    if (samples.case_name.empty() || samples.metric.empty())
+      return infra_error("internal error: a run of artifact {} has a sample without a case or "
+                         "metric name; it was not recorded",
+                         run.artifact_id);
+    for (const double value : samples.values)
+      if (!std::isfinite(value))
+        return infra_error("internal error: case {} metric {} has a non-finite sample {}; the "
+                           "run was not recorded",
+                           samples.case_name, samples.metric, value);
+  }
+  return {};
+}
+
+constexpr std::string_view k_run_columns =
+    "r.id, r.artifact_id, r.build_key, r.commit_id, r.recipe_hash, r.host_id, r.started, "
+    "r.wall_seconds, r.user_seconds, r.sys_seconds, r.max_rss_kib, r.exit_code, r.signal, "
+    "r.timed_out, r.status, r.warmup, r.gpu_throttled, r.message, r.session";
+
+RunRecord read_run(const sqlite::Statement& row) {
+  RunRecord run;
+  run.id = row.column_int64(0);
+  run.artifact_id = row.column_text(1);
+  run.build_key = row.column_text(2);
+  run.commit_id = row.column_text(3);
+  run.recipe_hash = row.column_text(4);
+  run.host_id = row.column_text(5);
+  run.started = from_micros(row.column_int64(6));
+  run.wall_seconds = row.column_double(7);
+  run.user_seconds = row.column_double(8);
+  run.sys_seconds = row.column_double(9);
+  run.max_rss_kib = row.column_optional_int64(10);
+  const auto to_int = [](std::optional<std::int64_t> value) -> std::optional<int> {
+    if (!value)
+      return std::nullopt;
+    return static_cast<int>(*value);
+  };
+  run.exit_code = to_int(row.column_optional_int64(11));
+  run.signal = to_int(row.column_optional_int64(12));
+  run.timed_out = row.column_bool(13);
+  run.status = parse_run_status(row.column_text(14)).value_or(RunStatus::failed);
+  run.warmup = row.column_bool(15);
+  run.gpu_throttled = row.column_bool(16);
+  run.message = row.column_text(17);
+  run.session = row.column_optional_text(18);
+  return run;
+}
+
+Status insert_samples(sqlite::Database& db, const RunRecord& run, std::int64_t run_id) {
+  CULPRIT_TRY_ASSIGN(auto insert,
+                     db.prepare("INSERT INTO samples (run_id, case_name, metric, unit, direction, "
+                                "idx, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+  // A case and metric reported in two pieces continues its index rather than colliding.
+  std::map<std::pair<std::string_view, std::string_view>, std::int64_t> next_index;
+  for (const auto& samples : run.samples) {
+    auto& index = next_index[{samples.case_name, samples.metric}];
+    for (const double value : samples.values) {
+      insert.reset();
+      insert.bind_all(run_id, samples.case_name, samples.metric, samples.unit,
+                      to_string(samples.direction), index++, value);
+      CULPRIT_TRY(insert.run());
+    }
+  }
+  return {};
+}
+
+// The statement is finalized on return: one left on a row would hold a read snapshot open past
+// the commit and keep the WAL from being checkpointed.
+Status check_host_known(sqlite::Database& db, const RunRecord& run) {
+  CULPRIT_TRY_ASSIGN(auto host, db.prepare("SELECT 1 FROM hosts WHERE host_id = ?1"));
+  host.bind(1, run.host_id);
+  CULPRIT_TRY_ASSIGN(const bool host_known, host.step());
+  if (!host_known)
+    return infra_error("internal error: run of artifact {} names host {}, which is not recorded; "
+                       "record the host first",
+                       run.artifact_id, run.host_id);
+  return {};
+}
+
+} // namespace
+
+Result<std::int64_t> Store::record_run(const RunRecord& run) {
+  CULPRIT_TRY(check_samples(run));
+  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
+  CULPRIT_TRY(check_host_known(m_db, run));
+  CULPRIT_TRY_ASSIGN(
+      auto insert,
+      m_db.prepare("INSERT INTO runs (artifact_id, build_key, commit_id, recipe_hash, host_id, "
+                   "started, wall_seconds, user_seconds, sys_seconds, max_rss_kib, exit_code, "
+                   "signal, timed_out, status, warmup, gpu_throttled, message, session) VALUES "
+                   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+                   "?18)"));
+  insert.bind_all(run.artifact_id, run.build_key, run.commit_id, run.recipe_hash, run.host_id,
+                  to_micros(run.started), run.wall_seconds, run.user_seconds, run.sys_seconds,
+                  run.max_rss_kib, run.exit_code, run.signal, run.timed_out, to_string(run.status),
+                  run.warmup, run.gpu_throttled, run.message, run.session);
+  CULPRIT_TRY(insert.run());
+  const auto run_id = m_db.last_insert_rowid();
+  CULPRIT_TRY(insert_samples(m_db, run, run_id));
+  CULPRIT_TRY(transaction.commit());
+  return run_id;
+}
+
+Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view case_name,
+                                     std::string_view metric, const Freshness& freshness) {
+  CULPRIT_TRY_ASSIGN(auto query,
+                     measurement_query(m_db,
+                                       "SELECT r.id, s.value, s.unit, s.direction FROM runs r JOIN "
+                                       "samples s ON s.run_id = r.id WHERE {} AND r.status = 'ok' "
+                                       "AND r.warmup = 0 AND s.case_name = ?4 AND s.metric = ?5 "
+                                       "ORDER BY r.started, r.id, s.idx",
+                                       key, freshness, 6));
+  query.bind(4, case_name).bind(5, metric);
+  CaseRuns result;
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+    if (!has_row)
+      return result;
+    const auto run_id = query.column_int64(0);
+    if (result.run_ids.empty()) {
+      result.unit = query.column_text(2);
+      result.direction = read_direction(query, 3);
+    } else if (query.column_text(2) != result.unit) {
+      return infra_error("results store {}: case {} metric {} of artifact {} was stored in two "
+                         "units ({} and {}); measure it afresh with --fresh",
+                         file().string(), case_name, metric, key.artifact_id, result.unit,
+                         query.column_text(2));
+    }
+    if (result.run_ids.empty() || result.run_ids.back() != run_id) {
+      result.run_ids.push_back(run_id);
+      result.samples.emplace_back();
+    }
+    result.samples.back().push_back(query.column_double(1));
+  }
+}
+
+Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
+                                                      const Freshness& freshness) {
+  CULPRIT_TRY_ASSIGN(auto query,
+                     measurement_query(m_db,
+                                       "SELECT s.case_name, s.metric, min(s.unit), "
+                                       "min(s.direction) FROM runs r JOIN samples s ON s.run_id = "
+                                       "r.id WHERE {} AND r.status = 'ok' AND r.warmup = 0 GROUP "
+                                       "BY s.case_name, s.metric ORDER BY s.case_name, s.metric",
+                                       key, freshness, 4));
+  std::vector<CaseMetric> cases;
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+    if (!has_row)
+      return cases;
+    cases.push_back({query.column_text(0), query.column_text(1), query.column_text(2),
+                     read_direction(query, 3)});
+  }
+}
+
+Result<RunCounts> Store::count_runs(const MeasurementKey& key, const Freshness& freshness) {
+  CULPRIT_TRY_ASSIGN(auto query,
+                     measurement_query(m_db,
+                                       "SELECT coalesce(sum(r.status = 'ok' AND r.warmup = 0), 0), "
+                                       "coalesce(sum(r.warmup = 1), 0), coalesce(sum(r.status != "
+                                       "'ok' AND r.warmup = 0), 0) FROM runs r WHERE {}",
+                                       key, freshness, 4));
+  CULPRIT_TRY(query.step());
+  return RunCounts{.counted = query.column_int64(0),
+                   .warmup = query.column_int64(1),
+                   .failed = query.column_int64(2)};
+}
+
+Result<std::vector<RunRecord>> Store::load_runs(std::string_view artifact_id,
+                                                const Freshness& freshness) {
+  const auto condition = fmt::format("r.artifact_id = ?1{}", freshness_clause(freshness, 2));
+  CULPRIT_TRY_ASSIGN(auto runs_query,
+                     m_db.prepare(fmt::format("SELECT {} FROM runs r WHERE {} ORDER BY "
+                                              "r.started, r.id",
+                                              k_run_columns, condition)));
+  runs_query.bind(1, artifact_id);
+  bind_freshness(runs_query, freshness, 2);
+  std::vector<RunRecord> runs;
+  std::unordered_map<std::int64_t, std::size_t> position;
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, runs_query.step());
+    if (!has_row)
+      break;
+    runs.push_back(read_run(runs_query));
+    position.emplace(runs.back().id, runs.size() - 1);
+  }
+
+  CULPRIT_TRY_ASSIGN(auto samples_query,
+                     m_db.prepare(fmt::format(
+                         "SELECT s.run_id, s.case_name, s.metric, s.unit, s.direction, s.value "
+                         "FROM samples s JOIN runs r ON r.id = s.run_id WHERE {} ORDER BY "
+                         "s.run_id, s.case_name, s.metric, s.idx",
+                         condition)));
+  samples_query.bind(1, artifact_id);
+  bind_freshness(samples_query, freshness, 2);
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, samples_query.step());
+    if (!has_row)
+      return runs;
+    const auto found = position.find(samples_query.column_int64(0));
+    if (found == position.end())
+      continue; // recorded after the runs were read
+    auto& run_samples = runs[found->second].samples;
+    auto case_name = samples_query.column_text(1);
+    auto metric = samples_query.column_text(2);
+    if (run_samples.empty() || run_samples.back().case_name != case_name ||
+        run_samples.back().metric != metric)
+      run_samples.push_back({std::move(case_name),
+                             std::move(metric),
+                             samples_query.column_text(3),
+                             read_direction(samples_query, 4),
+                             {}});
+    run_samples.back().values.push_back(samples_query.column_double(5));
+  }
+}
+
+} // namespace culprit::store

@@ -1,0 +1,313 @@
+#pragma once
+// Registering benchmarks. A benchmark is a name, a function that measures one case, and axes
+// (sizes, data types) whose values make its cases, as in nvbench: by default the cartesian
+// product of every axis's values, or the values taken side by side when the axes are zipped.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace culprit::harness {
+
+// What the user asked for is wrong (a flag, a suite file, a case filter): exit status 2.
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// One case could not be measured (too big for the host, a CUDA error, a wrong result): exit
+// status 1 once every other case has run.
+class CaseError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// The largest value an integer axis takes unless it says otherwise: sizes multiply into byte
+// counts, and 2^40 keeps a product of two sizes far from overflowing 64 bits.
+constexpr std::int64_t k_max_axis_value = std::int64_t{1} << 40;
+
+// Names of benchmarks and axes, and values of string axes: letters, digits, '_', '.', '-', '+'.
+// Nothing that would make "name/axis=value,axis=value" ambiguous.
+inline bool is_plain_name(const std::string& text) {
+  if (text.empty())
+    return false;
+  for (const char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '_' || c == '.' || c == '-' || c == '+';
+    if (!plain)
+      return false;
+  }
+  return true;
+}
+
+// Reads a whole decimal integer of at most 18 digits; false for anything else (signs other than
+// '-', spaces, "1e3", "4K").
+inline bool parse_integer(const std::string& text, std::int64_t& value) {
+  const std::size_t i_first = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (text.size() == i_first || text.size() - i_first > 18)
+    return false;
+  std::size_t i = i_first;
+  std::int64_t magnitude = 0;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9')
+      return false;
+    magnitude = magnitude * 10 + (text[i] - '0');
+  }
+  value = text[0] == '-' ? -magnitude : magnitude;
+  return true;
+}
+
+enum class AxisKind { integer, string };
+
+struct Axis {
+  std::string name;
+  AxisKind kind = AxisKind::integer;
+  std::vector<std::string> values; // the defaults; for a string axis also every allowed value
+  std::int64_t min = 1;
+  std::int64_t max = k_max_axis_value;
+
+  // Throws UsageError, naming the axis and what it takes, when `value` is not one of its values.
+  void validate(const std::string& value) const {
+    if (kind == AxisKind::string) {
+      for (const auto& allowed : values) {
+        if (allowed == value)
+          return;
+      }
+      std::string list;
+      for (const auto& allowed : values)
+        list += (list.empty() ? "" : ", ") + allowed;
+      throw UsageError("axis " + name + " takes one of " + list + ", not '" + value + "'");
+    }
+    std::int64_t number = 0;
+    if (!parse_integer(value, number) || number < min || number > max) {
+      throw UsageError("axis " + name + "=" + value + " is not a possible size: it takes whole " +
+                       "numbers from " + std::to_string(min) + " to " + std::to_string(max));
+    }
+  }
+};
+
+class Benchmark;
+
+// One point of a benchmark's axes: (axis, value) pairs in the benchmark's axis order.
+struct Case {
+  const Benchmark* benchmark = nullptr;
+  std::vector<std::pair<std::string, std::string>> axes;
+  std::string name; // "sgemm/M=512,N=512,K=512"; a benchmark without axes has its own name
+};
+
+class State;
+using BenchmarkFunction = std::function<void(State&)>;
+
+class Benchmark {
+public:
+  Benchmark(std::string name, BenchmarkFunction function)
+      : m_name(std::move(name)), m_function(std::move(function)) {
+    if (!is_plain_name(m_name))
+      note_error("its name must be letters, digits, '_', '.', '-' or '+'");
+  }
+
+  // An axis of whole numbers (a size) with default values and the range a suite may ask for.
+  Benchmark& add_int_axis(const std::string& name, const std::vector<std::int64_t>& defaults,
+                          std::int64_t min = 1, std::int64_t max = k_max_axis_value) {
+    Axis axis{name, AxisKind::integer, {}, min, max};
+    for (const auto value : defaults)
+      axis.values.push_back(std::to_string(value));
+    return add_axis(std::move(axis));
+  }
+
+  // An axis of names, e.g. data types {"f32", "f64"}; a suite may only pick among them.
+  Benchmark& add_string_axis(const std::string& name, const std::vector<std::string>& values) {
+    for (const auto& value : values) {
+      if (!is_plain_name(value))
+        note_error("value '" + value + "' of axis " + name + " is not a plain name");
+    }
+    return add_axis(Axis{name, AxisKind::string, values, 0, 0});
+  }
+
+  // Default cases take the axes' values side by side (the i-th case takes every axis's i-th
+  // value) instead of their cartesian product; every axis must have as many values.
+  Benchmark& zip_axes() {
+    m_zipped = true;
+    return *this;
+  }
+
+  const std::string& name() const { return m_name; }
+  const std::vector<Axis>& axes() const { return m_axes; }
+  const Axis* find_axis(const std::string& name) const {
+    for (const auto& axis : m_axes) {
+      if (axis.name == name)
+        return &axis;
+    }
+    return nullptr;
+  }
+  void run(State& state) const { m_function(state); }
+
+  // Why this benchmark is defined wrongly, or empty when it is fine.
+  std::string definition_error() const {
+    if (!m_error.empty() || !m_zipped)
+      return m_error;
+    for (const auto& axis : m_axes) {
+      if (axis.values.size() != m_axes.front().values.size())
+        return "benchmark " + m_name + ": zipped axes need the same number of values";
+    }
+    return {};
+  }
+
+  std::vector<Case> default_cases() const {
+    if (!m_zipped) {
+      std::vector<std::vector<std::string>> lists;
+      for (const auto& axis : m_axes)
+        lists.push_back(axis.values);
+      return product(lists);
+    }
+    std::vector<Case> cases;
+    const std::size_t count = m_axes.empty() ? 1 : m_axes.front().values.size();
+    for (std::size_t i = 0; i < count; ++i) {
+      std::vector<std::pair<std::string, std::string>> point;
+      for (const auto& axis : m_axes)
+        point.emplace_back(axis.name, axis.values.at(i));
+      cases.push_back(make_case(std::move(point)));
+    }
+    return cases;
+  }
+
+  // The cartesian product of the given values (axis name -> values) with the default values of
+  // the axes not given. Throws UsageError for an axis this benchmark lacks or a value it refuses.
+  std::vector<Case>
+  cases_from(const std::vector<std::pair<std::string, std::vector<std::string>>>& given) const {
+    for (const auto& entry : given) {
+      const Axis* axis = find_axis(entry.first);
+      if (axis == nullptr) {
+        std::string names;
+        for (const auto& known : m_axes)
+          names += (names.empty() ? "" : ", ") + known.name;
+        throw UsageError(m_name + " has no axis '" + entry.first +
+                         "' (its axes: " + (names.empty() ? "none" : names) + ")");
+      }
+      for (const auto& value : entry.second)
+        axis->validate(value);
+    }
+    std::vector<std::vector<std::string>> lists;
+    for (const auto& axis : m_axes) {
+      lists.push_back(axis.values);
+      for (const auto& entry : given) {
+        if (entry.first == axis.name)
+          lists.back() = entry.second;
+      }
+    }
+    return product(lists);
+  }
+
+private:
+  Benchmark& add_axis(Axis axis) {
+    if (!is_plain_name(axis.name))
+      note_error("axis name '" + axis.name + "' is not a plain name");
+    else if (find_axis(axis.name) != nullptr)
+      note_error("axis " + axis.name + " is declared twice");
+    else if (axis.values.empty())
+      note_error("axis " + axis.name + " has no values");
+    for (const auto& value : axis.values) {
+      try {
+        axis.validate(value);
+      } catch (const UsageError& error) {
+        note_error(error.what());
+      }
+    }
+    m_axes.push_back(std::move(axis));
+    return *this;
+  }
+
+  // Definitions run during static initialisation, where throwing would end the program before
+  // main; the first error is kept and reported when the benchmarks are listed or run.
+  void note_error(const std::string& message) {
+    if (m_error.empty())
+      m_error = "benchmark " + m_name + ": " + message;
+  }
+
+  Case make_case(std::vector<std::pair<std::string, std::string>> point) const {
+    Case result{this, std::move(point), m_name};
+    for (std::size_t i = 0; i < result.axes.size(); ++i)
+      result.name += (i == 0 ? "/" : ",") + result.axes[i].first + "=" + result.axes[i].second;
+    return result;
+  }
+
+  std::vector<Case> product(const std::vector<std::vector<std::string>>& lists) const {
+    std::vector<std::vector<std::pair<std::string, std::string>>> points(1);
+    for (std::size_t a = 0; a < lists.size(); ++a) {
+      std::vector<std::vector<std::pair<std::string, std::string>>> next;
+      for (const auto& point : points) {
+        for (const auto& value : lists[a]) {
+          next.push_back(point);
+          next.back().emplace_back(m_axes[a].name, value);
+        }
+      }
+      points = std::move(next);
+    }
+    std::vector<Case> cases;
+    for (auto& point : points)
+      cases.push_back(make_case(std::move(point)));
+    return cases;
+  }
+
+  std::string m_name;
+  BenchmarkFunction m_function;
+  std::vector<Axis> m_axes;
+  bool m_zipped = false;
+  std::string m_error;
+};
+
+// Every benchmark of a program, in registration order.
+class Registry {
+public:
+  Benchmark& add(const std::string& name, BenchmarkFunction function) {
+    m_benchmarks.push_back(std::make_unique<Benchmark>(name, std::move(function)));
+    return *m_benchmarks.back();
+  }
+
+  const std::vector<std::unique_ptr<Benchmark>>& benchmarks() const { return m_benchmarks; }
+
+  const Benchmark* find(const std::string& name) const {
+    for (const auto& benchmark : m_benchmarks) {
+      if (benchmark->name() == name)
+        return benchmark.get();
+    }
+    return nullptr;
+  }
+
+  // Throws UsageError for the first benchmark defined wrongly or registered twice.
+  void validate() const {
+    for (std::size_t i = 0; i < m_benchmarks.size(); ++i) {
+      const std::string error = m_benchmarks[i]->definition_error();
+      if (!error.empty())
+        throw UsageError(error);
+      for (std::size_t j = 0; j < i; ++j) {
+        if (m_benchmarks[j]->name() == m_benchmarks[i]->name())
+          throw UsageError("benchmark " + m_benchmarks[i]->name() + " is registered twice");
+      }
+    }
+  }
+
+  std::vector<Case> default_cases() const {
+    std::vector<Case> cases;
+    for (const auto& benchmark : m_benchmarks) {
+      for (auto& one : benchmark->default_cases())
+        cases.push_back(std::move(one));
+    }
+    return cases;
+  }
+
+private:
+  std::vector<std::unique_ptr<Benchmark>> m_benchmarks;
+};
+
+// The registry that CULPRIT_BENCHMARK adds to.
+inline Registry& default_registry() {
+  static Registry registry;
+  return registry;
+}
+
+} // namespace culprit::harness

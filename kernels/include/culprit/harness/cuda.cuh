@@ -1,0 +1,162 @@
+#pragma once
+// The CUDA side of the harness (compile with nvcc): RAII for streams, events and device memory,
+// a CUDA-event timer, the L2 flush of cold samples, and exec() for kernels. A CUDA benchmark
+// program passes culprit::harness::cuda::backend() to culprit::harness::main.
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "culprit/harness.hpp"
+
+namespace culprit::harness::cuda {
+
+// Throws CaseError "WHAT failed: cudaErrorX: description" unless `status` is cudaSuccess.
+inline void check(cudaError_t status, const std::string& what) {
+  if (status == cudaSuccess)
+    return;
+  (void)cudaGetLastError(); // clear a non-sticky error so that the next case starts clean
+  throw CaseError(what + " failed: " + cudaGetErrorName(status) + ": " +
+                  cudaGetErrorString(status));
+}
+
+struct EventDeleter {
+  void operator()(cudaEvent_t event) const { (void)cudaEventDestroy(event); }
+};
+using Event = std::unique_ptr<CUevent_st, EventDeleter>;
+
+inline Event make_event() {
+  cudaEvent_t event = nullptr;
+  check(cudaEventCreate(&event), "cudaEventCreate");
+  return Event(event);
+}
+
+struct StreamDeleter {
+  void operator()(cudaStream_t stream) const { (void)cudaStreamDestroy(stream); }
+};
+using Stream = std::unique_ptr<CUstream_st, StreamDeleter>;
+
+inline Stream make_stream() {
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  return Stream(stream);
+}
+
+// `count` elements of device memory. Allocation failure is a CaseError that names the size.
+template <class T> class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : m_count(count) {
+    void* memory = nullptr;
+    const cudaError_t status = cudaMalloc(&memory, count * sizeof(T));
+    if (status != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw CaseError("cannot allocate " + format_bytes(static_cast<double>(count * sizeof(T))) +
+                      " of device memory (" + cudaGetErrorString(status) +
+                      "); choose smaller sizes");
+    }
+    m_memory.reset(static_cast<T*>(memory));
+  }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
+    check(cudaMemcpy(data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+          "cudaMemcpy to the device");
+  }
+
+  T* data() const { return m_memory.get(); }
+  std::size_t size() const { return m_count; }
+
+  std::vector<T> to_host() const {
+    std::vector<T> host(m_count);
+    check(cudaMemcpy(host.data(), data(), m_count * sizeof(T), cudaMemcpyDeviceToHost),
+          "cudaMemcpy to the host");
+    return host;
+  }
+
+private:
+  struct Free {
+    void operator()(T* memory) const { (void)cudaFree(memory); }
+  };
+  std::size_t m_count = 0;
+  std::unique_ptr<T, Free> m_memory;
+};
+
+// Evicts the GPU's L2 cache by writing a buffer twice its size (every global write goes
+// through L2), on the stream of the sample that follows.
+class L2Flusher {
+public:
+  L2Flusher() {
+    int device = 0;
+    int l2_bytes = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device),
+          "cudaDeviceGetAttribute(L2 cache size)");
+    if (l2_bytes > 0)
+      m_buffer = DeviceBuffer<unsigned char>(2 * static_cast<std::size_t>(l2_bytes));
+  }
+
+  void flush(cudaStream_t stream) {
+    if (m_buffer.size() > 0)
+      check(cudaMemsetAsync(m_buffer.data(), 0, m_buffer.size(), stream), "the L2 flush");
+  }
+
+private:
+  DeviceBuffer<unsigned char> m_buffer;
+};
+
+inline L2Flusher& l2_flusher() {
+  static L2Flusher flusher;
+  return flusher;
+}
+
+// Measures `launch(stream)` (which enqueues the kernels of one call on `stream`): `warmup`
+// untimed calls, then per sample "gpu_time" (CUDA events around the call, in seconds) and
+// "time" (host wall clock from enqueueing to completion, in seconds). Cold samples first flush
+// L2 and wait for the flush, so neither timer counts it.
+template <class Launch> void exec(State& state, cudaStream_t stream, Launch&& launch) {
+  const RunSettings& settings = state.settings();
+  for (int i = 0; i < settings.warmup; ++i)
+    launch(stream);
+  check(cudaStreamSynchronize(stream), "the warm-up calls");
+  const Event start = make_event();
+  const Event stop = make_event();
+  for (int i = 0; i < settings.samples; ++i) {
+    if (settings.cold)
+      l2_flusher().flush(stream);
+    check(cudaStreamSynchronize(stream), "waiting for the stream");
+    const auto host_start = std::chrono::steady_clock::now();
+    check(cudaEventRecord(start.get(), stream), "cudaEventRecord");
+    launch(stream);
+    check(cudaGetLastError(), "the kernel launch");
+    check(cudaEventRecord(stop.get(), stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop.get()), "the kernel");
+    const auto host_stop = std::chrono::steady_clock::now();
+    float milliseconds = 0;
+    check(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
+    state.add_sample("gpu_time", "s", Direction::lower, milliseconds / 1000.0);
+    state.add_sample("time", "s", Direction::lower,
+                     std::chrono::duration<double>(host_stop - host_start).count());
+  }
+}
+
+// The CUDA backend: the device is the current CUDA device, named as cudaGetDeviceProperties
+// names it (the name nvidia-smi prints).
+inline Backend backend() {
+  return Backend{"cuda", [] {
+                   int device = 0;
+                   cudaDeviceProp properties{};
+                   const cudaError_t status = cudaGetDevice(&device);
+                   if (status != cudaSuccess) {
+                     throw CaseError(std::string("no usable CUDA device (") +
+                                     cudaGetErrorString(status) +
+                                     "): run on a machine with an NVIDIA GPU and its driver");
+                   }
+                   check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+                   return std::string(properties.name);
+                 }};
+}
+
+} // namespace culprit::harness::cuda

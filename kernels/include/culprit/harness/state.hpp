@@ -1,0 +1,141 @@
+#pragma once
+// The state of one case while it is measured: its axis values, the work one sample does, and the
+// samples taken. A benchmark function reads its axes, prepares its data, says how many FLOPs and
+// bytes one call moves, and hands the call to exec(), which warms up and times it.
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "culprit/harness/benchmark.hpp"
+#include "culprit/harness/host.hpp"
+
+namespace culprit::harness {
+
+enum class Direction { lower, higher };
+
+inline const char* to_string(Direction direction) {
+  return direction == Direction::lower ? "lower" : "higher";
+}
+
+// How every case of a run is measured (from the command line).
+struct RunSettings {
+  int samples = 10;
+  int warmup = 1;
+  bool cold = false;
+  std::uint64_t seed = 1;
+};
+
+struct Sample {
+  std::string metric;
+  std::string unit;
+  Direction direction = Direction::lower;
+  double value = 0;
+  int index = 0; // position among the samples of this metric in this run
+  bool cold = false;
+};
+
+// Keeps the compiler from proving a result unused and deleting the work that made it.
+template <class T> inline void do_not_optimize(const T& value) {
+#if defined(__GNUC__) || defined(__clang__)
+  asm volatile("" : : "r,m"(value) : "memory");
+#else
+  static volatile const T* sink;
+  sink = &value;
+#endif
+}
+
+// FNV-1a over the case name, mixed with the run's seed: every case gets its own random data,
+// and the same data in every run with the same --seed.
+inline std::uint64_t case_seed(std::uint64_t seed, const std::string& case_name) {
+  std::uint64_t hash = 14695981039346656037ULL ^ seed;
+  for (const char c : case_name) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  return hash;
+}
+
+class State {
+public:
+  State(const Case& measured, const RunSettings& settings, HostCacheFlusher& flusher)
+      : m_case(measured), m_settings(settings), m_flusher(flusher) {}
+
+  const std::string& case_name() const { return m_case.name; }
+  const std::vector<std::pair<std::string, std::string>>& axes() const { return m_case.axes; }
+
+  // The value of an integer axis. Throws CaseError when the benchmark has no such axis.
+  std::int64_t get_int(const std::string& axis) const {
+    std::int64_t value = 0;
+    if (!parse_integer(get_string(axis), value))
+      throw CaseError("axis " + axis + " is not an integer axis");
+    return value;
+  }
+  const std::string& get_string(const std::string& axis) const {
+    for (const auto& entry : m_case.axes) {
+      if (entry.first == axis)
+        return entry.second;
+    }
+    throw CaseError("the benchmark asked for axis " + axis + ", which it does not declare");
+  }
+
+  // A seed for this case's random data (see case_seed).
+  std::uint64_t seed() const { return case_seed(m_settings.seed, m_case.name); }
+  const RunSettings& settings() const { return m_settings; }
+
+  // The work of one call of the measured function: floating-point operations, and bytes moved
+  // to and from memory (the compulsory traffic: each input read once, each output written once).
+  void set_flops(double flops) { m_flops = flops; }
+  void set_bytes(double bytes) { m_bytes = bytes; }
+  double flops() const { return m_flops; }
+  double bytes() const { return m_bytes; }
+
+  // Throws CaseError when this case would need more host memory than is available.
+  void require_host_memory(double bytes) const { harness::require_host_memory(bytes); }
+
+  // Sweeps the host's caches; exec() calls it before each sample when the run is cold.
+  void flush_host_caches() { m_flusher.flush(); }
+
+  // Records one sample of a metric. Throws CaseError for a value that is not finite.
+  void add_sample(const std::string& metric, const std::string& unit, Direction direction,
+                  double value) {
+    if (!std::isfinite(value))
+      throw CaseError("metric " + metric + " got a value that is not a finite number");
+    int index = 0;
+    for (const auto& sample : m_samples)
+      index += sample.metric == metric ? 1 : 0;
+    m_samples.push_back(Sample{metric, unit, direction, value, index, m_settings.cold});
+  }
+  const std::vector<Sample>& samples() const { return m_samples; }
+
+  // Measures `function` on the CPU: `warmup` untimed calls, then one timed call per sample,
+  // each recorded as metric "time" in seconds; before each timed call the host's caches are
+  // swept when the run is cold. The function must do the same work on every call.
+  template <class Function> void exec(Function&& function) {
+    for (int i = 0; i < m_settings.warmup; ++i)
+      function();
+    for (int i = 0; i < m_settings.samples; ++i) {
+      if (m_settings.cold)
+        flush_host_caches();
+      const auto start = std::chrono::steady_clock::now();
+      function();
+      const auto stop = std::chrono::steady_clock::now();
+      add_sample("time", "s", Direction::lower,
+                 std::chrono::duration<double>(stop - start).count());
+    }
+  }
+
+private:
+  const Case& m_case;
+  const RunSettings& m_settings;
+  HostCacheFlusher& m_flusher;
+  double m_flops = -1; // negative: not given
+  double m_bytes = -1;
+  std::vector<Sample> m_samples;
+};
+
+} // namespace culprit::harness

@@ -1,0 +1,107 @@
+#include "core/store/sqlite.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit::sqlite {
+namespace {
+
+class SqliteTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto opened = Database::open(m_dir / "test.db");
+    ASSERT_TRUE(opened) << opened.error().message;
+    m_db.emplace(std::move(*opened));
+    ASSERT_TRUE(m_db->execute("CREATE TABLE t (i INTEGER, d REAL, s TEXT)"));
+  }
+  testing::TempDir m_dir;
+  std::optional<Database> m_db;
+};
+
+TEST_F(SqliteTest, BindsAndReadsEveryType) {
+  auto insert = m_db->prepare("INSERT INTO t VALUES (?1, ?2, ?3)");
+  ASSERT_TRUE(insert);
+  insert->bind_all(std::int64_t{1} << 40, 2.5, std::string_view("text"));
+  ASSERT_TRUE(insert->run());
+  insert->reset();
+  insert->bind_all(std::optional<std::int64_t>{}, std::optional<double>{},
+                   std::optional<std::string>{});
+  ASSERT_TRUE(insert->run());
+  EXPECT_EQ(m_db->changes(), 1);
+  EXPECT_EQ(m_db->last_insert_rowid(), 2);
+
+  auto select = m_db->prepare("SELECT i, d, s FROM t ORDER BY rowid");
+  ASSERT_TRUE(select);
+  ASSERT_TRUE(select->step().value());
+  EXPECT_EQ(select->column_int64(0), std::int64_t{1} << 40);
+  EXPECT_DOUBLE_EQ(select->column_double(1), 2.5);
+  EXPECT_EQ(select->column_text(2), "text");
+  ASSERT_TRUE(select->step().value());
+  EXPECT_EQ(select->column_optional_int64(0), std::nullopt);
+  EXPECT_EQ(select->column_optional_double(1), std::nullopt);
+  EXPECT_EQ(select->column_optional_text(2), std::nullopt);
+  EXPECT_FALSE(select->step().value());
+}
+
+TEST_F(SqliteTest, EmptyTextIsNotNull) {
+  auto insert = m_db->prepare("INSERT INTO t (s) VALUES (?1)");
+  ASSERT_TRUE(insert);
+  insert->bind(1, std::string_view());
+  ASSERT_TRUE(insert->run());
+  auto select = m_db->prepare("SELECT s IS NULL, s FROM t");
+  ASSERT_TRUE(select->step().value());
+  EXPECT_EQ(select->column_int64(0), 0);
+  EXPECT_EQ(select->column_text(1), "");
+}
+
+TEST_F(SqliteTest, BadSqlIsAnErrorNamingTheFile) {
+  auto statement = m_db->prepare("SELEKT 1");
+  ASSERT_FALSE(statement);
+  EXPECT_EQ(statement.error().code, ExitCode::infrastructure);
+  EXPECT_NE(statement.error().message.find("test.db"), std::string::npos);
+  EXPECT_NE(statement.error().message.find("syntax error"), std::string::npos);
+}
+
+TEST_F(SqliteTest, BindOutOfRangeIsReportedByStep) {
+  auto statement = m_db->prepare("INSERT INTO t (i) VALUES (?1)");
+  ASSERT_TRUE(statement);
+  statement->bind(1, 1).bind(7, 2);
+  auto stepped = statement->step();
+  ASSERT_FALSE(stepped);
+  EXPECT_NE(stepped.error().message.find("binding"), std::string::npos);
+}
+
+TEST_F(SqliteTest, TransactionRollsBackUnlessCommitted) {
+  {
+    auto transaction = Transaction::begin(*m_db);
+    ASSERT_TRUE(transaction);
+    ASSERT_TRUE(m_db->execute("INSERT INTO t (i) VALUES (1)"));
+  }
+  {
+    auto transaction = Transaction::begin(*m_db);
+    ASSERT_TRUE(transaction);
+    ASSERT_TRUE(m_db->execute("INSERT INTO t (i) VALUES (2)"));
+    ASSERT_TRUE(transaction->commit());
+    EXPECT_FALSE(transaction->commit()); // no longer open
+  }
+  auto select = m_db->prepare("SELECT group_concat(i) FROM t");
+  ASSERT_TRUE(select->step().value());
+  EXPECT_EQ(select->column_text(0), "2");
+}
+
+TEST_F(SqliteTest, PragmaInteger) {
+  ASSERT_TRUE(m_db->execute("PRAGMA user_version = 7"));
+  EXPECT_EQ(m_db->pragma_integer("user_version").value(), 7);
+}
+
+TEST(SqliteOpen, MissingDirectoryIsAClearError) {
+  testing::TempDir dir;
+  auto db = Database::open(dir / "no/such/dir/test.db");
+  ASSERT_FALSE(db);
+  EXPECT_EQ(db.error().code, ExitCode::infrastructure);
+  EXPECT_NE(db.error().message.find("--cache-dir"), std::string::npos) << db.error().message;
+}
+
+} // namespace
+} // namespace culprit::sqlite

@@ -1,0 +1,202 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "tests/core/store/store_fixture.hpp"
+
+namespace culprit::store::testing {
+namespace {
+
+TEST_F(StoreTest, CountedRunsComeBackInRunOrderWithTheirIds) {
+  auto first = make_run(k_key, {1.0, 1.1, 1.2});
+  auto second = make_run(k_key, {2.0, 2.1});
+  second.started = first.started - std::chrono::seconds(5); // started earlier, recorded later
+  const auto first_id = record(first);
+  const auto second_id = record(second);
+
+  auto runs = m_store->counted_runs(k_key, "sgemm/4096", "time");
+  ASSERT_TRUE(runs) << runs.error().message;
+  EXPECT_EQ(runs->run_ids, (std::vector<std::int64_t>{second_id, first_id}));
+  EXPECT_EQ(runs->samples, (std::vector<std::vector<double>>{{2.0, 2.1}, {1.0, 1.1, 1.2}}));
+  EXPECT_EQ(runs->unit, "s");
+  EXPECT_EQ(runs->direction, Direction::lower_is_better);
+}
+
+TEST_F(StoreTest, WarmupAndFailedRunsAreRecordedButNotCounted) {
+  auto warmup = make_run(k_key, {9.0});
+  warmup.warmup = true;
+  auto failed = make_run(k_key, {8.0});
+  failed.status = RunStatus::parse_error;
+  failed.message = "no samples";
+  auto timed_out = make_run(k_key, {});
+  timed_out.status = RunStatus::timeout;
+  timed_out.timed_out = true;
+  timed_out.signal = 9;
+  record(warmup);
+  record(failed);
+  record(timed_out);
+  record(make_run(k_key, {1.0}));
+
+  auto runs = m_store->counted_runs(k_key, "sgemm/4096", "time");
+  ASSERT_TRUE(runs);
+  EXPECT_EQ(runs->samples, (std::vector<std::vector<double>>{{1.0}}));
+  auto counts = m_store->count_runs(k_key);
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(counts->counted, 1);
+  EXPECT_EQ(counts->warmup, 1);
+  EXPECT_EQ(counts->failed, 2);
+}
+
+TEST_F(StoreTest, RunsOfAnotherRecipeHostOrArtifactAreSeparate) {
+  record(make_run(k_key, {1.0}));
+  ASSERT_TRUE(m_store->record_host(make_host("host-2")));
+  record(make_run({k_key.artifact_id, "recipe-2", k_key.host_id}, {2.0}));
+  record(make_run({k_key.artifact_id, k_key.recipe_hash, "host-2"}, {3.0}));
+  record(make_run({"artifact-b", k_key.recipe_hash, k_key.host_id}, {4.0}));
+
+  auto runs = m_store->counted_runs(k_key, "sgemm/4096", "time");
+  ASSERT_TRUE(runs);
+  EXPECT_EQ(runs->samples, (std::vector<std::vector<double>>{{1.0}}));
+  EXPECT_EQ(m_store->count_runs({"artifact-b", k_key.recipe_hash, k_key.host_id})->counted, 1);
+  EXPECT_EQ(m_store->count_runs({"artifact-c", k_key.recipe_hash, k_key.host_id})->counted, 0);
+}
+
+TEST_F(StoreTest, OnlyTheAskedCaseAndMetric) {
+  auto run = make_run(k_key, {1.0, 2.0});
+  run.samples.push_back({"sgemm/4096", "gpu_time", "s", Direction::lower_is_better, {0.5}});
+  run.samples.push_back({"sgemm/4096", "bw", "B/s", Direction::higher_is_better, {7e9}});
+  run.samples.push_back({"dgemm/64", "time", "s", Direction::lower_is_better, {3.0}});
+  record(run);
+  record(make_run(k_key, {5.0}, "dgemm/64"));
+
+  EXPECT_EQ(m_store->counted_runs(k_key, "sgemm/4096", "gpu_time")->samples,
+            (std::vector<std::vector<double>>{{0.5}}));
+  EXPECT_EQ(m_store->counted_runs(k_key, "dgemm/64", "time")->samples,
+            (std::vector<std::vector<double>>{{3.0}, {5.0}}));
+  auto bandwidth = m_store->counted_runs(k_key, "sgemm/4096", "bw");
+  EXPECT_EQ(bandwidth->unit, "B/s");
+  EXPECT_EQ(bandwidth->direction, Direction::higher_is_better);
+  EXPECT_TRUE(m_store->counted_runs(k_key, "nope", "time")->run_ids.empty());
+
+  auto cases = m_store->measured_cases(k_key);
+  ASSERT_TRUE(cases) << cases.error().message;
+  const std::vector<CaseMetric> expected = {
+      {"dgemm/64", "time", "s", Direction::lower_is_better},
+      {"sgemm/4096", "bw", "B/s", Direction::higher_is_better},
+      {"sgemm/4096", "gpu_time", "s", Direction::lower_is_better},
+      {"sgemm/4096", "time", "s", Direction::lower_is_better},
+  };
+  EXPECT_EQ(*cases, expected);
+}
+
+TEST_F(StoreTest, ACaseReportedInTwoPiecesKeepsAllItsSamples) {
+  auto run = make_run(k_key, {1.0, 2.0});
+  run.samples.push_back(run.samples.front());
+  run.samples.back().values = {3.0};
+  record(run);
+  EXPECT_EQ(m_store->counted_runs(k_key, "sgemm/4096", "time")->samples,
+            (std::vector<std::vector<double>>{{1.0, 2.0, 3.0}}));
+}
+
+TEST_F(StoreTest, FreshnessBySessionOrStartTime) {
+  const auto cutoff = now();
+  auto old_run = make_run(k_key, {1.0});
+  old_run.started = cutoff - std::chrono::hours(1);
+  old_run.session = "monday";
+  auto new_run = make_run(k_key, {2.0});
+  new_run.started = cutoff;
+  new_run.session = "tuesday";
+  record(old_run);
+  record(new_run);
+
+  const Freshness since{cutoff, std::nullopt};
+  EXPECT_EQ(m_store->counted_runs(k_key, "sgemm/4096", "time", since)->samples,
+            (std::vector<std::vector<double>>{{2.0}}));
+  const Freshness monday{std::nullopt, "monday"};
+  EXPECT_EQ(m_store->counted_runs(k_key, "sgemm/4096", "time", monday)->samples,
+            (std::vector<std::vector<double>>{{1.0}}));
+  const Freshness both{cutoff, "monday"};
+  EXPECT_EQ(m_store->count_runs(k_key, both)->counted, 0);
+  EXPECT_EQ(m_store->measured_cases(k_key, both)->size(), 0U);
+  EXPECT_EQ(m_store->count_runs(k_key)->counted, 2);
+}
+
+TEST_F(StoreTest, ARunWithANonFiniteSampleIsRefusedWhole) {
+  auto run = make_run(k_key, {1.0, std::numeric_limits<double>::quiet_NaN()});
+  auto id = m_store->record_run(run);
+  ASSERT_FALSE(id);
+  EXPECT_NE(id.error().message.find("non-finite"), std::string::npos);
+  EXPECT_EQ(m_store->count_runs(k_key)->counted, 0);
+}
+
+TEST_F(StoreTest, ARunOfAnUnknownHostIsRefused) {
+  auto run = make_run({k_key.artifact_id, k_key.recipe_hash, "stranger"}, {1.0});
+  auto id = m_store->record_run(run);
+  ASSERT_FALSE(id);
+  EXPECT_NE(id.error().message.find("stranger"), std::string::npos);
+}
+
+TEST_F(StoreTest, UnitsThatChangeBetweenRunsAreAnError) {
+  record(make_run(k_key, {1.0}));
+  auto other = make_run(k_key, {1000.0});
+  other.samples.front().unit = "ms";
+  record(other);
+  auto runs = m_store->counted_runs(k_key, "sgemm/4096", "time");
+  ASSERT_FALSE(runs);
+  EXPECT_NE(runs.error().message.find("two units"), std::string::npos);
+}
+
+TEST_F(StoreTest, ArtifactRecordHasEveryRunWithItsFields) {
+  BuildRecord build{"build-artifact-a", "commit-artifact-a", "tree", true, 12.5,
+                    "/logs/a.log",      k_key.artifact_id,   now()};
+  ASSERT_TRUE(m_store->record_build(build));
+  auto run = make_run(k_key, {1.0, 2.0});
+  run.samples.push_back({"a-case", "gpu_time", "s", Direction::lower_is_better, {0.25}});
+  run.gpu_throttled = true;
+  run.signal = std::nullopt;
+  run.session = "s1";
+  run.message = "hot";
+  const auto id = record(run);
+  auto warmup = make_run(k_key, {7.0});
+  warmup.warmup = true;
+  warmup.started = run.started + std::chrono::seconds(1);
+  record(warmup);
+
+  auto artifact = m_store->artifact_record(k_key.artifact_id);
+  ASSERT_TRUE(artifact) << artifact.error().message;
+  ASSERT_EQ(artifact->builds.size(), 1U);
+  EXPECT_EQ(artifact->builds[0].log_path, "/logs/a.log");
+  ASSERT_EQ(artifact->runs.size(), 2U);
+  const auto& stored = artifact->runs[0];
+  EXPECT_EQ(stored.id, id);
+  EXPECT_EQ(stored.started, run.started);
+  EXPECT_EQ(stored.build_key, run.build_key);
+  EXPECT_EQ(stored.commit_id, run.commit_id);
+  EXPECT_DOUBLE_EQ(stored.wall_seconds, 1.5);
+  EXPECT_DOUBLE_EQ(stored.user_seconds, 1.25);
+  EXPECT_DOUBLE_EQ(stored.sys_seconds, 0.125);
+  EXPECT_EQ(stored.max_rss_kib, 20'480);
+  EXPECT_EQ(stored.exit_code, 0);
+  EXPECT_EQ(stored.signal, std::nullopt);
+  EXPECT_TRUE(stored.gpu_throttled);
+  EXPECT_EQ(stored.session, "s1");
+  EXPECT_EQ(stored.message, "hot");
+  ASSERT_EQ(stored.samples.size(), 2U);
+  EXPECT_EQ(stored.samples[0].case_name, "a-case");
+  EXPECT_EQ(stored.samples[1].values, (std::vector<double>{1.0, 2.0}));
+  EXPECT_TRUE(artifact->runs[1].warmup);
+
+  const Freshness later{run.started + std::chrono::milliseconds(500), std::nullopt};
+  EXPECT_EQ(m_store->artifact_record(k_key.artifact_id, later)->runs.size(), 1U);
+}
+
+TEST(RunStatusNames, RoundTrip) {
+  for (const auto status : {RunStatus::ok, RunStatus::failed, RunStatus::timeout,
+                            RunStatus::parse_error, RunStatus::interrupted})
+    EXPECT_EQ(parse_run_status(to_string(status)), status);
+  EXPECT_EQ(parse_run_status("fine"), std::nullopt);
+}
+
+} // namespace
+} // namespace culprit::store::testing

@@ -1,0 +1,122 @@
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/evidence.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit {
+namespace {
+
+using ::testing::HasSubstr;
+
+Evidence sample() {
+  Evidence e;
+  e.kind = "bisect";
+  e.status = "culprit_found";
+  e.tool_version = "0.1.0";
+  e.command = {"culprit", "bisect", "--good", "v1", "--bad", "HEAD"};
+  e.created = "2026-01-01T00:00:00Z";
+  e.repo_path = "/src/project";
+  e.repo_head = "abc";
+  e.host = {{"cpu", "Example CPU"}, {"cores", 2}};
+  e.settings.build = "make";
+  e.settings.run = "./bench";
+  e.settings.format = "culprit";
+  e.settings.metric = "time";
+  e.builds.push_back({"c1", "k1", true, 1.5, "built", "a1", "/log", ""});
+  EvidenceMeasurement m;
+  m.commit = "c1";
+  m.case_name = "sgemm/M=64";
+  m.metric = "time";
+  m.unit = "s";
+  m.direction = "lower";
+  m.runs = {{0.0101, 0.0102}, {0.0099}};
+  m.summary.median = 0.0101;
+  m.summary.ci = {0.0100, 0.0102};
+  e.measurements.push_back(m);
+  EvidenceComparison c;
+  c.base = "c0";
+  c.head = "c1";
+  c.case_name = "sgemm/M=64";
+  c.ratio = 1.08;
+  c.ci = {1.06, 1.10};
+  c.p_value = 0.0004;
+  c.verdict = "slower";
+  c.min_detectable = 0.01;
+  e.comparisons.push_back(c);
+  EvidenceBisect b;
+  b.good = "c0";
+  b.bad = "c9";
+  b.commits_in_range = 9;
+  b.steps.push_back({"c5", "bad", 0.97, std::array<double, 2>{0.9, 1.04}, 10, ""});
+  b.steps.push_back({"c3", "skip", std::nullopt, std::nullopt, 0, "build failed"});
+  b.culprits.push_back({"c4",
+                        "c3",
+                        "<b>slow</b>",
+                        "Ada",
+                        "ada@example.com",
+                        "2026-01-01",
+                        {"kernels/sgemm.cpp"},
+                        {"@kernels"},
+                        "sgemm/M=64",
+                        1.08,
+                        {1.06, 1.1},
+                        1.0});
+  e.bisect = b;
+  return e;
+}
+
+TEST(Evidence, RoundTripsThroughJsonWithTheDesignKeys) {
+  const auto json = to_json(sample());
+  for (const auto* key : {"schema", "kind", "status", "tool", "command", "created", "repo", "host",
+                          "settings", "builds", "measurements", "comparisons", "bisect"})
+    EXPECT_TRUE(json.contains(key)) << key;
+  EXPECT_EQ(json["schema"], "culprit.evidence/1");
+  EXPECT_EQ(json["measurements"][0]["runs"][0][1], 0.0102);
+  EXPECT_EQ(json["bisect"]["culprits"][0]["author"], "Ada");
+  EXPECT_TRUE(json["bisect"]["steps"][1]["position"].is_null());
+  auto back = evidence_from_json(json);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(to_json(*back), json);
+}
+
+TEST(Evidence, SavesAtomicallyAndLoads) {
+  testing::TempDir dir;
+  ASSERT_TRUE(save_evidence(sample(), dir / "e.json"));
+  auto loaded = load_evidence(dir / "e.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->bisect->culprits[0].subject, "<b>slow</b>");
+}
+
+TEST(Evidence, BadDocumentsAreUsageErrorsThatSayWhatIsWrong) {
+  testing::TempDir dir;
+  std::ofstream(dir / "bad.json") << "{\"schema\": ";
+  auto not_json = load_evidence(dir / "bad.json");
+  ASSERT_FALSE(not_json);
+  EXPECT_EQ(not_json.error().code, ExitCode::usage);
+  EXPECT_THAT(not_json.error().message, HasSubstr("is not JSON"));
+
+  auto missing = load_evidence(dir / "none.json");
+  ASSERT_FALSE(missing);
+  EXPECT_THAT(missing.error().message, HasSubstr("no evidence file"));
+
+  auto json = to_json(sample());
+  json["schema"] = "culprit.evidence/9";
+  EXPECT_THAT(evidence_from_json(json).error().message, HasSubstr("culprit.evidence/9"));
+
+  json = to_json(sample());
+  json["comparisons"][0].erase("ratio");
+  EXPECT_THAT(evidence_from_json(json).error().message, HasSubstr("comparisons[0].ratio"));
+
+  json = to_json(sample());
+  json["bisect"]["steps"][0]["commit"] = 42;
+  EXPECT_THAT(evidence_from_json(json).error().message,
+              HasSubstr("'bisect.steps[0].commit' in the evidence has the wrong type"));
+
+  EXPECT_FALSE(evidence_from_json(nlohmann::json::array()));
+}
+
+} // namespace
+} // namespace culprit

@@ -1,0 +1,143 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/recipe.hpp"
+
+namespace culprit {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr std::string_view k_example = R"(
+[build]
+command = "cmake -S {src} -B {build} -G Ninja && cmake --build {build}"
+artifacts = ["bench"]
+env = { CC = "gcc" }
+
+[run]
+command = "{build}/bench --benchmark_format=json"
+format = "gbench"
+metric = "real_time"
+cases = ["BM_Sgemm/*"]
+timeout = 60
+
+[decide]
+threshold = 0.02
+confidence = 0.95
+min_runs = 5
+max_runs = 40
+)";
+
+TEST(Recipe, ParsesTheDesignExample) {
+  auto recipe = parse_recipe(k_example, "culprit.toml");
+  ASSERT_TRUE(recipe) << recipe.error().message;
+  EXPECT_THAT(recipe->build.command, HasSubstr("cmake --build {build}"));
+  EXPECT_THAT(recipe->build.artifacts, ElementsAre("bench"));
+  EXPECT_EQ(recipe->build.env.at("CC"), "gcc");
+  EXPECT_EQ(std::get<std::string>(recipe->run.command), "{build}/bench --benchmark_format=json");
+  EXPECT_EQ(recipe->run.format, "gbench");
+  EXPECT_EQ(recipe->run.metric, "real_time");
+  EXPECT_THAT(recipe->run.cases, ElementsAre("BM_Sgemm/*"));
+  EXPECT_DOUBLE_EQ(recipe->run.timeout.count(), 60);
+  EXPECT_DOUBLE_EQ(recipe->decide.threshold, 0.02);
+  EXPECT_EQ(recipe->decide.max_runs, 40);
+  EXPECT_TRUE(apply_overrides(*recipe, {}));
+}
+
+TEST(Recipe, RunCommandMayBeAnArgumentVector) {
+  auto recipe = parse_recipe("[run]\ncommand = [\"{build}/bench\", \"--fast\"]\n", "x.toml");
+  ASSERT_TRUE(recipe) << recipe.error().message;
+  EXPECT_THAT(std::get<std::vector<std::string>>(recipe->run.command),
+              ElementsAre("{build}/bench", "--fast"));
+}
+
+TEST(Recipe, UnknownKeysNameTheKeyItsLineAndTheKnownKeys) {
+  auto recipe = parse_recipe("[build]\ncommand = \"make\"\n\ncomand = \"oops\"\n", "culprit.toml");
+  ASSERT_FALSE(recipe);
+  EXPECT_EQ(recipe.error().code, ExitCode::usage);
+  EXPECT_THAT(recipe.error().message, HasSubstr("culprit.toml:4: unknown key 'comand' in [build]"));
+  EXPECT_THAT(recipe.error().message, HasSubstr("known keys: command, artifacts"));
+  auto section = parse_recipe("[bulid]\ncommand = \"make\"\n", "culprit.toml");
+  ASSERT_FALSE(section);
+  EXPECT_THAT(section.error().message, HasSubstr("culprit.toml:1: unknown section or key 'bulid'"));
+}
+
+TEST(Recipe, WrongTypesNameTheKeyAndLine) {
+  auto recipe = parse_recipe("[decide]\n\nmin_runs = \"five\"\n", "c.toml");
+  ASSERT_FALSE(recipe);
+  EXPECT_THAT(recipe.error().message,
+              HasSubstr("c.toml:3: [decide] min_runs must be a whole number"));
+  auto artifacts = parse_recipe("[build]\nartifacts = \"bench\"\n", "c.toml");
+  ASSERT_FALSE(artifacts);
+  EXPECT_THAT(artifacts.error().message, HasSubstr("c.toml:2: [build] artifacts must be an array"));
+}
+
+TEST(Recipe, SyntaxErrorsNameLineAndColumn) {
+  auto recipe = parse_recipe("[build]\ncommand = \"unterminated\n", "c.toml");
+  ASSERT_FALSE(recipe);
+  EXPECT_EQ(recipe.error().code, ExitCode::usage);
+  EXPECT_THAT(recipe.error().message, HasSubstr("c.toml:2:"));
+}
+
+TEST(Recipe, ThresholdTakesPercentOrFraction) {
+  EXPECT_DOUBLE_EQ(parse_threshold("2%").value(), 0.02);
+  EXPECT_DOUBLE_EQ(parse_threshold("0.02").value(), 0.02);
+  EXPECT_DOUBLE_EQ(parse_threshold("0.5%").value(), 0.005);
+  EXPECT_FALSE(parse_threshold("2"));
+  EXPECT_FALSE(parse_threshold("abc"));
+  EXPECT_FALSE(parse_threshold("-1%"));
+  EXPECT_FALSE(parse_threshold(""));
+  EXPECT_FALSE(parse_threshold("nan"));
+  auto from_file = parse_recipe("[decide]\nthreshold = \"5%\"\n", "c.toml");
+  EXPECT_DOUBLE_EQ(from_file->decide.threshold, 0.05);
+  auto bad = parse_recipe("[decide]\nthreshold = 5\n", "c.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("c.toml:2:"));
+}
+
+TEST(Recipe, FlagsOverrideTheFileAndTheResultIsChecked) {
+  auto recipe = parse_recipe(k_example, "culprit.toml").value();
+  RecipeOverrides flags;
+  flags.run_command = "./other";
+  flags.threshold = "5%";
+  flags.max_runs = 10;
+  auto merged = apply_overrides(recipe, flags);
+  ASSERT_TRUE(merged) << merged.error().message;
+  EXPECT_EQ(std::get<std::string>(merged->run.command), "./other");
+  EXPECT_DOUBLE_EQ(merged->decide.threshold, 0.05);
+  EXPECT_EQ(merged->decide.max_runs, 10);
+
+  RecipeOverrides inverted;
+  inverted.min_runs = 10;
+  inverted.max_runs = 5;
+  auto bad = apply_overrides(recipe, inverted);
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("max_runs (5) is below min_runs (10)"));
+
+  RecipeOverrides empty_build;
+  empty_build.build_command = "  ";
+  auto no_build = apply_overrides(recipe, empty_build);
+  ASSERT_FALSE(no_build);
+  EXPECT_THAT(no_build.error().message, HasSubstr("--build CMD"));
+
+  RecipeOverrides format;
+  format.format = "xml";
+  EXPECT_THAT(apply_overrides(recipe, format).error().message, HasSubstr("unknown format 'xml'"));
+}
+
+TEST(Recipe, HashesChangeWithWhatChangesTheProduct) {
+  auto recipe = parse_recipe(k_example, "culprit.toml").value();
+  auto other = recipe;
+  other.build.timeout = std::chrono::seconds(5);
+  other.decide.max_runs = 3;
+  EXPECT_EQ(build_recipe_hash(recipe.build), build_recipe_hash(other.build));
+  EXPECT_EQ(run_recipe_hash(recipe.run), run_recipe_hash(other.run));
+  other.build.command += " -j2";
+  other.run.env["X"] = "1";
+  EXPECT_NE(build_recipe_hash(recipe.build), build_recipe_hash(other.build));
+  EXPECT_NE(run_recipe_hash(recipe.run), run_recipe_hash(other.run));
+}
+
+} // namespace
+} // namespace culprit

@@ -1,0 +1,226 @@
+#include "core/roofline.hpp"
+
+#include <cmath>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit {
+namespace {
+
+Peaks simple_peaks() {
+  return Peaks{"test device", 1e12, 8e12, 1e11, "test"};
+}
+
+TEST(Roofline, NamesFromNvidiaSmiPickTheirDatasheetRow) {
+  struct Expected {
+    const char* smi_name;
+    const char* device;
+    double bandwidth_tbps;
+  };
+  const Expected expected[] = {
+      {"NVIDIA A100-SXM4-80GB", "NVIDIA A100 SXM4 80GB", 2.039},
+      {"NVIDIA A100-SXM4-40GB", "NVIDIA A100 SXM4 40GB", 1.555},
+      {"NVIDIA A100 80GB PCIe", "NVIDIA A100 PCIe 80GB", 1.935},
+      {"NVIDIA A100-PCIE-40GB", "NVIDIA A100 PCIe 40GB", 1.555},
+      {"NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM5", 3.35},
+      {"NVIDIA H100 PCIe", "NVIDIA H100 PCIe", 2.0},
+      {"NVIDIA H100 NVL", "NVIDIA H100 NVL", 3.9},
+      {"NVIDIA H200", "NVIDIA H200 SXM", 4.8},
+      {"NVIDIA H200 NVL", "NVIDIA H200 NVL", 4.8},
+      {"NVIDIA B200", "NVIDIA B200", 8.0},
+      {"nvidia h100 pcie", "NVIDIA H100 PCIe", 2.0},
+  };
+  for (const auto& one : expected) {
+    const auto peaks = gpu_peaks(one.smi_name);
+    ASSERT_TRUE(peaks) << one.smi_name;
+    EXPECT_EQ(peaks->device, one.device) << one.smi_name;
+    EXPECT_DOUBLE_EQ(peaks->bytes_per_second, one.bandwidth_tbps * 1e12) << one.smi_name;
+    EXPECT_TRUE(peaks->source.starts_with("datasheet: NVIDIA")) << peaks->source;
+  }
+  const auto h100 = gpu_peaks("NVIDIA H100 80GB HBM3");
+  EXPECT_DOUBLE_EQ(h100->flops_per_second, 67e12);
+  EXPECT_DOUBLE_EQ(h100->tensor_flops_per_second.value_or(0), 494.5e12); // 989 with sparsity
+  EXPECT_DOUBLE_EQ(gpu_peaks("NVIDIA A100-SXM4-80GB")->tensor_flops_per_second.value_or(0), 156e12);
+}
+
+TEST(Roofline, UnknownGpusHaveNoDatasheetPeaks) {
+  EXPECT_FALSE(gpu_peaks("Tesla V100-SXM2-16GB"));
+  EXPECT_FALSE(gpu_peaks("NVIDIA GeForce RTX 4090"));
+  EXPECT_FALSE(gpu_peaks(""));
+}
+
+TEST(Roofline, EveryDatasheetRowIsReachableAndComplete) {
+  for (const auto& sheet : gpu_datasheets()) {
+    const auto peaks = gpu_peaks(sheet.device);
+    ASSERT_TRUE(peaks) << sheet.device;
+    EXPECT_EQ(peaks->device, sheet.device) << "an earlier row shadows " << sheet.device;
+    EXPECT_GT(sheet.fp32_tflops, 0);
+    EXPECT_GT(sheet.tf32_tensor_tflops, sheet.fp32_tflops);
+    EXPECT_GT(sheet.memory_tbps, 0);
+    EXPECT_FALSE(sheet.citation.empty());
+  }
+}
+
+TEST(Roofline, OverridesReplaceTheFiguresTheyGive) {
+  const auto peaks = apply_overrides(*gpu_peaks("NVIDIA H100 PCIe"), {std::nullopt, 1e15, 3e12});
+  ASSERT_TRUE(peaks);
+  EXPECT_DOUBLE_EQ(peaks->flops_per_second, 51e12);
+  EXPECT_DOUBLE_EQ(peaks->tensor_flops_per_second.value_or(0), 1e15);
+  EXPECT_DOUBLE_EQ(peaks->bytes_per_second, 3e12);
+  EXPECT_NE(peaks->source.find("bandwidth from the configuration"), std::string::npos);
+
+  const auto bad = apply_overrides(simple_peaks(), {-1.0, std::nullopt, std::nullopt});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ExitCode::usage);
+  EXPECT_NE(bad.error().message.find("FLOP/s peak must be a positive number"), std::string::npos);
+  EXPECT_FALSE(apply_overrides(simple_peaks(), {std::nullopt, std::nullopt, NAN}));
+}
+
+TEST(Roofline, AMemoryBoundCaseIsBoundByBandwidth) {
+  // saxpy on 1M floats: 2 FLOPs and 12 bytes per element.
+  const auto point = roofline_point(2e6, 12e6, 2.4e-4, simple_peaks());
+  ASSERT_TRUE(point) << point.error().message;
+  EXPECT_EQ(point->limiter, Limiter::memory);
+  EXPECT_DOUBLE_EQ(point->arithmetic_intensity, 1.0 / 6.0);
+  EXPECT_DOUBLE_EQ(point->bound_seconds, 12e6 / 1e11);
+  EXPECT_DOUBLE_EQ(point->bound_flops_per_second, 1e11 / 6.0); // intensity x bandwidth
+  EXPECT_DOUBLE_EQ(point->achieved_bytes_per_second, 12e6 / 2.4e-4);
+  EXPECT_DOUBLE_EQ(point->fraction_of_bound, 0.5);
+  EXPECT_EQ(to_string(point->limiter), "memory");
+}
+
+TEST(Roofline, AComputeBoundCaseIsBoundByThePeakFlops) {
+  const double flops = 2.0 * 512 * 512 * 512;
+  const double bytes = 3.0 * 512 * 512 * 4;
+  const auto point = roofline_point(flops, bytes, 4 * flops / 1e12, simple_peaks());
+  ASSERT_TRUE(point);
+  EXPECT_EQ(point->limiter, Limiter::compute);
+  EXPECT_DOUBLE_EQ(point->bound_flops_per_second, 1e12);
+  EXPECT_DOUBLE_EQ(point->fraction_of_bound, 0.25);
+  EXPECT_DOUBLE_EQ(point->achieved_flops_per_second, 0.25e12);
+
+  const auto tensor =
+      roofline_point(flops, bytes, 4 * flops / 1e12, simple_peaks(), ComputeUnit::tensor);
+  ASSERT_TRUE(tensor);
+  EXPECT_DOUBLE_EQ(tensor->bound_flops_per_second, 8e12);
+  EXPECT_DOUBLE_EQ(tensor->fraction_of_bound, 0.25 / 8);
+}
+
+TEST(Roofline, AtTheRidgePointBothBoundsAgree) {
+  const Peaks peaks = simple_peaks();
+  const double intensity = peaks.flops_per_second / peaks.bytes_per_second;
+  const auto point = roofline_point(intensity * 1e6, 1e6, 1e-3, peaks);
+  ASSERT_TRUE(point);
+  EXPECT_DOUBLE_EQ(point->bound_seconds, 1e6 / peaks.bytes_per_second);
+  EXPECT_DOUBLE_EQ(point->bound_flops_per_second, peaks.flops_per_second);
+}
+
+TEST(Roofline, CasesWithOnlyBytesOrOnlyFlopsHaveABound) {
+  const auto copy = roofline_point(0, 8e6, 1e-3, simple_peaks());
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->limiter, Limiter::memory);
+  EXPECT_TRUE(std::isinf(roofline_point(1e6, 0, 1e-3, simple_peaks())->arithmetic_intensity));
+}
+
+TEST(Roofline, BadInputsAreUsageErrorsThatSayWhatIsWrong) {
+  const auto none = roofline_point(0, 0, 1e-3, simple_peaks());
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ExitCode::usage);
+  EXPECT_NE(none.error().message.find("neither FLOPs nor bytes"), std::string::npos);
+  EXPECT_FALSE(roofline_point(1, 1, 0, simple_peaks()));
+  EXPECT_FALSE(roofline_point(1, 1, -1, simple_peaks()));
+  EXPECT_FALSE(roofline_point(-1, 1, 1, simple_peaks()));
+  EXPECT_FALSE(roofline_point(1, NAN, 1, simple_peaks()));
+  Peaks no_tensor = simple_peaks();
+  no_tensor.tensor_flops_per_second.reset();
+  const auto tensor = roofline_point(1, 1, 1, no_tensor, ComputeUnit::tensor);
+  ASSERT_FALSE(tensor);
+  EXPECT_NE(tensor.error().message.find("tensor-core"), std::string::npos);
+}
+
+TEST(Roofline, EachCaseUsesTheMedianOfItsTimes) {
+  ParsedOutput output;
+  output.cases = {{"saxpy/N=1000000", 2e6, 12e6, {}},
+                  {"no_work", std::nullopt, std::nullopt, {}},
+                  {"no_samples", 1e6, 1e6, {}}};
+  output.samples = {{"saxpy/N=1000000", "time", "s", Direction::lower_is_better, {3e-4, 1e-4}},
+                    {"saxpy/N=1000000", "time", "s", Direction::lower_is_better, {2.4e-4}},
+                    {"saxpy/N=1000000", "gpu_time", "s", Direction::lower_is_better, {1.0}},
+                    {"no_work", "time", "s", Direction::lower_is_better, {1.0}}};
+  const auto rows = roofline_cases(output, "time", simple_peaks());
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1U);
+  EXPECT_EQ(rows->front().case_name, "saxpy/N=1000000");
+  EXPECT_DOUBLE_EQ(rows->front().point.seconds, 2.4e-4);
+  EXPECT_DOUBLE_EQ(rows->front().point.fraction_of_bound, 0.5);
+
+  output.samples[0].unit = "GB/s";
+  EXPECT_FALSE(roofline_cases(output, "time", simple_peaks()));
+}
+
+CpuPeakOptions quick_options(unsigned threads = 1) {
+  return CpuPeakOptions{threads, std::chrono::milliseconds(60), std::size_t{4} << 20U};
+}
+
+TEST(RooflineCpu, MeasuresPositivePeaks) {
+  const auto peaks = measure_cpu_peaks(quick_options());
+  ASSERT_TRUE(peaks) << peaks.error().message;
+  EXPECT_FALSE(peaks->device.empty());
+  // Far below any CPU of this century: the check is that the figures are real measurements.
+  EXPECT_GT(peaks->flops_per_second, 1e8);
+  EXPECT_GT(peaks->bytes_per_second, 1e8);
+  EXPECT_LT(peaks->flops_per_second, 1e14);
+  EXPECT_FALSE(peaks->tensor_flops_per_second);
+  EXPECT_FALSE(measure_cpu_peaks({1, std::chrono::milliseconds(0), 0}));
+}
+
+TEST(RooflineCpu, CachesTheMeasurementForTheSameCpuAndThreads) {
+  const testing::TempDir dir;
+  const auto cache = dir / "cache/cpu-peaks.json";
+  const auto measured = cpu_peaks(cache, quick_options());
+  ASSERT_TRUE(measured) << measured.error().message;
+  ASSERT_TRUE(std::filesystem::exists(cache));
+
+  // Plant figures no measurement would give: reading them back proves the cache is used.
+  nlohmann::json json = nlohmann::json::parse(std::ifstream(cache));
+  EXPECT_EQ(json["schema"], "culprit.cpu-peaks/1");
+  json["flops_per_second"] = 123.0;
+  json["bytes_per_second"] = 456.0;
+  std::ofstream(cache) << json.dump();
+  const auto cached = cpu_peaks(cache, quick_options());
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->flops_per_second, 123.0);
+  EXPECT_EQ(cached->bytes_per_second, 456.0);
+  EXPECT_NE(cached->source.find("cached in"), std::string::npos);
+
+  // Another thread count is another measurement.
+  const auto other = cpu_peaks(cache, quick_options(2));
+  ASSERT_TRUE(other);
+  EXPECT_GT(other->flops_per_second, 1e8);
+}
+
+TEST(RooflineCpu, AnUnreadableCacheIsMeasuredOver) {
+  const testing::TempDir dir;
+  const auto cache = dir / "cpu-peaks.json";
+  std::ofstream(cache) << "{not json";
+  const auto peaks = cpu_peaks(cache, quick_options());
+  ASSERT_TRUE(peaks) << peaks.error().message;
+  EXPECT_GT(peaks->flops_per_second, 1e8);
+  EXPECT_TRUE(nlohmann::json::parse(std::ifstream(cache), nullptr, false).is_object());
+}
+
+TEST(RooflineCpu, AnUnwritableCacheIsAnInfrastructureError) {
+  const testing::TempDir dir;
+  std::ofstream(dir / "file") << "a file, not a directory";
+  const auto peaks = cpu_peaks(dir / "file/cpu-peaks.json", quick_options());
+  ASSERT_FALSE(peaks);
+  EXPECT_EQ(peaks.error().code, ExitCode::infrastructure);
+  EXPECT_NE(peaks.error().message.find("cpu-peaks.json"), std::string::npos);
+}
+
+} // namespace
+} // namespace culprit
