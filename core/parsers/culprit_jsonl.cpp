@@ -104,7 +104,7 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
       continue;
     CULPRIT_TRY_ASSIGN(const Json record,
                        parse_json(record_line, k_format, {lines.number(), column}));
-    fields.locate(fmt::format("line {}", lines.number()));
+    fields.locate_line(lines.number());
     CULPRIT_TRY_ASSIGN(const std::string type, fields.string(record, "type", ""));
     if (type == "header") {
       if (seen_record)
