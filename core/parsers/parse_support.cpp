@@ -37,12 +37,12 @@ std::optional<double> parse_number(std::string_view text) {
 
 std::string printable(std::string_view text, std::size_t limit) {
   std::string result;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (const char c : text) {
     if (result.size() >= limit) {
       result += "...";
       break;
     }
-    const auto byte = static_cast<unsigned char>(text[i]);
+    const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte >= 0x7f)
       result += fmt::format("\\x{:02x}", byte);
     else
