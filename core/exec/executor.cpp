@@ -4,34 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "core/command_template.hpp"
+
 namespace culprit {
 namespace {
-
-bool needs_quoting(std::string_view argument) {
-  if (argument.empty())
-    return true;
-  for (const char c : argument) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                       std::strchr("_-./=:,+@%^", c) != nullptr;
-    if (!plain)
-      return true;
-  }
-  return false;
-}
-
-std::string shell_quote(std::string_view argument) {
-  if (!needs_quoting(argument))
-    return std::string(argument);
-  std::string quoted = "'";
-  for (const char c : argument) {
-    if (c == '\'')
-      quoted += "'\\''";
-    else
-      quoted += c;
-  }
-  quoted += '\'';
-  return quoted;
-}
 
 std::string base_name(std::string_view path) {
   const auto slash = path.find_last_of('/');

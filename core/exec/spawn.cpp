@@ -11,6 +11,8 @@
 #include <system_error>
 #include <utility>
 
+#include <fmt/format.h>
+
 extern char** environ; // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
 
 namespace culprit {
@@ -57,8 +59,9 @@ Result<std::string> find_on_path(const std::string& name, const std::string& pat
     auto end = path.find(':', begin);
     if (end == std::string::npos)
       end = path.size();
-    const std::string directory = end == begin ? "." : path.substr(begin, end - begin);
-    const std::string candidate = directory + "/" + name;
+    std::string candidate = end == begin ? std::string(".") : path.substr(begin, end - begin);
+    candidate += '/';
+    candidate += name;
     struct stat status{};
     if (::stat(candidate.c_str(), &status) == 0 && S_ISREG(status.st_mode)) {
       if (::access(candidate.c_str(), X_OK) == 0)
@@ -109,33 +112,25 @@ private:
   bool m_active = false;
 };
 
-class SpawnAttributes {
+// A posix_spawn attribute or file-action object, destroyed with its scope.
+template <class Object, int (*init)(Object*), int (*destroy)(Object*)> class SpawnObject {
 public:
-  SpawnAttributes() { posix_spawnattr_init(&m_attributes); }
-  ~SpawnAttributes() { posix_spawnattr_destroy(&m_attributes); }
-  SpawnAttributes(const SpawnAttributes&) = delete;
-  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
-  SpawnAttributes(SpawnAttributes&&) = delete;
-  SpawnAttributes& operator=(SpawnAttributes&&) = delete;
-  posix_spawnattr_t* get() { return &m_attributes; }
+  SpawnObject() { init(&m_object); }
+  ~SpawnObject() { destroy(&m_object); }
+  SpawnObject(const SpawnObject&) = delete;
+  SpawnObject& operator=(const SpawnObject&) = delete;
+  SpawnObject(SpawnObject&&) = delete;
+  SpawnObject& operator=(SpawnObject&&) = delete;
+  Object* get() { return &m_object; }
 
 private:
-  posix_spawnattr_t m_attributes{};
+  Object m_object{};
 };
 
-class SpawnFileActions {
-public:
-  SpawnFileActions() { posix_spawn_file_actions_init(&m_actions); }
-  ~SpawnFileActions() { posix_spawn_file_actions_destroy(&m_actions); }
-  SpawnFileActions(const SpawnFileActions&) = delete;
-  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
-  SpawnFileActions(SpawnFileActions&&) = delete;
-  SpawnFileActions& operator=(SpawnFileActions&&) = delete;
-  posix_spawn_file_actions_t* get() { return &m_actions; }
-
-private:
-  posix_spawn_file_actions_t m_actions{};
-};
+using SpawnAttributes =
+    SpawnObject<posix_spawnattr_t, posix_spawnattr_init, posix_spawnattr_destroy>;
+using SpawnFileActions = SpawnObject<posix_spawn_file_actions_t, posix_spawn_file_actions_init,
+                                     posix_spawn_file_actions_destroy>;
 
 // Dispositions that survive exec when the parent ignores them; a benchmark must start with the
 // defaults (an ignored SIGPIPE or SIGTERM would change how it behaves and how it can be stopped).
@@ -162,14 +157,14 @@ Result<LaunchPlan> plan_launch(const ExecRequest& request) {
       variables.emplace(text.substr(0, equals), text.substr(equals + 1));
   }
   for (const auto& [name, value] : request.env) {
-    if (name.empty() || name.find_first_of("=") != std::string::npos ||
+    if (name.empty() || name.find('=') != std::string::npos ||
         name.find('\0') != std::string::npos || value.find('\0') != std::string::npos)
       return usage_error("invalid environment variable name '{}' for the benchmark", name);
     variables[name] = value;
   }
   LaunchPlan plan;
   for (const auto& [name, value] : variables)
-    plan.environ.push_back(name + "=" + value);
+    plan.environ.push_back(fmt::format("{}={}", name, value));
 
   if (const auto* shell = std::get_if<std::string>(&request.command)) {
     if (shell->find_first_not_of(" \t\n") == std::string::npos)

@@ -3,8 +3,13 @@
 #include <csv.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,6 +19,8 @@ namespace culprit {
 namespace {
 
 constexpr std::string_view k_format = "CSV";
+constexpr std::size_t k_piece = std::size_t{64} << 10;
+constexpr std::size_t k_min_block = 1024;
 
 // libcsv's parser, fed a line at a time so that the caller knows the line each record ended on.
 class CsvRecords {
@@ -28,11 +35,22 @@ public:
   CsvRecords(CsvRecords&&) = delete;
   CsvRecords& operator=(CsvRecords&&) = delete;
 
-  // Parses `chunk`; the number of bytes taken before malformed quoting, or nullopt when all
-  // of it was fine.
-  std::optional<std::size_t> feed(std::string_view chunk) {
-    const auto taken = csv_parse(&m_parser, chunk.data(), chunk.size(), on_field, on_record, this);
-    return taken == chunk.size() ? std::nullopt : std::optional<std::size_t>(taken);
+  // Parses `text`; the number of bytes taken before malformed quoting, or nullopt when all of
+  // it was fine.
+  std::optional<std::size_t> feed(std::string_view text) {
+    for (std::size_t done = 0; done < text.size();) {
+      // libcsv grows a field's buffer by a fixed block; growing the block with the buffer
+      // between pieces keeps a huge field linear rather than quadratic in its length.
+      csv_set_blk_size(&m_parser,
+                       std::max<std::size_t>(k_min_block, csv_get_buffer_size(&m_parser)));
+      const auto piece = text.substr(done, k_piece);
+      const auto taken =
+          csv_parse(&m_parser, piece.data(), piece.size(), on_field, on_record, this);
+      if (taken != piece.size())
+        return done + taken;
+      done += piece.size();
+    }
+    return std::nullopt;
   }
   // Ends the input; false when a quoted field was left open.
   bool finish() { return csv_fini(&m_parser, on_field, on_record, this) == 0; }

@@ -1,6 +1,7 @@
 #include "core/parsers/culprit_jsonl.hpp"
 
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -14,13 +15,17 @@ namespace {
 
 constexpr std::string_view k_format = "culprit JSON lines";
 
-// The record on `line` (from its '{' on), or an empty view when the line is not a record.
-std::string_view record_text(std::string_view line, std::size_t& column) {
-  const auto begin = line.find_first_not_of(" \t");
-  if (begin == std::string_view::npos || line[begin] != '{')
-    return {};
-  column = begin + 1;
-  return line.substr(begin);
+// The next record of the output (from its '{' on), skipping other lines; `column` is where it
+// starts on its line.
+std::optional<std::string_view> next_record(LineReader& lines, std::size_t& column) {
+  while (const auto line = lines.next()) {
+    const auto begin = line->find_first_not_of(" \t");
+    if (begin != std::string_view::npos && (*line)[begin] == '{') {
+      column = begin + 1;
+      return line->substr(begin);
+    }
+  }
+  return std::nullopt;
 }
 
 Result<std::string> non_empty_string(const JsonFields& fields, const Json& record,
@@ -34,8 +39,8 @@ Result<std::string> non_empty_string(const JsonFields& fields, const Json& recor
 Status read_header(const JsonFields& fields, const Json& record) {
   CULPRIT_TRY_ASSIGN(const auto format, fields.optional_string(record, "format", ""));
   if (format && *format != "culprit-jsonl")
-    return fields.error(
-        "format", fmt::format("expected \"culprit-jsonl\", found \"{}\"", printable(*format)));
+    return fields.error("format",
+                        fmt::format(R"(expected "culprit-jsonl", found "{}")", printable(*format)));
   CULPRIT_TRY_ASSIGN(const double version, fields.number(record, "version", ""));
   if (version != std::floor(version) || version < 1)
     return fields.error("version", "expected a positive whole number");
@@ -53,7 +58,7 @@ Status read_sample(const JsonFields& fields, const Json& record, SampleTable& ta
   CULPRIT_TRY_ASSIGN(const std::string direction_text, fields.string(record, "direction", ""));
   const auto direction = parse_direction(direction_text);
   if (!direction)
-    return fields.error("direction", fmt::format("expected \"lower\" or \"higher\", found \"{}\"",
+    return fields.error("direction", fmt::format(R"(expected "lower" or "higher", found "{}")",
                                                  printable(direction_text)));
   CULPRIT_TRY_ASSIGN(const double value, fields.number(record, "value", ""));
   CULPRIT_TRY_ASSIGN(const auto index, fields.optional_number(record, "index", ""));
@@ -97,14 +102,11 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
   JsonFields fields(k_format);
   bool seen_record = false;
   LineReader lines(text);
-  while (const auto line = lines.next()) {
-    std::size_t column = 1;
-    const std::string_view record_line = record_text(*line, column);
-    if (record_line.empty())
-      continue;
+  std::size_t column = 1;
+  while (const auto record_line = next_record(lines, column)) {
     CULPRIT_TRY_ASSIGN(const Json record,
-                       parse_json(record_line, k_format, {lines.number(), column}));
-    fields.locate(fmt::format("line {}", lines.number()));
+                       parse_json(*record_line, k_format, {lines.number(), column}));
+    fields.locate_line(lines.number());
     CULPRIT_TRY_ASSIGN(const std::string type, fields.string(record, "type", ""));
     if (type == "header") {
       if (seen_record)
@@ -133,16 +135,13 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
 
 bool looks_like_culprit_jsonl(std::string_view text) {
   LineReader lines(text);
-  while (const auto line = lines.next()) {
-    std::size_t column = 1;
-    const std::string_view record_line = record_text(*line, column);
-    if (record_line.empty())
-      continue;
-    const auto record = parse_json(record_line, k_format);
-    const Json* type = record ? JsonFields::find(*record, "type") : nullptr;
-    return type != nullptr && type->is_string();
-  }
-  return false;
+  std::size_t column = 1;
+  const auto record_line = next_record(lines, column);
+  if (!record_line)
+    return false;
+  const auto record = parse_json(*record_line, k_format);
+  const Json* type = record ? JsonFields::find(*record, "type") : nullptr;
+  return type != nullptr && type->is_string();
 }
 
 } // namespace culprit

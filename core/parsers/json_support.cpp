@@ -142,9 +142,9 @@ const Json* JsonFields::find(const Json& object, std::string_view key) {
 }
 
 std::unexpected<Error> JsonFields::error(std::string_view path, std::string_view what) const {
-  if (m_location.empty())
+  if (m_line == 0)
     return output_error(m_format, path, what);
-  return output_error(m_format, fmt::format("{}: {}", m_location, path), what);
+  return output_error(m_format, fmt::format("line {}: {}", m_line, path), what);
 }
 
 Result<const Json*> JsonFields::required(const Json& parent, std::string_view key,

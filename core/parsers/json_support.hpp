@@ -68,10 +68,11 @@ public:
   Result<std::optional<bool>> optional_bool(const Json& parent, std::string_view key,
                                             std::string_view path) const;
 
-  // Where the JSON being read sits, for formats with one document per line: "line 7".
-  void locate(std::string location) { m_location = std::move(location); }
+  // The line of the output that the JSON being read came from, for formats with one document
+  // per line; errors then start with "line 7: ".
+  void locate_line(std::size_t line) { m_line = line; }
 
-  // "<format>: [<location>: ]<path>: <what>".
+  // "<format>: [line <n>: ]<path>: <what>".
   [[nodiscard]] std::unexpected<Error> error(std::string_view path, std::string_view what) const;
 
 private:
@@ -79,7 +80,7 @@ private:
                                std::string_view path) const;
   std::string_view m_format;
   QuotedNumbers m_quoted;
-  std::string m_location;
+  std::size_t m_line = 0;
 };
 
 } // namespace culprit

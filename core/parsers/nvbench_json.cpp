@@ -288,7 +288,7 @@ private:
         filename = value->get<std::string>();
     }
     if (filename.empty() || !count)
-      return m_fields.error(path, "a sample-times summary needs data \"filename\" and \"size\"");
+      return m_fields.error(path, R"(a sample-times summary needs data "filename" and "size")");
     std::filesystem::path file(filename);
     if (file.is_relative() && !m_options.base_dir.empty())
       file = m_options.base_dir / file;

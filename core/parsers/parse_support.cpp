@@ -37,12 +37,12 @@ std::optional<double> parse_number(std::string_view text) {
 
 std::string printable(std::string_view text, std::size_t limit) {
   std::string result;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (const char c : text) {
     if (result.size() >= limit) {
       result += "...";
       break;
     }
-    const auto byte = static_cast<unsigned char>(text[i]);
+    const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte >= 0x7f)
       result += fmt::format("\\x{:02x}", byte);
     else
@@ -93,12 +93,16 @@ Status SampleTable::add(std::string_view case_name, std::string_view metric, std
   const auto scale = seconds_per(unit);
   if (scale)
     value *= *scale;
-  std::string stored_unit(scale ? std::string_view("s") : unit);
-  auto key = std::make_pair(std::string(case_name), std::string(metric));
-  const auto [slot, inserted] = m_index.try_emplace(std::move(key), m_samples.size());
-  if (inserted) {
-    m_samples.push_back(
-        CaseSamples{std::string(case_name), std::string(metric), stored_unit, direction, {}});
+  const std::string_view stored_unit = scale ? std::string_view("s") : unit;
+  const std::pair<std::string_view, std::string_view> key(case_name, metric);
+  auto slot = m_index.find(key);
+  if (slot == m_index.end()) {
+    slot =
+        m_index
+            .emplace(std::make_pair(std::string(case_name), std::string(metric)), m_samples.size())
+            .first;
+    m_samples.push_back(CaseSamples{
+        std::string(case_name), std::string(metric), std::string(stored_unit), direction, {}});
   }
   auto& samples = m_samples[slot->second];
   if (samples.unit != stored_unit)

@@ -70,8 +70,17 @@ public:
   [[nodiscard]] bool empty() const { return m_samples.empty(); }
 
 private:
+  // Orders (case, metric) keys, stored as strings, against views without building strings.
+  struct KeyLess {
+    using is_transparent = void;
+    template <class A, class B> bool operator()(const A& a, const B& b) const {
+      return std::pair<std::string_view, std::string_view>(a.first, a.second) <
+             std::pair<std::string_view, std::string_view>(b.first, b.second);
+    }
+  };
+
   std::vector<CaseSamples> m_samples;
-  std::map<std::pair<std::string, std::string>, std::size_t, std::less<>> m_index;
+  std::map<std::pair<std::string, std::string>, std::size_t, KeyLess> m_index;
 };
 
 } // namespace culprit

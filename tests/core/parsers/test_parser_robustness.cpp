@@ -97,7 +97,10 @@ TEST(ParserRobustness, BinaryGarbage) {
 }
 
 TEST(ParserRobustness, EmptyAndBlank) {
-  for (const auto* text : {"", " ", "\n\n\n", "\r\n", "\t", std::string(1, '\0').c_str()})
+  const std::string nul(1, '\0');
+  for (const std::string_view text :
+       {std::string_view(""), std::string_view(" "), std::string_view("\n\n\n"),
+        std::string_view("\r\n"), std::string_view("\t"), std::string_view(nul)})
     expect_survives(text, "blank");
   expect_survives(std::string("\0\0\0{}\0", 7), "NUL bytes");
 }
