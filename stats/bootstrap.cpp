@@ -23,28 +23,24 @@ namespace {
 constexpr std::size_t k_min_resamples = 100;
 constexpr std::size_t k_max_resamples = 100'000'000;
 
-Interval one_sample_interval(const Resampler& resampler, const BootstrapOptions& options) {
+Result<Interval> one_sample_interval(const Resampler& resampler, const BootstrapOptions& options) {
   std::vector<double> replicates = draw_replicates(
       options.resamples, options.seed, options.threads,
       [&](Rng& rng, std::vector<double>& scratch) { return resampler.replicate(rng, scratch); });
   const std::vector<std::vector<double>> jackknives{resampler.jackknife()};
-  return make_interval(options.method, replicates, resampler.estimate(), jackknives,
-                       options.confidence);
+  const double estimate = resampler.estimate();
+  CULPRIT_STATS_TRY(check_finite(estimate, replicates, jackknives));
+  return make_interval(options.method, replicates, estimate, jackknives, options.confidence);
 }
 
-RatioBootstrap two_sample_ratio(const Resampler& base, const Resampler& head,
-                                const BootstrapOptions& options) {
+Result<RatioBootstrap> two_sample_ratio(const Resampler& base, const Resampler& head,
+                                        const BootstrapOptions& options) {
   std::vector<double> replicates =
       draw_replicates(options.resamples, options.seed, options.threads,
                       [&](Rng& rng, std::vector<double>& scratch) {
                         const double base_value = base.replicate(rng, scratch);
                         return head.replicate(rng, scratch) / base_value;
                       });
-  std::vector<double> logs;
-  logs.reserve(replicates.size());
-  for (const double value : replicates)
-    logs.push_back(std::log(value));
-
   const double base_estimate = base.estimate();
   const double head_estimate = head.estimate();
   std::vector<std::vector<double>> jackknives{base.jackknife(), head.jackknife()};
@@ -52,9 +48,16 @@ RatioBootstrap two_sample_ratio(const Resampler& base, const Resampler& head,
     value = head_estimate / value;
   for (double& value : jackknives[1])
     value /= base_estimate;
+  const double estimate = head_estimate / base_estimate;
+  CULPRIT_STATS_TRY(check_finite(estimate, replicates, jackknives));
+  std::vector<double> logs;
+  logs.reserve(replicates.size());
+  for (const double value : replicates)
+    logs.push_back(std::log(value));
+
   RatioBootstrap result;
-  result.ratio = make_interval(options.method, replicates, head_estimate / base_estimate,
-                               jackknives, options.confidence);
+  result.ratio =
+      make_interval(options.method, replicates, estimate, jackknives, options.confidence);
   result.log_standard_error = std::sqrt(moments_of(logs).variance);
   return result;
 }
@@ -91,9 +94,10 @@ Result<Interval> ratio_interval(std::span<const double> base, std::span<const do
   CULPRIT_STATS_TRY(check_bootstrap_options(options));
   CULPRIT_STATS_TRY(check_sample(base, "base", 2, Positivity::positive));
   CULPRIT_STATS_TRY(check_sample(head, "head", 2, Positivity::positive));
-  return two_sample_ratio(*make_resampler(base, statistic), *make_resampler(head, statistic),
-                          options)
-      .ratio;
+  CULPRIT_STATS_TRY_ASSIGN(const RatioBootstrap result,
+                           two_sample_ratio(*make_resampler(base, statistic),
+                                            *make_resampler(head, statistic), options));
+  return result.ratio;
 }
 
 Result<Interval> level_interval(const Runs& runs, Statistic statistic,

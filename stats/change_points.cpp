@@ -17,6 +17,10 @@
 namespace culprit::stats {
 namespace {
 
+// A split costs the square of the segment's length, and the permutation test pays it again for
+// every permutation; beyond this the search would take minutes.
+constexpr std::size_t k_max_series = 2000;
+
 struct Candidate {
   std::size_t index = 0;
   double statistic = 0.0;
@@ -102,6 +106,11 @@ Result<std::vector<ChangePoint>> e_divisive(std::span<const double> series,
                                             const ChangePointOptions& options) {
   CULPRIT_STATS_TRY(check_options(options));
   CULPRIT_STATS_TRY(check_sample(series, "series", 1));
+  if (series.size() > k_max_series)
+    return fail(ErrorKind::too_large,
+                "a series of {} values is too long for E-divisive (at most {}: each permutation "
+                "costs the square of the length); split the history into ranges",
+                series.size(), k_max_series);
   std::vector<std::size_t> bounds{0, series.size()};
   std::vector<ChangePoint> found;
   for (std::uint64_t iteration = 0;; ++iteration) {

@@ -42,7 +42,8 @@ struct ChangePoint {
   double statistic = 0.0; // Q at the split
 };
 
-// Finite values; a series shorter than 2 min_segment has no change points. Ascending by index.
+// Finite values, at most 2000; a series shorter than 2 min_segment has no change points.
+// Ascending by index.
 Result<std::vector<ChangePoint>> e_divisive(std::span<const double> series,
                                             const ChangePointOptions& options = {});
 

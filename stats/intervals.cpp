@@ -8,6 +8,7 @@
 
 #include <boost/math/distributions/normal.hpp>
 
+#include "stats/error.hpp"
 #include "stats/summary.hpp"
 #include "stats/types.hpp"
 
@@ -53,6 +54,23 @@ double adjusted_level(double z0, double a, double z, bool lower) {
 }
 
 } // namespace
+
+// A custom statistic can return NaN, and a mean of huge values can overflow: sorting such
+// replicates would be undefined, and an interval of them meaningless.
+Status check_finite(double estimate, std::span<const double> replicates,
+                    std::span<const std::vector<double>> jackknives) {
+  const auto finite = [](double value) { return std::isfinite(value); };
+  const bool all_finite = std::isfinite(estimate) && std::ranges::all_of(replicates, finite) &&
+                          std::ranges::all_of(jackknives, [&](const auto& values) {
+                            return std::ranges::all_of(values, finite);
+                          });
+  if (!all_finite)
+    return fail(ErrorKind::non_finite,
+                "the statistic is NaN or infinite on the data or on a resample (an overflow, or "
+                "a statistic undefined for some resamples); rescale the values or change the "
+                "statistic");
+  return {};
+}
 
 std::string_view to_string(IntervalMethod method) {
   return method == IntervalMethod::bca ? "bca" : "percentile";

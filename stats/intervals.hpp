@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stats/error.hpp"
 #include "stats/types.hpp"
 
 namespace culprit::stats {
@@ -37,6 +38,10 @@ Interval percentile_interval(std::vector<double>& replicates, double estimate, d
 // turn (each with at least two values).
 Interval bca_interval(std::vector<double>& replicates, double estimate,
                       std::span<const std::vector<double>> jackknives, double confidence);
+
+// An error unless the estimate, every replicate and every jackknife value are finite.
+Status check_finite(double estimate, std::span<const double> replicates,
+                    std::span<const std::vector<double>> jackknives = {});
 
 Interval make_interval(IntervalMethod method, std::vector<double>& replicates, double estimate,
                        std::span<const std::vector<double>> jackknives, double confidence);

@@ -90,12 +90,13 @@ Result<StepPosition> step_position(const Runs& good, const Runs& bad, const Runs
                         return std::log(bad_resampler->replicate(rng, scratch) / g);
                       });
 
-  StepPosition result;
   const double step = std::log(bad_level / good_level);
+  const double position = position_of(good_level, bad_level, probe_resampler->estimate());
+  CULPRIT_STATS_TRY(check_finite(step, steps));
+  CULPRIT_STATS_TRY(check_finite(position, positions));
+  StepPosition result;
   result.step = percentile_interval(steps, step, bootstrap.confidence);
-  result.position = percentile_interval(
-      positions, position_of(good_level, bad_level, probe_resampler->estimate()),
-      bootstrap.confidence);
+  result.position = percentile_interval(positions, position, bootstrap.confidence);
   result.tolerance = std::min(0.5, std::log1p(options.threshold) / std::abs(step));
   result.classification = classify(result.position, result.step, result.tolerance);
   return result;

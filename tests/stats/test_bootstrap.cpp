@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "stats/error.hpp"
 #include "stats/intervals.hpp"
 #include "stats/resampler.hpp"
 #include "stats/rng.hpp"
@@ -249,6 +250,51 @@ TEST(Bootstrap, RunsOfOneSampleAreOneSample) {
   ASSERT_TRUE(from_runs && from_values);
   EXPECT_EQ(from_runs->lower, from_values->lower);
   EXPECT_EQ(from_runs->upper, from_values->upper);
+}
+
+TEST(Bootstrap, NonFiniteStatisticsAreAnErrorNotASilentNaN) {
+  const std::vector<double> values = dataset("lognormal_30");
+  // Undefined for resamples that draw the first value more than twice.
+  const StatisticFn sometimes_nan = [&](std::span<const double> sample) {
+    const auto repeats = std::ranges::count(sample, values.front());
+    return repeats > 2 ? std::nan("") : evaluate(Statistic::median, sample);
+  };
+  const auto interval = bootstrap_interval(values, sometimes_nan);
+  ASSERT_FALSE(interval);
+  EXPECT_EQ(interval.error().kind, ErrorKind::non_finite);
+
+  const std::vector<double> huge(10, 1e308);
+  const auto overflow = ratio_interval(huge, huge, Statistic::mean);
+  ASSERT_FALSE(overflow);
+  EXPECT_EQ(overflow.error().kind, ErrorKind::non_finite);
+}
+
+TEST(Bootstrap, BadInputIsAnError) {
+  const std::vector<double> good{1.0, 2.0, 3.0};
+  EXPECT_EQ(bootstrap_interval(std::vector<double>{}, Statistic::median).error().kind,
+            ErrorKind::empty);
+  EXPECT_EQ(bootstrap_interval(std::vector<double>{1.0}, Statistic::median).error().kind,
+            ErrorKind::too_few);
+  EXPECT_EQ(
+      bootstrap_interval(std::vector<double>{1.0, std::nan("")}, Statistic::mean).error().kind,
+      ErrorKind::non_finite);
+  EXPECT_EQ(bootstrap_interval(good, StatisticFn{}).error().kind, ErrorKind::invalid_argument);
+  EXPECT_EQ(ratio_interval(good, std::vector<double>{1.0, 0.0}).error().kind,
+            ErrorKind::non_positive);
+  EXPECT_EQ(ratio_interval(std::vector<double>{-1.0, 2.0}, good).error().kind,
+            ErrorKind::non_positive);
+  EXPECT_EQ(ratio_interval(good, std::vector<double>{1.0, HUGE_VAL}).error().kind,
+            ErrorKind::non_finite);
+  EXPECT_EQ(level_interval(Runs{{1.0, 2.0}}).error().kind, ErrorKind::too_few);
+  EXPECT_EQ(level_interval(Runs{{1.0}, {}}).error().kind, ErrorKind::empty);
+  BootstrapOptions options;
+  options.confidence = 0.0;
+  EXPECT_EQ(bootstrap_interval(good, Statistic::median, options).error().kind,
+            ErrorKind::invalid_argument);
+  options = {};
+  options.resamples = 0;
+  EXPECT_EQ(bootstrap_interval(good, Statistic::median, options).error().kind,
+            ErrorKind::invalid_argument);
 }
 
 TEST(Bootstrap, AllEqualValuesGiveAZeroWidthInterval) {

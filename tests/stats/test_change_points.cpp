@@ -99,6 +99,7 @@ TEST(ChangePoints, BadInputIsAnError) {
   options.min_segment = 1;
   EXPECT_EQ(e_divisive(std::vector<double>{1.0, 2.0}, options).error().kind,
             ErrorKind::invalid_argument);
+  EXPECT_EQ(e_divisive(std::vector<double>(2001, 1.0)).error().kind, ErrorKind::too_large);
   options = {};
   options.permutations = 10;
   EXPECT_EQ(e_divisive(std::vector<double>{1.0, 2.0}, options).error().kind,
