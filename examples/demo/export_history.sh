@@ -8,7 +8,8 @@
 # are carried over to the commits with the same subject, so keep subjects of marked commits.
 set -euo pipefail
 
-readonly here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly here
 readonly history="$here/history"
 readonly program=export_history.sh
 
@@ -89,7 +90,7 @@ branch=""
     want=main
     [[ $kind == side ]] && want=$branch
     if [[ $want != "$on" ]]; then
-      if [[ $want == "$branch" ]] && ! [[ -n ${started-} ]]; then
+      if [[ $want == "$branch" && -z ${started-} ]]; then
         echo "branch $branch"
         started=1
       else

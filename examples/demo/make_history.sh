@@ -11,8 +11,10 @@
 # git configuration, no network), so the same tree always gives the same commit ids.
 set -euo pipefail
 
-readonly here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-readonly root=$(cd "$here/../.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly here
+root=$(cd "$here/../.." && pwd)
+readonly root
 readonly history="$here/history"
 readonly program=make_history.sh
 
@@ -26,13 +28,14 @@ if [[ $# -ne 1 || $1 == -* ]]; then
   exit 2
 fi
 mkdir -p "$1" || fail "cannot create $1"
-readonly dir=$(cd "$1" && pwd)
+dir=$(cd "$1" && pwd)
+readonly dir
 [[ -z $(ls -A "$dir") ]] || fail "$dir is not empty: give a new or empty directory"
 
 # Only the settings made here count: no user or system configuration, no inherited repository.
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C TZ=UTC
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES
-unset GIT_CEILING_DIRECTORIES GIT_NAMESPACE GIT_TEMPLATE_DIR
+unset GIT_CEILING_DIRECTORIES GIT_NAMESPACE GIT_TEMPLATE_DIR GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT
 unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE
 unset GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE
 
@@ -108,7 +111,7 @@ apply_patch() { # FILE
   }
 }
 
-merge_branch() { # BRANCH MSG-FILE
+merge_into_current() { # BRANCH MSG-FILE
   read_header "$2"
   git_in merge -q --no-ff --no-edit -F "$message_file" "$1" >/dev/null ||
     fail "merging $1 failed"
@@ -144,7 +147,7 @@ while IFS= read -r line || [[ -n $line ]]; do
   branch) git_in switch -q -c "${words[1]}" ;;
   switch) git_in switch -q "${words[1]}" ;;
   merge)
-    merge_branch "${words[1]}" "$history/${words[2]}"
+    merge_into_current "${words[1]}" "$history/${words[2]}"
     merge=$(git_in rev-parse HEAD)
     merge_branch=${words[1]}
     ;;
