@@ -30,12 +30,15 @@ double position_of(double good, double bad, double probe) {
 StepClass classify(const Interval& position, const Interval& step, double tolerance) {
   if (step.lower <= 0.0 && step.upper >= 0.0)
     return StepClass::unresolved;
-  if (position.upper <= tolerance)
-    return StepClass::good_like;
-  if (position.lower >= 1.0 - tolerance)
-    return StepClass::bad_like;
+  // A level clearly away from both ends comes first: it means more than one culprit.
   if (position.lower > tolerance && position.upper < 1.0 - tolerance)
     return StepClass::intermediate;
+  // Otherwise the interval only has to fall on one side of the middle: it then reaches an end's
+  // level (it is not intermediate) and excludes the other end's.
+  if (position.upper < 0.5)
+    return StepClass::good_like;
+  if (position.lower > 0.5)
+    return StepClass::bad_like;
   return StepClass::unresolved;
 }
 

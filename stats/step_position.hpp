@@ -11,12 +11,16 @@
 //
 // Classification, relative to the measured step s = log(L(bad) / L(good)): changes smaller than
 // the threshold delta do not matter, so a level within h = min(1/2, log(1 + delta) / |s|) of an
-// end counts as that end's level:
-//   good-like     the interval's upper end <= h            (the culprit is later)
-//   bad-like      its lower end >= 1 - h                    (the culprit is this commit or earlier)
-//   intermediate  h < lower and upper < 1 - h               (a level clearly between: more than
-//                                                            one culprit; split the range)
-//   unresolved    anything else, or when the step's own interval contains 0: measure more runs.
+// end counts as that end's level. In this order:
+//   unresolved    the step's own interval contains 0: measure more runs;
+//   intermediate  h < lower and upper < 1 - h       (a level clearly away from both ends: more
+//                                                    than one culprit; split the range)
+//   good-like     upper < 1/2                        (the culprit is later)
+//   bad-like      lower > 1/2                        (the culprit is this commit or earlier)
+//   unresolved    anything else: measure more runs.
+// Asking good-like levels to lie within h of good (an equivalence test) would need far more
+// runs under noise than telling which half the level is in; a level that is not intermediate and
+// lies wholly on one side of the middle reaches that side's end.
 
 #include "stats/bootstrap.hpp"
 #include "stats/error.hpp"

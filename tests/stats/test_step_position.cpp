@@ -59,10 +59,26 @@ TEST(StepPosition, LevelClearlyBetweenIsIntermediate) {
 TEST(StepPosition, NoisyProbeIsUnresolved) {
   Rng rng(4, 0);
   const Step step = make_step(rng);
-  const RunShape noisy{.runs = 3, .samples = 1, .between = 0.08};
+  // A level halfway between the ends, measured too noisily to tell which half it is in. (With
+  // three runs a bootstrap interval is too narrow to trust; drivers measure at least five.)
+  const RunShape noisy{.runs = 6, .samples = 1, .between = 0.08};
   const auto position = step_position(step.good, step.bad, simulate_runs(noisy, 1.05, rng));
   ASSERT_TRUE(position);
+  EXPECT_LT(position->position.lower, 0.5);
+  EXPECT_GT(position->position.upper, 0.5);
   EXPECT_EQ(position->classification, StepClass::unresolved);
+}
+
+TEST(StepPosition, ANoisyProbeWhollyOnOneSideOfTheMiddleTakesThatSide) {
+  // Too noisy to show that the probe is within the threshold of good's level (an equivalence
+  // test would need many more runs), but clearly nearer good than bad: good-like.
+  Rng rng(7, 0);
+  const Step step = make_step(rng, 1.20);
+  const RunShape noisy{.runs = 10, .samples = 1, .between = 0.06};
+  const auto position = step_position(step.good, step.bad, simulate_runs(noisy, 1.0, rng));
+  ASSERT_TRUE(position);
+  EXPECT_GT(position->position.upper, position->tolerance);
+  EXPECT_EQ(position->classification, StepClass::good_like);
 }
 
 TEST(StepPosition, StepLostInNoiseIsUnresolved) {
