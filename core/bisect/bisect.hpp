@@ -1,0 +1,120 @@
+#pragma once
+// Bisection that trusts statistics (DESIGN.md, "Bisection trusts statistics").
+//
+// 1. Confirm: good and bad are compared like `culprit compare` does. The cases to bisect are the
+//    chosen ones (--case), or every case whose verdict is slower (faster with --improvement);
+//    when there are none, the status is not_reproduced.
+// 2. Per case, binary search over the range, oldest first, with good before it and bad its last
+//    commit. A probed commit is classified by where its level lies between the two references
+//    (stats/step_position.hpp): good-like, bad-like, intermediate or unresolved. Unresolved buys
+//    more runs of the probe, interleaved with fresh runs of both references, up to max_runs.
+//    Intermediate means more than one culprit: the range is split at the probe, which becomes a
+//    reference of both halves, and each half is searched. Each culprit gets its share of the
+//    total change.
+// 3. A probe that fails to build is skipped and the commit nearest the middle among those left is
+//    tried instead; when skips leave more than one candidate, they are reported as candidates.
+// 4. Measurements are keyed by artifact id: a probe whose artifacts are byte-identical to a
+//    reference's is classified with it without a run, and one identical to any commit measured
+//    before reuses those runs; both are noted.
+// Every run goes to the store as it finishes, and every decision is a function of the stored
+// runs and the seed, so an interrupted bisection resumes where it stopped, and a finished one
+// replays with no builds and no runs.
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/build.hpp"
+#include "core/compare.hpp"
+#include "core/error.hpp"
+#include "core/measure/sampler.hpp"
+#include "stats/step_position.hpp"
+
+namespace culprit {
+
+// Builds a commit; the real one wraps Builder, tests and simulations give a fake.
+class BuildProvider {
+public:
+  BuildProvider() = default;
+  virtual ~BuildProvider() = default;
+  BuildProvider(const BuildProvider&) = delete;
+  BuildProvider& operator=(const BuildProvider&) = delete;
+  BuildProvider(BuildProvider&&) = delete;
+  BuildProvider& operator=(BuildProvider&&) = delete;
+  virtual Result<BuildResult> build(const std::string& commit, const std::string& rev) = 0;
+};
+
+class BuilderProvider final : public BuildProvider {
+public:
+  BuilderProvider(Builder& builder, BuildOptions options)
+      : m_builder(builder), m_options(std::move(options)) {}
+  Result<BuildResult> build(const std::string& commit, const std::string& rev) override {
+    return m_builder.build(commit, rev, m_options);
+  }
+
+private:
+  Builder& m_builder;
+  BuildOptions m_options;
+};
+
+struct BisectSettings {
+  CompareSettings compare;  // threshold, confidence, runs, cases, metric, seed
+  bool improvement = false; // look for the commit that made things faster
+  std::size_t reference_runs_per_batch = 2;
+  double classify_confidence = 0.99;
+};
+
+struct BisectRange {
+  std::string good;
+  std::string good_rev;
+  std::string bad;
+  std::string bad_rev;
+  std::vector<std::string> commits; // good..bad, oldest first, bad last
+};
+
+struct BisectStep {
+  std::string commit;
+  std::string case_name;
+  std::string classified; // good | bad | skip | intermediate | unresolved
+  std::optional<stats::StepPosition> position;
+  std::size_t runs = 0;
+  std::string note;
+};
+
+struct FoundCulprit {
+  std::string commit;
+  std::string parent;
+  SelectedCase selected;
+  std::optional<stats::Comparison> change; // culprit against parent
+  std::optional<double> share;             // of the total change of the case
+};
+
+struct BisectProgress {
+  std::size_t step = 0;
+  std::size_t expected_steps = 0; // about log2 of the range
+  std::string commit;
+  std::string case_name;
+  int runs_made = 0;
+};
+
+struct BisectOutcome {
+  std::string status; // culprit_found | not_reproduced | inconclusive
+  CompareOutcome confirmation;
+  std::vector<SelectedCase> cases; // the ones bisected
+  std::vector<BisectStep> steps;
+  std::vector<FoundCulprit> culprits;
+  std::vector<std::string> candidates;            // when inconclusive
+  std::map<std::string, BuildResult> builds;      // by commit
+  std::map<std::string, Subject> subjects;        // measured, by commit
+  std::map<std::string, std::string> reused_from; // commit -> commit measured instead
+  std::string note;
+};
+
+Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds, Sampler& sampler,
+                                 const BisectSettings& settings,
+                                 const std::function<void(const BisectProgress&)>& progress = {});
+
+} // namespace culprit

@@ -1,0 +1,219 @@
+#include "core/measure/evidence_fill.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/clock.hpp"
+#include "core/measure/stats_bridge.hpp"
+#include "core/version.hpp"
+#include "stats/bootstrap.hpp"
+#include "stats/summary.hpp"
+
+namespace culprit {
+
+Evidence evidence_header(const std::vector<std::string>& command, const git::Repository& repo,
+                         const Recipe& recipe) {
+  Evidence e;
+  e.tool_version = k_version;
+  e.command = command;
+  e.created = utc_now_iso8601();
+  e.repo_path = repo.is_bare() ? repo.common_dir().string() : repo.workdir().string();
+  e.repo_head = repo.resolve("HEAD").value_or("");
+  auto& s = e.settings;
+  s.build = recipe.build.command;
+  std::visit(
+      [&](const auto& c) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(c)>, std::string>)
+          s.run = c;
+        else
+          s.run = fmt::format("{}", fmt::join(c, " "));
+      },
+      recipe.run.command);
+  s.format = recipe.run.format;
+  s.metric = recipe.run.metric;
+  s.threshold = recipe.decide.threshold;
+  s.confidence = recipe.decide.confidence;
+  s.seed = recipe.decide.seed;
+  s.min_runs = recipe.decide.min_runs;
+  s.max_runs = recipe.decide.max_runs;
+  s.warmup = recipe.decide.warmup;
+  s.cases = recipe.run.cases;
+  return e;
+}
+
+EvidenceBuild build_entry(const BuildResult& build) {
+  return {build.commit,
+          build.key,
+          build.ok(),
+          build.seconds,
+          std::string(to_string(build.status)),
+          build.artifact_id,
+          build.log.string(),
+          build.message};
+}
+
+Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& subject,
+                                              const SelectedCase& selected, std::size_t first_n,
+                                              double confidence, std::uint64_t seed) {
+  EvidenceMeasurement m;
+  m.commit = subject.commit;
+  m.case_name = selected.key.case_name;
+  m.metric = selected.key.metric;
+  m.unit = selected.unit;
+  m.direction = std::string(to_string(selected.direction));
+  m.artifact_id = subject.artifact_id;
+  CULPRIT_TRY_ASSIGN(auto runs, sampler.runs(subject, selected.key, first_n));
+  m.runs = std::move(runs.samples);
+  std::vector<double> pooled;
+  std::vector<double> run_medians;
+  for (const auto& run : m.runs) {
+    pooled.insert(pooled.end(), run.begin(), run.end());
+    if (auto med = stats::median(run))
+      run_medians.push_back(*med);
+  }
+  if (pooled.empty())
+    return m;
+  CULPRIT_TRY_ASSIGN(const auto summary, lift(stats::summarize(pooled), m.case_name));
+  m.summary.median = summary.median;
+  m.summary.mean = summary.mean;
+  m.summary.min = summary.min;
+  m.summary.ci = {summary.median, summary.median};
+  if (auto outliers = stats::classify_outliers(pooled))
+    m.summary.outliers = static_cast<int>(outliers->mild.size() + outliers->severe.size());
+  if (run_medians.size() >= 2) {
+    if (auto spread = stats::summarize(run_medians); spread && spread->coefficient_of_variation)
+      m.summary.cv = *spread->coefficient_of_variation;
+    stats::BootstrapOptions options;
+    options.confidence = confidence;
+    options.seed = seed;
+    options.method = stats::IntervalMethod::percentile;
+    options.resamples = 2000;
+    if (auto interval = stats::level_interval(m.runs, stats::Statistic::median, options))
+      m.summary.ci = {interval->lower, interval->upper};
+  }
+  return m;
+}
+
+EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
+                                    const CaseVerdict& verdict) {
+  EvidenceComparison c;
+  c.base = base.commit;
+  c.head = head.commit;
+  c.case_name = verdict.selected.key.case_name;
+  c.metric = verdict.selected.key.metric;
+  c.unit = verdict.selected.unit;
+  c.direction = std::string(to_string(verdict.selected.direction));
+  c.verdict = std::string(stats::to_string(verdict.verdict));
+  c.base_runs = static_cast<int>(verdict.base_runs);
+  c.head_runs = static_cast<int>(verdict.head_runs);
+  c.min_detectable = verdict.min_detectable;
+  c.note = verdict.note;
+  if (verdict.comparison) {
+    c.ratio = verdict.comparison->ratio.estimate;
+    c.ci = {verdict.comparison->ratio.lower, verdict.comparison->ratio.upper};
+    c.p_value = verdict.comparison->p_value;
+  }
+  return c;
+}
+
+std::string verdict_status(const CompareOutcome& outcome) {
+  bool slower = false;
+  bool faster = false;
+  bool inconclusive = false;
+  for (const auto& c : outcome.cases) {
+    slower = slower || c.verdict == stats::Verdict::slower;
+    faster = faster || c.verdict == stats::Verdict::faster;
+    inconclusive = inconclusive || c.verdict == stats::Verdict::inconclusive;
+  }
+  if (slower)
+    return "slower";
+  if (inconclusive)
+    return "inconclusive";
+  if (faster)
+    return "faster";
+  return "no_change";
+}
+
+Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
+                            const BisectOutcome& outcome, const git::Repository& repo,
+                            Sampler& sampler, double confidence, std::uint64_t seed) {
+  for (const auto& [commit, build] : outcome.builds)
+    evidence.builds.push_back(build_entry(build));
+  const auto& good = outcome.subjects.at(range.good);
+  const auto& bad = outcome.subjects.at(range.bad);
+  for (const auto& verdict : outcome.confirmation.cases)
+    evidence.comparisons.push_back(comparison_entry(good, bad, verdict));
+  // Every measured commit, for every case bisected (or confirmed, when nothing was).
+  std::vector<SelectedCase> cases = outcome.cases;
+  if (cases.empty())
+    for (const auto& verdict : outcome.confirmation.cases)
+      cases.push_back(verdict.selected);
+  for (const auto& [commit, subject] : outcome.subjects) {
+    for (const auto& selected : cases) {
+      CULPRIT_TRY_ASSIGN(auto m,
+                         measurement_entry(sampler, subject, selected, 0, confidence, seed));
+      if (m.runs.empty())
+        continue;
+      if (const auto it = outcome.reused_from.find(commit); it != outcome.reused_from.end())
+        m.reused_from = it->second;
+      evidence.measurements.push_back(std::move(m));
+    }
+  }
+  EvidenceBisect b;
+  b.good = range.good;
+  b.bad = range.bad;
+  b.commits_in_range = static_cast<int>(range.commits.size());
+  for (const auto& c : outcome.cases)
+    b.cases.push_back(c.key.case_name);
+  for (const auto& step : outcome.steps) {
+    EvidenceStep s;
+    s.commit = step.commit;
+    s.classified = step.classified;
+    s.runs = static_cast<int>(step.runs);
+    s.note = step.note;
+    if (step.position) {
+      s.position = step.position->position.estimate;
+      s.ci = std::array<double, 2>{step.position->position.lower, step.position->position.upper};
+    }
+    b.steps.push_back(std::move(s));
+  }
+  for (const auto& culprit : outcome.culprits) {
+    EvidenceCulprit c;
+    c.commit = culprit.commit;
+    c.parent = culprit.parent;
+    c.case_name = culprit.selected.key.case_name;
+    CULPRIT_TRY_ASSIGN(const auto info, repo.commit_info(culprit.commit));
+    c.subject = info.subject;
+    c.author = info.author.name;
+    c.email = info.author.email;
+    c.date = info.author.iso8601();
+    CULPRIT_TRY_ASSIGN(const auto paths, repo.changed_paths(culprit.commit));
+    for (const auto& path : paths)
+      c.files.push_back(path.path);
+    if (culprit.change) {
+      c.ratio = culprit.change->ratio.estimate;
+      c.ci = {culprit.change->ratio.lower, culprit.change->ratio.upper};
+    }
+    c.share = culprit.share;
+    b.culprits.push_back(std::move(c));
+  }
+  b.candidates = outcome.candidates;
+  evidence.bisect = std::move(b);
+  return {};
+}
+
+std::string format_value(double value, const std::string& unit) {
+  if (unit == "s") {
+    const double magnitude = std::abs(value);
+    if (magnitude >= 1 || magnitude == 0)
+      return fmt::format("{:.3g} s", value);
+    if (magnitude >= 1e-3)
+      return fmt::format("{:.3g} ms", value * 1e3);
+    if (magnitude >= 1e-6)
+      return fmt::format("{:.3g} us", value * 1e6);
+    return fmt::format("{:.3g} ns", value * 1e9);
+  }
+  return unit.empty() ? fmt::format("{:.4g}", value) : fmt::format("{:.4g} {}", value, unit);
+}
+
+} // namespace culprit

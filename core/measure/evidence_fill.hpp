@@ -1,0 +1,42 @@
+#pragma once
+// From what the drivers measured to the evidence document: builds, measurements with every run,
+// comparisons, bisection steps and culprits with their commit metadata.
+
+#include <string>
+#include <vector>
+
+#include "core/bisect/bisect.hpp"
+#include "core/build.hpp"
+#include "core/compare.hpp"
+#include "core/evidence.hpp"
+#include "core/git/repository.hpp"
+#include "core/measure/sampler.hpp"
+#include "core/recipe.hpp"
+
+namespace culprit {
+
+// tool, command, created, repo and settings; kind and status are the caller's.
+Evidence evidence_header(const std::vector<std::string>& command, const git::Repository& repo,
+                         const Recipe& recipe);
+EvidenceBuild build_entry(const BuildResult& build);
+// The runs of a case (the first `first_n`, all when 0) with their summary: the median of the
+// pooled samples with a two-level bootstrap interval, the mean, the minimum, the coefficient of
+// variation of the run medians, and the count of Tukey outliers among the samples.
+Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& subject,
+                                              const SelectedCase& selected, std::size_t first_n,
+                                              double confidence, std::uint64_t seed);
+EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
+                                    const CaseVerdict& verdict);
+std::string
+verdict_status(const CompareOutcome& outcome); // no_change | slower | faster | inconclusive
+
+// Everything of a bisection: builds, measurements of every measured commit, the confirmation,
+// the steps and the culprits with author, date, subject and files.
+Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
+                            const BisectOutcome& outcome, const git::Repository& repo,
+                            Sampler& sampler, double confidence, std::uint64_t seed);
+
+// "1.23 ms", "456 us", "2.5 GB/s": a value with its unit, for people.
+std::string format_value(double value, const std::string& unit);
+
+} // namespace culprit

@@ -1,0 +1,41 @@
+#include "core/measure/parse_options.hpp"
+
+namespace culprit {
+
+Result<ParseOptions> parse_options_for(const RunRecipe& run) {
+  ParseOptions options;
+  CULPRIT_TRY_ASSIGN(options.format, parse_output_format(run.format));
+  Direction direction = Direction::lower_is_better;
+  if (!run.direction.empty()) {
+    const auto parsed = parse_direction(run.direction);
+    if (!parsed)
+      return usage_error("direction '{}' must be lower or higher", run.direction);
+    direction = *parsed;
+  }
+  switch (options.format) {
+  case OutputFormat::csv:
+    if (run.column.empty() || run.case_columns.empty())
+      return usage_error("the csv format needs [run] column (the value) and case_columns (what "
+                         "names a case)");
+    options.csv.value_column = run.column;
+    options.csv.case_columns = run.case_columns;
+    options.csv.unit = run.unit;
+    options.csv.metric = run.metric;
+    options.csv.direction = direction;
+    break;
+  case OutputFormat::regex:
+    if (run.pattern.empty())
+      return usage_error("the regex format needs [run] pattern, with one capture group for the "
+                         "value (or named groups case and value)");
+    options.regex.pattern = run.pattern;
+    options.regex.unit = run.unit;
+    options.regex.metric = run.metric;
+    options.regex.direction = direction;
+    break;
+  default:
+    break;
+  }
+  return options;
+}
+
+} // namespace culprit

@@ -1,0 +1,14 @@
+#pragma once
+// The parser options a run recipe asks for.
+
+#include "core/error.hpp"
+#include "core/parsers/output_format.hpp"
+#include "core/recipe.hpp"
+
+namespace culprit {
+
+// Errors (usage): csv without a column, regex without a pattern, a direction that is neither
+// lower nor higher.
+Result<ParseOptions> parse_options_for(const RunRecipe& run);
+
+} // namespace culprit

@@ -1,0 +1,56 @@
+#include "core/measure/session.hpp"
+
+#include <unistd.h>
+
+#include "core/fs.hpp"
+#include "core/host/noise.hpp"
+#include "core/measure/parse_options.hpp"
+
+namespace culprit {
+
+Result<std::unique_ptr<MeasureSession>>
+MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOptions& options) {
+  std::unique_ptr<MeasureSession> session(new MeasureSession());
+  CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(options.repo_cache));
+  session->m_store = std::make_unique<store::Store>(std::move(store));
+
+  host::HostProbeOptions probe;
+  probe.query_gpus = options.probe_gpus;
+  session->m_host = host::probe_host(probe);
+  const auto warnings = host::noise_warnings(session->m_host);
+  for (const auto& warning : warnings)
+    session->m_warnings.push_back(warning.message);
+  session->m_host_json = host::to_json(session->m_host);
+  const auto now = store::now();
+  const std::string host_id = host::host_id(session->m_host);
+  CULPRIT_TRY(session->m_store->record_host({host_id, session->m_host_json.dump(), now, now}));
+  if (session->m_host.gpu.available)
+    session->m_gpu = std::make_unique<host::GpuProbe>();
+
+  session->m_scratch = options.repo_cache / "scratch" / std::to_string(::getpid());
+  CULPRIT_TRY(ensure_writable_dir(session->m_scratch, "cache directory"));
+
+  SamplerOptions sampler;
+  sampler.run = recipe.run;
+  CULPRIT_TRY_ASSIGN(sampler.parse, parse_options_for(recipe.run));
+  sampler.parse.nvbench.base_dir = session->m_scratch;
+  sampler.recipe_hash = run_recipe_hash(recipe.run);
+  sampler.host_id = host_id;
+  sampler.warmup = recipe.decide.warmup;
+  sampler.budget = recipe.decide.budget;
+  sampler.seed = recipe.decide.seed;
+  sampler.scratch_dir = session->m_scratch;
+  sampler.gpu = session->m_gpu.get();
+  if (options.fresh)
+    sampler.freshness.started_after = now;
+  session->m_sampler = std::make_unique<Sampler>(executor, *session->m_store, std::move(sampler));
+  return session;
+}
+
+MeasureSession::~MeasureSession() {
+  std::error_code ignored;
+  if (!m_scratch.empty())
+    std::filesystem::remove_all(m_scratch, ignored);
+}
+
+} // namespace culprit

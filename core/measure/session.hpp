@@ -1,0 +1,58 @@
+#pragma once
+// Everything a command that measures needs, set up once: the store in the cache, this host's
+// fingerprint (recorded in the store, and warned about when noisy), a GPU probe when there are
+// GPUs, a scratch directory for the runs, and the sampler over them.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/exec/executor.hpp"
+#include "core/host/fingerprint.hpp"
+#include "core/measure/sampler.hpp"
+#include "core/recipe.hpp"
+#include "core/store/store.hpp"
+
+namespace culprit {
+
+struct SessionOptions {
+  std::filesystem::path repo_cache; // the per-repository cache directory
+  bool fresh = false;               // ignore runs stored before this session
+  bool probe_gpus = true;
+};
+
+class MeasureSession {
+public:
+  static Result<std::unique_ptr<MeasureSession>> open(Executor& executor, const Recipe& recipe,
+                                                      const SessionOptions& options);
+  MeasureSession(const MeasureSession&) = delete;
+  MeasureSession& operator=(const MeasureSession&) = delete;
+  MeasureSession(MeasureSession&&) = delete;
+  MeasureSession& operator=(MeasureSession&&) = delete;
+  ~MeasureSession();
+
+  [[nodiscard]] store::Store& store() { return *m_store; }
+  [[nodiscard]] Sampler& sampler() { return *m_sampler; }
+  [[nodiscard]] const host::HostFingerprint& host() const { return m_host; }
+  [[nodiscard]] const nlohmann::json& host_json() const { return m_host_json; }
+  // One line each: a noisy host (powersave governor, load, a VM, ...), what to do about it.
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return m_warnings; }
+
+private:
+  MeasureSession() = default;
+
+  std::unique_ptr<store::Store> m_store;
+  std::unique_ptr<host::GpuProbe> m_gpu;
+  std::unique_ptr<Sampler> m_sampler;
+  host::HostFingerprint m_host;
+  nlohmann::json m_host_json;
+  std::vector<std::string> m_warnings;
+  std::filesystem::path m_scratch;
+};
+
+} // namespace culprit

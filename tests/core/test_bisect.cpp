@@ -1,0 +1,260 @@
+#include <cmath>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/bisect/bisect.hpp"
+#include "core/interrupt.hpp"
+#include "tests/support/fake_measure.hpp"
+
+namespace culprit {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::fake_case;
+using testing::FakeBuildProvider;
+using testing::FakeRig;
+
+// A history of `n` commits after "g"; each case's level is its base times the product of the
+// steps planted at or before the commit.
+struct History {
+  BisectRange range;
+  std::map<std::string, std::map<int, double>> steps; // case -> commit index -> factor
+
+  explicit History(int n) {
+    range.good = range.good_rev = "g";
+    for (int i = 0; i < n; ++i)
+      range.commits.push_back(fmt::format("c{:02}", i));
+    range.bad = range.bad_rev = range.commits.back();
+  }
+
+  void plant(const std::string& case_name, int index, double factor) {
+    steps[case_name][index] = factor;
+  }
+
+  void install(FakeRig& rig, std::vector<std::pair<std::string, double>> cases, double sigma,
+               Direction direction = Direction::lower_is_better) const {
+    for (int i = -1; i < static_cast<int>(range.commits.size()); ++i) {
+      FakeCommit model;
+      model.samples_per_run = 5;
+      for (const auto& [name, base] : cases) {
+        double level = base;
+        if (const auto it = steps.find(name); it != steps.end())
+          for (const auto& [at, factor] : it->second)
+            if (at <= i)
+              level *= factor;
+        model.cases.push_back(fake_case(name, level, sigma, direction));
+      }
+      rig.executor().set_commit(i < 0 ? range.good : range.commits[static_cast<std::size_t>(i)],
+                                model);
+    }
+  }
+};
+
+std::vector<std::string> culprits(const BisectOutcome& outcome) {
+  std::vector<std::string> out;
+  for (const auto& c : outcome.culprits)
+    out.push_back(c.selected.key.case_name + "@" + c.commit);
+  return out;
+}
+
+std::size_t probes(const BisectOutcome& outcome) {
+  std::set<std::string> seen;
+  for (const auto& step : outcome.steps)
+    seen.insert(step.commit);
+  return seen.size();
+}
+
+TEST(Bisect, FindsASingleCulpritWithinLogNPlusTwoProbes) {
+  History history(40);
+  history.plant("sgemm", 23, 1.12);
+  FakeRig rig;
+  history.install(rig, {{"sgemm", 1e-3}, {"saxpy", 2e-4}}, 0.02);
+  FakeBuildProvider builds;
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c23"));
+  EXPECT_LE(probes(*outcome), static_cast<std::size_t>(std::ceil(std::log2(40)) + 2));
+  const auto& culprit = outcome->culprits.front();
+  EXPECT_EQ(culprit.parent, "c22");
+  ASSERT_TRUE(culprit.change.has_value());
+  EXPECT_NEAR(culprit.change->ratio.estimate, 1.12, 0.03);
+  ASSERT_TRUE(culprit.share.has_value());
+  EXPECT_NEAR(*culprit.share, 1.0, 0.25);
+}
+
+TEST(Bisect, NothingChangedIsNotReproduced) {
+  History history(10);
+  FakeRig rig;
+  history.install(rig, {{"sgemm", 1e-3}}, 0.01);
+  FakeBuildProvider builds;
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, "not_reproduced");
+  EXPECT_TRUE(outcome->steps.empty());
+}
+
+TEST(Bisect, TwoCasesWithTheirOwnCulprits) {
+  History history(30);
+  history.plant("sgemm", 7, 1.25);
+  history.plant("softmax", 19, 1.08);
+  FakeRig rig;
+  history.install(rig, {{"sgemm", 1e-3}, {"softmax", 3e-4}, {"saxpy", 2e-4}}, 0.01);
+  FakeBuildProvider builds;
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c07", "softmax@c19"));
+}
+
+TEST(Bisect, AnIntermediateLevelSplitsTheRangeAndFindsBothCulprits) {
+  History history(32);
+  history.plant("sgemm", 9, 1.10);
+  history.plant("sgemm", 24, 1.10);
+  FakeRig rig;
+  history.install(rig, {{"sgemm", 1e-3}}, 0.01);
+  FakeBuildProvider builds;
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c09", "sgemm@c24"));
+  for (const auto& c : outcome->culprits) {
+    ASSERT_TRUE(c.share.has_value());
+    EXPECT_NEAR(*c.share, 0.5, 0.15);
+  }
+  EXPECT_TRUE(std::any_of(outcome->steps.begin(), outcome->steps.end(),
+                          [](const BisectStep& s) { return s.classified == "intermediate"; }));
+}
+
+TEST(Bisect, ImprovementsAreFoundWhenAskedAndThroughputsTheRightWayRound) {
+  History history(20);
+  history.plant("copy", 12, 1.15); // bytes per second up 15%: faster
+  FakeRig rig;
+  history.install(rig, {{"copy", 1e9}}, 0.01, Direction::higher_is_better);
+  FakeBuildProvider builds;
+  auto regression = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(regression) << regression.error().message;
+  EXPECT_EQ(regression->status, "not_reproduced") << "a speed-up is not a regression";
+  BisectSettings settings;
+  settings.improvement = true;
+  auto improvement = run_bisect(history.range, builds, rig.sampler(), settings);
+  ASSERT_TRUE(improvement) << improvement.error().message;
+  EXPECT_THAT(culprits(*improvement), ElementsAre("copy@c12"));
+}
+
+TEST(Bisect, BuildFailuresAreSkippedAndTheNeighboursTried) {
+  History history(20);
+  history.plant("k", 11, 1.15);
+  FakeRig rig;
+  history.install(rig, {{"k", 1e-3}}, 0.01);
+  FakeBuildProvider builds;
+  // The middle commit and a neighbour fail; the commit just before the culprit builds, so the
+  // answer stays exact.
+  builds.fail("c09");
+  builds.fail("c08");
+  builds.fail("c12");
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_THAT(culprits(*outcome), ElementsAre("k@c11"));
+  EXPECT_TRUE(std::any_of(outcome->steps.begin(), outcome->steps.end(),
+                          [](const BisectStep& s) { return s.classified == "skip"; }));
+}
+
+TEST(Bisect, SkipsNextToTheCulpritLeaveCandidatesNotAGuess) {
+  History history(12);
+  history.plant("k", 6, 1.15);
+  FakeRig rig;
+  history.install(rig, {{"k", 1e-3}}, 0.01);
+  FakeBuildProvider builds;
+  builds.fail("c05");
+  builds.fail("c06");
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, "inconclusive");
+  EXPECT_TRUE(outcome->culprits.empty());
+  EXPECT_THAT(outcome->candidates, ElementsAre("c05", "c06", "c07"));
+}
+
+TEST(Bisect, ByteIdenticalArtifactsAreClassifiedOrReusedWithoutRuns) {
+  History history(16);
+  history.plant("k", 11, 1.2);
+  FakeRig rig;
+  history.install(rig, {{"k", 1e-3}}, 0.01);
+  FakeBuildProvider builds;
+  // Commits before the culprit only touched docs: their artifacts are good's.
+  for (int i = 0; i < 11; ++i)
+    builds.set_artifact(fmt::format("c{:02}", i), "artifact-g");
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_THAT(culprits(*outcome), ElementsAre("k@c11"));
+  // Probes identical to a reference are classified without a run of their own; they may still
+  // be run later as a reference, which is running good's binary under their name.
+  for (const auto& step : outcome->steps) {
+    if (step.commit < "c11") {
+      EXPECT_EQ(step.runs, 0U) << step.commit;
+      EXPECT_THAT(step.note, ::testing::HasSubstr("identical")) << step.commit;
+    }
+  }
+  EXPECT_FALSE(outcome->reused_from.empty());
+}
+
+TEST(Bisect, AFinishedBisectionReplaysWithNoRuns) {
+  History history(24);
+  history.plant("k", 15, 1.1);
+  FakeRig rig;
+  history.install(rig, {{"k", 1e-3}}, 0.02);
+  FakeBuildProvider builds;
+  auto first = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(first) << first.error().message;
+  const int runs = rig.executor().total_runs();
+  auto second = run_bisect(history.range, builds, rig.new_sampler(), BisectSettings{});
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(rig.executor().total_runs(), runs);
+  EXPECT_EQ(culprits(*second), culprits(*first));
+  EXPECT_EQ(second->steps.size(), first->steps.size());
+}
+
+TEST(Bisect, AnInterruptedBisectionResumesToTheSameAnswer) {
+  History history(24);
+  history.plant("k", 5, 1.1);
+  FakeRig reference_rig;
+  history.install(reference_rig, {{"k", 1e-3}}, 0.02);
+  FakeBuildProvider builds;
+  auto uninterrupted = run_bisect(history.range, builds, reference_rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(uninterrupted);
+
+  FakeRig rig;
+  history.install(rig, {{"k", 1e-3}}, 0.02);
+  for (const int stop_after : {7, 23, 41}) {
+    auto& sampler = rig.new_sampler();
+    sampler.on_run([&](const RunEvent& event) {
+      if (event.runs_made == stop_after)
+        request_interrupt(SIGINT);
+    });
+    auto interrupted = run_bisect(history.range, builds, sampler, BisectSettings{});
+    clear_interrupt();
+    if (interrupted) // it finished before the interrupt came
+      break;
+    EXPECT_EQ(interrupted.error().code, ExitCode::interrupted);
+  }
+  auto resumed = run_bisect(history.range, builds, rig.new_sampler(), BisectSettings{});
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  EXPECT_EQ(culprits(*resumed), culprits(*uninterrupted));
+}
+
+TEST(Bisect, BrokenEndsAreInfrastructureErrors) {
+  History history(5);
+  history.plant("k", 2, 1.2);
+  FakeRig rig;
+  history.install(rig, {{"k", 1e-3}}, 0.01);
+  FakeBuildProvider builds;
+  builds.fail("c04");
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, ExitCode::infrastructure);
+}
+
+} // namespace
+} // namespace culprit

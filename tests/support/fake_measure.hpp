@@ -1,0 +1,64 @@
+#pragma once
+// A measurement rig without git or builds, for driver tests and simulations: a fake build
+// provider that maps commits to artifact ids (or fails them), the fake executor that maps commits
+// to sample distributions, and a real store and sampler in a temporary directory.
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/bisect/bisect.hpp"
+#include "core/exec/fake_executor.hpp"
+#include "core/measure/parse_options.hpp"
+#include "core/measure/sampler.hpp"
+#include "core/store/store.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit::testing {
+
+class FakeBuildProvider final : public BuildProvider {
+public:
+  // Commits build to an artifact named after them unless told otherwise.
+  void set_artifact(const std::string& commit, const std::string& artifact_id) {
+    m_artifacts[commit] = artifact_id;
+  }
+  void fail(const std::string& commit) { m_failing.insert(commit); }
+  Result<BuildResult> build(const std::string& commit, const std::string& rev) override;
+  [[nodiscard]] int builds() const { return m_builds; }
+
+private:
+  std::map<std::string, std::string> m_artifacts;
+  std::set<std::string> m_failing;
+  int m_builds = 0;
+};
+
+// The store, executor and sampler of one simulated machine. FakeExecutor keys its models by
+// CULPRIT_COMMIT, which the sampler sets from the subject's commit.
+class FakeRig {
+public:
+  explicit FakeRig(std::uint64_t seed = 1, const std::filesystem::path& dir = {});
+
+  // A new sampler over the same store (a new culprit process, as far as the store can tell).
+  Sampler& new_sampler(int warmup = 0, std::optional<double> budget_seconds = std::nullopt);
+  [[nodiscard]] Sampler& sampler() { return *m_sampler; }
+  [[nodiscard]] FakeExecutor& executor() { return m_executor; }
+  [[nodiscard]] store::Store& store() { return *m_store; }
+  // A subject as the fake build provider would make it.
+  static Subject subject(const std::string& commit, const std::string& artifact_id = {});
+
+private:
+  std::unique_ptr<TempDir> m_owned_dir;
+  std::filesystem::path m_dir;
+  FakeExecutor m_executor;
+  std::unique_ptr<store::Store> m_store;
+  std::unique_ptr<Sampler> m_sampler;
+  std::uint64_t m_seed;
+};
+
+// One lognormal case with a median in seconds.
+FakeCase fake_case(const std::string& name, double median, double sigma = 0.02,
+                   Direction direction = Direction::lower_is_better);
+
+} // namespace culprit::testing
