@@ -38,6 +38,9 @@ struct CommandEntry {
 // Defined in each command's file.
 std::unique_ptr<Command> make_init_command();
 std::unique_ptr<Command> make_build_command();
+std::unique_ptr<Command> make_run_command();
+std::unique_ptr<Command> make_compare_command();
+std::unique_ptr<Command> make_bisect_command();
 std::unique_ptr<Command> make_env_command();
 std::unique_ptr<Command> make_not_yet_command(const char* name, const char* issue);
 

@@ -13,15 +13,6 @@
 namespace culprit::cli {
 namespace {
 
-std::unique_ptr<Command> make_run() {
-  return make_not_yet_command("run", "issue #5");
-}
-std::unique_ptr<Command> make_compare() {
-  return make_not_yet_command("compare", "issue #5");
-}
-std::unique_ptr<Command> make_bisect() {
-  return make_not_yet_command("bisect", "issue #6");
-}
 std::unique_ptr<Command> make_report() {
   return make_not_yet_command("report", "issue #7");
 }
@@ -44,9 +35,9 @@ std::unique_ptr<Command> make_worker() {
 const std::array k_commands = {
     CommandEntry{"init", "write a commented culprit.toml for the repo in hand", make_init_command},
     CommandEntry{"build", "build revisions into the cache; print build keys", make_build_command},
-    CommandEntry{"run", "measure one revision; per-case summary with CIs", make_run},
-    CommandEntry{"compare", "interleaved A/B; per-case ratio, CI, verdict", make_compare},
-    CommandEntry{"bisect", "find the commit(s) that changed performance", make_bisect},
+    CommandEntry{"run", "measure one revision; per-case summary with CIs", make_run_command},
+    CommandEntry{"compare", "interleaved A/B; per-case ratio, CI, verdict", make_compare_command},
+    CommandEntry{"bisect", "find the commit(s) that changed performance", make_bisect_command},
     CommandEntry{"report", "render evidence as text, markdown or html", make_report},
     CommandEntry{"env", "host fingerprint and noise warnings", make_env_command},
     CommandEntry{"track", "measure a series of commits into the store (nightly use)", make_track},

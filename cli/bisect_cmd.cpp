@@ -1,0 +1,166 @@
+// culprit bisect --good REV --bad REV: find the commit(s) that changed performance.
+
+#include <cmath>
+
+#include "cli/command.hpp"
+#include "cli/measure_context.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "core/bisect/bisect.hpp"
+#include "core/measure/evidence_fill.hpp"
+
+namespace culprit::cli {
+namespace {
+
+Result<BisectRange> resolve_range(const git::Repository& repo, const std::string& good_rev,
+                                  const std::string& bad_rev, git::History history) {
+  BisectRange range;
+  range.good_rev = good_rev;
+  range.bad_rev = bad_rev;
+  CULPRIT_TRY_ASSIGN(range.good, repo.resolve(good_rev));
+  CULPRIT_TRY_ASSIGN(range.bad, repo.resolve(bad_rev));
+  if (range.good == range.bad)
+    return usage_error("--good {} and --bad {} are the same commit; give a good revision from "
+                       "before the slowdown",
+                       good_rev, bad_rev);
+  CULPRIT_TRY_ASSIGN(const bool ordered, repo.is_ancestor(range.good, range.bad));
+  if (!ordered) {
+    CULPRIT_TRY_ASSIGN(const bool swapped, repo.is_ancestor(range.bad, range.good));
+    if (swapped)
+      return usage_error("--good {} is newer than --bad {}: did you swap them? (to find a "
+                         "speed-up, keep the order and pass --improvement)",
+                         good_rev, bad_rev);
+    if (repo.is_shallow())
+      return usage_error("--good {} is not in the history of --bad {} that this shallow clone "
+                         "holds; run 'git fetch --unshallow' first",
+                         good_rev, bad_rev);
+    return usage_error("--good {} is not an ancestor of --bad {}; bisect needs a good commit in "
+                       "the bad one's history",
+                       good_rev, bad_rev);
+  }
+  CULPRIT_TRY_ASSIGN(range.commits, repo.range(range.good, range.bad, history));
+  if (range.commits.empty())
+    return usage_error("there are no commits between --good {} and --bad {}", good_rev, bad_rev);
+  return range;
+}
+
+class BisectCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_option("--good", m_good, "a revision with the old performance")->required();
+    sub.add_option("--bad", m_bad, "a revision with the new performance")->required();
+    sub.add_flag("--improvement", m_improvement,
+                 "look for the commit that made things faster instead of slower");
+    sub.add_flag("--all-commits", m_all_commits,
+                 "consider every commit of merged branches, not only the first-parent chain");
+    add_measure_flags(sub, m_flags);
+  }
+
+  int run(const GlobalOptions& global) override {
+    auto context = MeasureContext::open(global, m_flags);
+    if (!context)
+      return report(context.error());
+    auto& ctx = **context;
+    auto range = resolve_range(ctx.repo, m_good, m_bad,
+                               m_all_commits ? git::History::full_dag : git::History::first_parent);
+    if (!range)
+      return report(range.error());
+    print_host_warnings(*ctx.session, global.verbosity);
+
+    ProgressLine progress(global.verbosity);
+    auto& sampler = ctx.session->sampler();
+    std::string status_line = "building the ends...";
+    progress.update(status_line);
+    sampler.on_run([&](const RunEvent& event) {
+      progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
+    });
+    BisectSettings settings;
+    settings.compare = ctx.compare_settings();
+    settings.improvement = m_improvement;
+    BuilderProvider builds(*ctx.builder, ctx.build_options);
+    auto outcome = run_bisect(*range, builds, sampler, settings, [&](const BisectProgress& p) {
+      auto info = ctx.repo.commit_info(p.commit);
+      status_line = fmt::format("step {} of about {}: {} {} [{}]", p.step, p.expected_steps,
+                                p.commit.substr(0, 12),
+                                info ? info->subject.substr(0, 40) : std::string(), p.case_name);
+      progress.update(fmt::format("{} ({} runs)", status_line, p.runs_made));
+    });
+    progress.clear();
+    if (!outcome) {
+      if (outcome.error().code == ExitCode::interrupted)
+        return report(Error{ExitCode::interrupted,
+                            "interrupted; everything measured is kept: run the same command "
+                            "again to resume"});
+      return report(outcome.error());
+    }
+
+    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    evidence.kind = "bisect";
+    evidence.status = outcome->status;
+    evidence.host = ctx.session->host_json();
+    evidence.warnings = ctx.session->warnings();
+    evidence.settings.direction = m_improvement ? "improvement" : "regression";
+    if (auto filled = fill_bisect_evidence(evidence, *range, *outcome, ctx.repo, sampler,
+                                           settings.compare.confidence, settings.compare.seed);
+        !filled)
+      return report(filled.error());
+    const std::filesystem::path file =
+        m_flags.json.empty() ? ctx.cache / "evidence" /
+                                   fmt::format("bisect-{}-{}.json", range->good.substr(0, 12),
+                                               range->bad.substr(0, 12))
+                             : std::filesystem::path(m_flags.json);
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
+    if (auto saved = save_evidence(evidence, file); !saved)
+      return report(saved.error());
+    print_summary(evidence, *outcome, file);
+    if (outcome->status == "not_reproduced")
+      return static_cast<int>(ExitCode::not_reproduced);
+    if (outcome->status == "inconclusive")
+      return static_cast<int>(ExitCode::inconclusive);
+    return 0;
+  }
+
+private:
+  void print_summary(const Evidence& evidence, const BisectOutcome& outcome,
+                     const std::filesystem::path& file) const {
+    const auto& b = *evidence.bisect;
+    if (outcome.status == "not_reproduced") {
+      fmt::print("not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
+                 m_improvement ? "faster" : "slower", evidence.settings.threshold * 100, m_good,
+                 m_bad);
+      for (const auto& c : evidence.comparisons)
+        fmt::print("  {}: ratio {:.3f} [{:.3f}, {:.3f}] {}{}\n", c.case_name, c.ratio, c.ci[0],
+                   c.ci[1], c.verdict, c.note.empty() ? "" : " (" + c.note + ")");
+    }
+    for (const auto& c : b.culprits) {
+      const double percent = (c.ratio - 1) * 100;
+      fmt::print("culprit {} {}\n  {} <{}>, {}\n  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI "
+                 "[{:.3f}, {:.3f}]){}\n",
+                 c.commit.substr(0, 12), c.subject, c.author, c.email, c.date, c.case_name, percent,
+                 c.ratio, evidence.settings.confidence * 100, c.ci[0], c.ci[1],
+                 c.share ? fmt::format(", {:.0f}% of the change", *c.share * 100) : "");
+    }
+    if (!b.candidates.empty()) {
+      fmt::print("inconclusive: {}; the culprit is one of:\n", outcome.note);
+      for (const auto& commit : b.candidates)
+        fmt::print("  {}\n", commit.substr(0, 12));
+    }
+    fmt::print("{} commits in range, {} probes, {} builds; evidence: {}\n", b.commits_in_range,
+               b.steps.size(), evidence.builds.size(), file.string());
+  }
+
+  std::string m_good;
+  std::string m_bad;
+  bool m_improvement = false;
+  bool m_all_commits = false;
+  MeasureFlags m_flags;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_bisect_command() {
+  return std::make_unique<BisectCommand>();
+}
+
+} // namespace culprit::cli

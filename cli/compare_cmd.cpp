@@ -1,0 +1,92 @@
+// culprit compare BASE HEAD: interleaved A/B runs; per-case ratio, CI and verdict.
+
+#include "cli/command.hpp"
+#include "cli/measure_context.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "cli/verdict_table.hpp"
+#include "core/measure/evidence_fill.hpp"
+
+namespace culprit::cli {
+namespace {
+
+class CompareCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_option("base", m_base, "the revision to compare against")->required();
+    sub.add_option("head", m_head, "the revision under test")->required();
+    add_measure_flags(sub, m_flags);
+  }
+
+  int run(const GlobalOptions& global) override {
+    auto context = MeasureContext::open(global, m_flags);
+    if (!context)
+      return report(context.error());
+    auto& ctx = **context;
+    print_host_warnings(*ctx.session, global.verbosity);
+    ProgressLine progress(global.verbosity);
+    progress.update(fmt::format("building {}...", m_base));
+    auto base = ctx.build_subject(m_base);
+    if (!base)
+      return report(base.error());
+    progress.update(fmt::format("building {}...", m_head));
+    auto head = ctx.build_subject(m_head);
+    if (!head)
+      return report(head.error());
+    ctx.session->sampler().on_run([&](const RunEvent& event) {
+      progress.update(fmt::format("compare: {} runs, last {} {}{}", event.runs_made,
+                                  event.subject->rev, event.warmup ? "(warm-up) " : "",
+                                  event.status == store::RunStatus::ok ? "" : "failed"));
+    });
+    const auto settings = ctx.compare_settings();
+    auto outcome = compare_subjects(ctx.session->sampler(), *base, *head, settings);
+    progress.clear();
+    if (!outcome)
+      return report(outcome.error());
+
+    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    evidence.kind = "compare";
+    evidence.status = verdict_status(*outcome);
+    evidence.host = ctx.session->host_json();
+    evidence.warnings = ctx.session->warnings();
+    for (const auto& build : ctx.builds)
+      evidence.builds.push_back(build_entry(build));
+    for (const auto& verdict : outcome->cases) {
+      evidence.comparisons.push_back(comparison_entry(*base, *head, verdict));
+      for (const auto* subject : {&*base, &*head}) {
+        auto m = measurement_entry(ctx.session->sampler(), *subject, verdict.selected,
+                                   subject == &*base ? verdict.base_runs : verdict.head_runs,
+                                   settings.confidence, settings.seed);
+        if (!m)
+          return report(m.error());
+        if (!m->runs.empty())
+          evidence.measurements.push_back(std::move(*m));
+      }
+    }
+    fmt::print("{}", render_verdict_table(evidence, m_base, m_head));
+    if (!m_flags.json.empty()) {
+      if (auto saved = save_evidence(evidence, m_flags.json); !saved)
+        return report(saved.error());
+      if (global.verbosity >= 0)
+        fmt::print(stderr, "evidence written to {}\n", m_flags.json);
+    }
+    if (evidence.status == "slower")
+      return static_cast<int>(ExitCode::regression);
+    if (evidence.status == "inconclusive")
+      return static_cast<int>(ExitCode::inconclusive);
+    return 0;
+  }
+
+private:
+  std::string m_base;
+  std::string m_head;
+  MeasureFlags m_flags;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_compare_command() {
+  return std::make_unique<CompareCommand>();
+}
+
+} // namespace culprit::cli

@@ -1,0 +1,102 @@
+// culprit run REV: measure one revision; per-case summary with confidence intervals.
+// Runs are added in batches until every case's interval is narrower than the threshold (half
+// of it on each side of the median) or max_runs is reached.
+
+#include "cli/command.hpp"
+#include "cli/measure_context.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "core/measure/case_select.hpp"
+#include "core/measure/evidence_fill.hpp"
+
+namespace culprit::cli {
+namespace {
+
+class RunCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_option("revision", m_revision, "the revision to measure")->required();
+    add_measure_flags(sub, m_flags);
+  }
+
+  int run(const GlobalOptions& global) override {
+    auto context = MeasureContext::open(global, m_flags);
+    if (!context)
+      return report(context.error());
+    auto& ctx = **context;
+    print_host_warnings(*ctx.session, global.verbosity);
+    ProgressLine progress(global.verbosity);
+    progress.update(fmt::format("building {}...", m_revision));
+    auto subject = ctx.build_subject(m_revision);
+    if (!subject)
+      return report(subject.error());
+    auto& sampler = ctx.session->sampler();
+    sampler.on_run([&](const RunEvent& event) {
+      progress.update(fmt::format("run: {} runs{}", event.runs_made,
+                                  event.status == store::RunStatus::ok ? "" : " (last failed)"));
+    });
+    const auto settings = ctx.compare_settings();
+    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    evidence.kind = "run";
+    evidence.status = "measured";
+    evidence.host = ctx.session->host_json();
+    evidence.warnings = ctx.session->warnings();
+    bool budget_hit = false;
+    for (std::size_t n = settings.min_runs;;
+         n = std::min(n + settings.min_runs, settings.max_runs)) {
+      const std::vector<Want> wants = {{&*subject, n}};
+      auto complete = sampler.ensure(wants);
+      if (!complete)
+        return report(complete.error());
+      auto selected = select_common_cases(sampler, {&*subject}, settings);
+      if (!selected)
+        return report(selected.error());
+      evidence.measurements.clear();
+      bool precise = true;
+      for (const auto& s : *selected) {
+        auto m = measurement_entry(sampler, *subject, s, n, settings.confidence, settings.seed);
+        if (!m)
+          return report(m.error());
+        const double half_width = (m->summary.ci[1] - m->summary.ci[0]) / 2;
+        precise = precise && m->runs.size() >= 2 &&
+                  half_width <= settings.threshold / 2 * m->summary.median;
+        evidence.measurements.push_back(std::move(*m));
+      }
+      budget_hit = !*complete;
+      if (precise || budget_hit || n >= settings.max_runs)
+        break;
+    }
+    progress.clear();
+    for (const auto& build : ctx.builds)
+      evidence.builds.push_back(build_entry(build));
+    fmt::print("{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
+               fmt::format("{:.0f}% CI", settings.confidence * 100), "runs", "cv", "outliers");
+    for (const auto& m : evidence.measurements)
+      fmt::print("{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", m.case_name.substr(0, 40),
+                 format_value(m.summary.median, m.unit),
+                 fmt::format("[{}, {}]", format_value(m.summary.ci[0], m.unit),
+                             format_value(m.summary.ci[1], m.unit)),
+                 m.runs.size(), m.summary.cv * 100, m.summary.outliers);
+    if (budget_hit)
+      print_warning("the time budget ran out before every interval was narrow enough");
+    if (!m_flags.json.empty()) {
+      if (auto saved = save_evidence(evidence, m_flags.json); !saved)
+        return report(saved.error());
+      if (global.verbosity >= 0)
+        fmt::print(stderr, "evidence written to {}\n", m_flags.json);
+    }
+    return 0;
+  }
+
+private:
+  std::string m_revision;
+  MeasureFlags m_flags;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_run_command() {
+  return std::make_unique<RunCommand>();
+}
+
+} // namespace culprit::cli

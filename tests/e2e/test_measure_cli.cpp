@@ -1,0 +1,180 @@
+// End to end: run, compare and bisect on a real repository whose benchmark is a small C program
+// that prints culprit JSON lines. One commit makes the loop 50% longer.
+
+#include <algorithm>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/evidence.hpp"
+#include "tests/support/git_repo.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::run_culprit;
+using testing::ScratchRepo;
+using testing::snapshot;
+using testing::TempDir;
+
+constexpr std::string_view k_bench = R"(#include <stdio.h>
+#include <time.h>
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+int main(void) {
+  volatile double x = 0;
+  for (int s = 0; s < 5; s++) {
+    double t0 = now();
+    for (long i = 0; i < WORK; i++) x += i * 0.5;
+    printf("{\"type\":\"sample\",\"case\":\"loop\",\"metric\":\"time\",\"unit\":\"s\","
+           "\"direction\":\"lower\",\"value\":%.9f}\n", now() - t0);
+    printf("{\"type\":\"sample\",\"case\":\"steady\",\"metric\":\"time\",\"unit\":\"s\","
+           "\"direction\":\"lower\",\"value\":%.9f}\n", 0.001);
+  }
+  return 0;
+}
+)";
+
+constexpr std::string_view k_recipe = R"([build]
+command = "cc -O1 -DWORK=$(cat {src}/work) -o {build}/bench {src}/bench.c"
+artifacts = ["bench"]
+
+[run]
+command = "{build}/bench"
+format = "culprit"
+timeout = 30
+
+[decide]
+threshold = "5%"
+max_runs = 20
+)";
+
+class MeasureCli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    scratch.write("bench.c", k_bench);
+    scratch.write("culprit.toml", k_recipe);
+    scratch.write("work", "400000\n");
+    good = scratch.commit("benchmark");
+    for (int i = 0; i < 4; ++i) {
+      scratch.write("NOTES", "note " + std::to_string(i) + "\n");
+      scratch.commit("notes " + std::to_string(i), "Grace Hopper");
+    }
+    scratch.write("work", "600000\n");
+    culprit = scratch.commit("Do half as much work again", "Alan Turing");
+    for (int i = 0; i < 3; ++i) {
+      scratch.write("NOTES", "later " + std::to_string(i) + "\n");
+      bad = scratch.commit("later " + std::to_string(i));
+    }
+  }
+
+  testing::ProcessOutput culprit_cli(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--cache-dir", (temp / "cache").string()});
+    return run_culprit(args, scratch.dir());
+  }
+
+  TempDir temp{"culprit-measure"};
+  ScratchRepo scratch{temp / "project"};
+  std::string good, culprit, bad;
+};
+
+TEST_F(MeasureCli, RunPrintsACaseTableAndWritesEvidence) {
+  auto run = culprit_cli({"run", "HEAD", "--json", (temp / "run.json").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("loop"));
+  EXPECT_THAT(run.out, HasSubstr("steady"));
+  auto evidence = load_evidence(temp / "run.json");
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  EXPECT_EQ(evidence->kind, "run");
+  EXPECT_EQ(evidence->measurements.size(), 2U);
+  EXPECT_GE(evidence->measurements[0].runs.size(), 5U);
+}
+
+TEST_F(MeasureCli, TheTimeFormatMeasuresTheWholeProcessLikeHyperfine) {
+  auto run = culprit_cli({"run", "HEAD", "--format", "time", "--max-runs", "6", "--json",
+                          (temp / "time.json").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto evidence = load_evidence(temp / "time.json");
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  ASSERT_EQ(evidence->measurements.size(), 1U);
+  EXPECT_EQ(evidence->measurements[0].case_name, "bench");
+  EXPECT_EQ(evidence->measurements[0].metric, "wall_time");
+}
+
+TEST_F(MeasureCli, CompareExitsOneOnARegressionAndZeroWithout) {
+  auto slower = culprit_cli({"compare", good, bad, "--json", (temp / "cmp.json").string()});
+  EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
+  EXPECT_THAT(slower.out, HasSubstr("slower"));
+  auto evidence = load_evidence(temp / "cmp.json");
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  EXPECT_EQ(evidence->status, "slower");
+  const auto loop = std::find_if(evidence->comparisons.begin(), evidence->comparisons.end(),
+                                 [](const auto& c) { return c.case_name == "loop"; });
+  ASSERT_NE(loop, evidence->comparisons.end());
+  EXPECT_EQ(loop->verdict, "slower");
+  EXPECT_GT(loop->ratio, 1.2);
+
+  auto same = culprit_cli({"compare", culprit, bad, "--case", "steady"});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+}
+
+TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree) {
+  const auto before = snapshot(scratch.dir());
+  const auto json = (temp / "bisect.json").string();
+  auto found = culprit_cli({"bisect", "--good", good, "--bad", bad, "--json", json});
+  ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
+  EXPECT_THAT(found.out, HasSubstr("culprit " + culprit.substr(0, 12)));
+  EXPECT_THAT(found.out, HasSubstr("Alan Turing"));
+  EXPECT_THAT(found.out, HasSubstr(json));
+  auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  ASSERT_TRUE(evidence->bisect.has_value());
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
+  EXPECT_EQ(evidence->bisect->culprits[0].commit, culprit);
+  EXPECT_EQ(evidence->bisect->culprits[0].files, std::vector<std::string>{"work"});
+  EXPECT_EQ(evidence->bisect->commits_in_range, 8);
+  EXPECT_EQ(snapshot(scratch.dir()), before) << "the user's checkout changed";
+
+  // Again: every build is cached and every run stored.
+  const auto evidence_bytes = std::filesystem::file_size(json);
+  auto again = culprit_cli({"bisect", "--good", good, "--bad", bad, "--json", json});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  auto replay = load_evidence(json);
+  ASSERT_TRUE(replay);
+  for (const auto& build : replay->builds)
+    EXPECT_EQ(build.status, "cached") << build.commit;
+  std::size_t runs_first = 0;
+  std::size_t runs_again = 0;
+  for (const auto& m : evidence->measurements)
+    runs_first += m.runs.size();
+  for (const auto& m : replay->measurements)
+    runs_again += m.runs.size();
+  EXPECT_EQ(runs_again, runs_first) << "a replay must not add runs";
+  EXPECT_GT(evidence_bytes, 0U);
+}
+
+TEST_F(MeasureCli, BisectWithoutAChangeExitsFiveAndBadRangesExitTwo) {
+  auto none = culprit_cli({"bisect", "--good", culprit, "--bad", bad, "--case", "loop"});
+  EXPECT_EQ(none.exit_code, 5) << none.out << none.err;
+  EXPECT_THAT(none.out, HasSubstr("not reproduced"));
+
+  auto same = culprit_cli({"bisect", "--good", bad, "--bad", bad});
+  EXPECT_EQ(same.exit_code, 2);
+  EXPECT_THAT(same.err, HasSubstr("same commit"));
+  auto swapped = culprit_cli({"bisect", "--good", bad, "--bad", good});
+  EXPECT_EQ(swapped.exit_code, 2);
+  EXPECT_THAT(swapped.err, HasSubstr("swap"));
+  auto unknown = culprit_cli({"bisect", "--good", "v0.0-nope", "--bad", bad});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown revision"));
+}
+
+} // namespace
+} // namespace culprit
