@@ -5,16 +5,16 @@
 #
 # The repository is "kestrel", a small project of CPU kernels. Its first commit imports the
 # benchmark harness (kernels/include/culprit) and the CPU kernels, their reference checks and
-# their benchmark program (kernels/cpu, kernels/reference, kernels/bench) from this tree, with
-# the files in import/ (a Makefile, a README). The commits after it are the patches listed in
+# their benchmark program (kernels/cpu, kernels/reference, kernels/bench) as this tree had them
+# when the history was written (a frozen copy in import/base.tar.gz, so that later work on
+# kernels/ cannot stop the patches from applying), with the files in import/ (a Makefile, a
+# README). The commits after it are the patches listed in
 # history/series, applied with git am. Everything is fixed (authors, dates, no user or system
 # git configuration, no network), so the same tree always gives the same commit ids.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly here
-root=$(cd "$here/../.." && pwd)
-readonly root
 readonly history="$here/history"
 readonly program=make_history.sh
 
@@ -74,16 +74,20 @@ read_header() { # FILE
 import_tree() {
   local cpu=(saxpy reduce sgemm softmax layernorm)
   local harness="$dir/third_party/culprit/include/culprit"
+  local base="$dir/.git/demo-base"
+  mkdir -p "$base"
+  tar -xzf "$here/import/base.tar.gz" -C "$base"
   mkdir -p "$harness/harness" "$dir/kernels/cpu" "$dir/kernels/reference" "$dir/kernels/bench"
-  cp "$root/kernels/include/culprit/harness.hpp" "$harness/"
-  cp "$root"/kernels/include/culprit/harness/*.hpp "$harness/harness/"
+  cp "$base/kernels/include/culprit/harness.hpp" "$harness/"
+  cp "$base"/kernels/include/culprit/harness/*.hpp "$harness/harness/"
   for kernel in "${cpu[@]}"; do
-    cp "$root/kernels/cpu/$kernel.hpp" "$root/kernels/cpu/$kernel.cpp" "$dir/kernels/cpu/"
+    cp "$base/kernels/cpu/$kernel.hpp" "$base/kernels/cpu/$kernel.cpp" "$dir/kernels/cpu/"
   done
-  cp "$root/kernels/reference/check.hpp" "$root/kernels/reference/check.cpp" "$dir/kernels/reference/"
-  cp "$root/kernels/bench/bench_cpu.cpp" "$root/kernels/bench/cases.hpp" "$dir/kernels/bench/"
+  cp "$base/kernels/reference/check.hpp" "$base/kernels/reference/check.cpp" "$dir/kernels/reference/"
+  cp "$base/kernels/bench/bench_cpu.cpp" "$base/kernels/bench/cases.hpp" "$dir/kernels/bench/"
   cp "$here/import/Makefile" "$here/import/README.md" "$here/import/.gitignore" "$dir/"
   chmod -R u=rwX,go=rX "$dir/kernels" "$dir/third_party" "$dir/Makefile" "$dir/README.md" "$dir/.gitignore"
+  rm -rf "$base"
 }
 
 git init -q -b main "$dir"
@@ -107,7 +111,7 @@ apply_patch() { # FILE
   git_in am -q --committer-date-is-author-date "$1" >/dev/null 2>"$dir/.git/demo-am.log" || {
     cat "$dir/.git/demo-am.log" >&2
     fail "history/${1##*/} does not apply: the files it changes differ from what it expects" \
-      "(were kernels/ or examples/demo/import changed? then the demo history needs updating)"
+      "(was examples/demo/import changed? then the demo history needs updating)"
   }
 }
 
