@@ -23,7 +23,7 @@ std::unique_ptr<Command> make_bisect() {
   return make_not_yet_command("bisect", "issue #6");
 }
 std::unique_ptr<Command> make_report() {
-  return make_not_yet_command("report", "issue #7");
+  return make_report_command();
 }
 std::unique_ptr<Command> make_track() {
   return make_not_yet_command("track", "issue #9");
