@@ -35,12 +35,22 @@ std::string culprit_lines(const Evidence& e, std::string_view case_name) {
   if (!e.bisect)
     return "";
   std::string out;
-  for (const auto& c : e.bisect->culprits)
-    if (c.case_name.empty() || c.case_name == case_name)
-      out +=
-          fmt::format("\nculprit {} \"{}\" by {}, {}{}", short_id(c.commit), c.subject, c.author,
-                      format_change(c.ratio),
-                      c.owners.empty() ? "" : fmt::format(", owners {}", fmt::join(c.owners, " ")));
+  for (const auto& c : e.bisect->culprits) {
+    if (!c.case_name.empty() && c.case_name != case_name)
+      continue;
+    out +=
+        fmt::format("\nculprit {} \"{}\" by {}, {}{}", short_id(c.commit), c.subject, c.author,
+                    format_change(c.ratio),
+                    c.owners.empty() ? "" : fmt::format(", owners {}", fmt::join(c.owners, " ")));
+    if (!c.hints)
+      continue;
+    if (c.hints->diffstat)
+      out += "\n  diff: " + diffstat_line(*c.hints->diffstat);
+    for (const auto* k : changed_kernels(*c.hints))
+      out += fmt::format("\n  kernel {} ({}): {}", k->name, k->arch, k->description);
+    if (c.hints->artifacts)
+      out += "\n  artifacts: " + artifacts_line(*c.hints->artifacts);
+  }
   return out;
 }
 
@@ -75,9 +85,17 @@ std::vector<TestCase> test_cases(const Evidence& e, const ReportView& v) {
     t.details = numbers + culprit_lines(e, c->case_name);
     cases.push_back(std::move(t));
   }
+  // A run: each measured case passes, with its numbers.
+  if (cases.empty() && e.status != "failed")
+    for (const auto& m : e.measurements)
+      cases.push_back({m.case_name, "", "",
+                       fmt::format("{} median {} {} [{}, {}], {} runs", short_id(m.commit),
+                                   format_quantity(m.summary.median, m.unit), v.confidence_label,
+                                   format_quantity(m.summary.ci[0], m.unit),
+                                   format_quantity(m.summary.ci[1], m.unit), m.runs.size())});
   if (!cases.empty())
     return cases;
-  // Nothing was compared: one test case for the command as a whole.
+  // Nothing was measured: one test case for the command as a whole.
   TestCase whole{v.title, "", v.headline, culprit_lines(e, "")};
   if (e.status == "failed")
     whole.outcome = "error";

@@ -233,10 +233,14 @@ void write_drift(std::string& out, const Evidence& e, const ReportView& v) {
     out += "<section id=\"drift\"><h2>Samples in run order</h2>\n" + figures + "</section>\n";
 }
 
-void write_raw(std::string& out, const Evidence& e) {
-  out += "<details id=\"raw\"><summary>Raw numbers</summary>\n<table><thead><tr><th>commit</th>"
-         "<th>case</th><th class=\"num\">runs</th><th class=\"num\">median</th><th>CI</th>"
-         "<th>samples, run by run</th></tr></thead><tbody>\n";
+// The measurements table: folded away under the comparisons, shown when there are none (a run).
+void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
+  out += v.cases.empty() ? "<details id=\"raw\" open>" : "<details id=\"raw\">";
+  out += "<summary>Raw numbers</summary>\n";
+  if (!e.measurements.empty())
+    out += "<table><thead><tr><th>commit</th><th>case</th><th class=\"num\">runs</th>"
+           "<th class=\"num\">median</th><th>CI</th><th>samples, run by run</th></tr></thead>"
+           "<tbody>\n";
   for (const auto& m : e.measurements) {
     const auto scale = unit_scale(m.summary.median, m.unit);
     std::string runs;
@@ -253,7 +257,8 @@ void write_raw(std::string& out, const Evidence& e) {
         h(format_quantity(m.summary.median, m.unit)), format_number(m.summary.ci[0] / scale.factor),
         format_number(m.summary.ci[1] / scale.factor), h(scale.unit), h(runs), h(scale.unit));
   }
-  out += "</tbody></table>\n";
+  if (!e.measurements.empty())
+    out += "</tbody></table>\n";
   if (!e.builds.empty()) {
     out += "<table><thead><tr><th>build of</th><th>key</th><th>status</th><th class=\"num\">"
            "seconds</th><th>message</th></tr></thead><tbody>\n";
@@ -295,7 +300,7 @@ std::string render_html(const Evidence& e, const RenderOptions& options) {
   for (const auto& [label, value] : v.environment)
     out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", h(label), h(value));
   out += "</dl>\n</section>\n";
-  write_raw(out, e);
+  write_raw(out, e, v);
   out += fmt::format("<footer>Rendered by culprit from evidence written by culprit {} at {}."
                      "</footer>\n</main>\n</body>\n</html>\n",
                      h(e.tool_version), h(e.created));

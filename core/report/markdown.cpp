@@ -148,10 +148,12 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
   out += "\n</details>\n";
 }
 
-void write_raw(std::string& out, const Evidence& e) {
+// Folded away under the comparisons; open when there are none (a run).
+void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
   if (e.measurements.empty())
     return;
-  out += "\n<details><summary>Raw numbers</summary>\n\n";
+  out += v.cases.empty() ? "\n<details open><summary>Measurements</summary>\n\n"
+                         : "\n<details><summary>Raw numbers</summary>\n\n";
   out += "| commit | case | runs | median | CI | run medians |\n|:--|:--|--:|--:|:--|:--|\n";
   for (std::size_t i = 0; i < e.measurements.size() && i < k_max_raw_rows; ++i) {
     const auto& m = e.measurements[i];
@@ -191,7 +193,7 @@ std::string render_markdown(const Evidence& e, const RenderOptions& options) {
   out += "\n**Environment:**\n\n";
   for (const auto& [label, value] : v.environment)
     out += fmt::format("- {}: {}\n", markdown_text(label), markdown_text(value));
-  write_raw(out, e);
+  write_raw(out, e, v);
   return out;
 }
 

@@ -120,6 +120,23 @@ void write_cases(Writer& w, const Evidence& e, const ReportView& v) {
       w.line(fmt::format("  {}: {}", terminal_safe(c->case_name), terminal_safe(c->note)));
 }
 
+// Without comparisons (a run), the measurements themselves.
+void write_measurements(Writer& w, const Evidence& e, const ReportView& v) {
+  if (!v.cases.empty() || e.measurements.empty())
+    return;
+  w.heading("Measurements");
+  std::vector<std::vector<std::string>> rows{
+      {"case", "commit", "runs", "median", v.confidence_label, "cv"}};
+  for (const auto& m : e.measurements)
+    rows.push_back({terminal_safe(m.case_name), terminal_safe(short_id(m.commit)),
+                    std::to_string(m.runs.size()),
+                    terminal_safe(format_quantity(m.summary.median, m.unit)),
+                    terminal_safe(fmt::format("[{}, {}]", format_quantity(m.summary.ci[0], m.unit),
+                                              format_quantity(m.summary.ci[1], m.unit))),
+                    format_percent(m.summary.cv)});
+  w.table(rows, {false, false, true, true, false, true});
+}
+
 std::vector<std::string> safe_all(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   out.reserve(items.size());
@@ -232,6 +249,7 @@ std::string render_text(const Evidence& e, const RenderOptions& options) {
   Writer w(options.color);
   w.line(w.paint(fmt::format("{}: {}", v.title, terminal_safe(v.headline)), "1"));
   write_cases(w, e, v);
+  write_measurements(w, e, v);
   if (e.bisect) {
     write_culprits(w, e, v);
     write_bisection(w, e, v);

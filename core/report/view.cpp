@@ -111,12 +111,12 @@ std::string headline(const Evidence& e, const ReportView& v) {
     return "failed: " + (e.warnings.empty() ? std::string("builds or runs failed with no way "
                                                           "around them")
                                             : e.warnings.front());
-  if (e.kind == "run") {
+  if (e.kind == "run" && !e.measurements.empty()) {
     std::size_t cases = 0;
     for (const auto& m : e.measurements)
       cases += static_cast<std::size_t>(m.commit == e.measurements.front().commit);
     return fmt::format("measured {} of {}", plural(cases, "case", "cases"),
-                       e.measurements.empty() ? "nothing" : short_id(e.measurements[0].commit));
+                       short_id(e.measurements[0].commit));
   }
   return e.status.empty() ? std::string("no verdict") : e.status;
 }

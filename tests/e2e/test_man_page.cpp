@@ -2,8 +2,8 @@
 // --help` prints must be in man/culprit.1 and in man/culprit.bash-completion, and the page must
 // render without a groff warning.
 
+#include <cctype>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -78,9 +78,17 @@ std::set<std::string> flags_of(const std::string& help) {
   return flags;
 }
 
+// Whether `flag` stands in `text` as a word of its own ("-o" is not in "-old" or "foo-o").
 bool mentions(const std::string& text, const std::string& flag) {
-  const std::regex word("(^|[^A-Za-z0-9-])" + flag + "([^A-Za-z0-9-]|$)");
-  return std::regex_search(text, word);
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
+  };
+  for (auto at = text.find(flag); at != std::string::npos; at = text.find(flag, at + 1)) {
+    const auto end = at + flag.size();
+    if ((at == 0 || !word_char(text[at - 1])) && (end == text.size() || !word_char(text[end])))
+      return true;
+  }
+  return false;
 }
 
 // What the completion offers for `culprit WORDS... CURRENT<TAB>`.
@@ -146,7 +154,7 @@ TEST(BashCompletion, CompletesCommandsAndFlags) {
 
 TEST(BashCompletion, OffersEveryFlagThatHelpPrints) {
   for (const auto& flag : flags_of(testing::run_culprit({"--help"}, k_source).out))
-    EXPECT_THAT(complete({flag.substr(0, flag.size())}), Contains(flag)) << flag;
+    EXPECT_THAT(complete({flag}), Contains(flag)) << flag;
   for (const auto& command : commands()) {
     const auto help = testing::run_culprit({command, "--help"}, k_source);
     const auto offered = complete({command, "-"});

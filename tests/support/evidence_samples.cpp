@@ -284,6 +284,18 @@ Evidence malicious_sample() {
   return e;
 }
 
+Evidence run_sample() {
+  auto e = compare_sample();
+  e.kind = "run";
+  e.status = "no_change";
+  e.command = {"culprit", "run", "HEAD", "--json", "run.json"};
+  e.comparisons.clear();
+  std::erase_if(e.measurements,
+                [](const EvidenceMeasurement& m) { return m.commit != sample_commit(40); });
+  e.builds.erase(e.builds.begin());
+  return e;
+}
+
 Evidence failed_sample() {
   auto e = base_evidence("compare", "failed");
   e.command = {"culprit", "compare", "v1.4", "HEAD"};

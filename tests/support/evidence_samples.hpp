@@ -19,6 +19,8 @@ std::vector<std::string> bisect_sample_order();
 // A bisection whose commit subject, author, files, case, kernel names, warnings, host and
 // command hold markup and terminal control sequences.
 Evidence malicious_sample();
+// A run of one revision: measurements, no comparisons.
+Evidence run_sample();
 // A compare that failed: no comparisons, a warning that says why.
 Evidence failed_sample();
 

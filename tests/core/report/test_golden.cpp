@@ -85,6 +85,10 @@ TEST(ReportGolden, Malicious) {
   expect_every_format("malicious", testing::malicious_sample(), ordered());
 }
 
+TEST(ReportGolden, Run) {
+  expect_every_format("run", testing::run_sample(), {});
+}
+
 TEST(ReportGolden, Failed) {
   expect_every_format("failed", testing::failed_sample(), {});
 }

@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <fstream>
-#include <regex>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
