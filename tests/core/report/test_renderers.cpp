@@ -230,9 +230,8 @@ TEST_F(Malicious, MarkdownKeepsTablesIntactAndMarkupInert) {
       expected = cell_separators(line);
     EXPECT_EQ(cell_separators(line), expected) << line;
   }
-  EXPECT_THAT(md,
-              HasSubstr("#### Culprit `e1ecf7020d18`: &lt;script>alert(1)&lt;/script> \\| "
-                        "\\*\\*x\\*\\* \\x1b\\[31m"));
+  EXPECT_THAT(md, HasSubstr("#### Culprit `e1ecf7020d18`: &lt;script>alert(1)&lt;/script> \\| "
+                            "\\*\\*x\\*\\* \\x1b\\[31m"));
   EXPECT_THAT(md, HasSubstr("| `<script>alert(1)</script> \\| **x** \\x1b[31m` | 4.12 ms |"));
 }
 
