@@ -288,6 +288,9 @@ std::string render_html(const Evidence& e, const RenderOptions& options) {
   for (const auto& warning : e.warnings)
     out += fmt::format("<p class=\"warning\">{}</p>\n", h(warning));
   write_cases(out, e, v);
+  const bool measurements_first = v.cases.empty(); // a run: its measurements are the result
+  if (measurements_first)
+    write_raw(out, e, v);
   if (e.bisect) {
     write_culprits(out, e, v);
     write_bisection(out, e, v);
@@ -300,7 +303,8 @@ std::string render_html(const Evidence& e, const RenderOptions& options) {
   for (const auto& [label, value] : v.environment)
     out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", h(label), h(value));
   out += "</dl>\n</section>\n";
-  write_raw(out, e, v);
+  if (!measurements_first)
+    write_raw(out, e, v);
   out += fmt::format("<footer>Rendered by culprit from evidence written by culprit {} at {}."
                      "</footer>\n</main>\n</body>\n</html>\n",
                      h(e.tool_version), h(e.created));

@@ -152,8 +152,10 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
 void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
   if (e.measurements.empty())
     return;
-  out += v.cases.empty() ? "\n<details open><summary>Measurements</summary>\n\n"
-                         : "\n<details><summary>Raw numbers</summary>\n\n";
+  if (!out.ends_with("\n\n"))
+    out += "\n";
+  out += v.cases.empty() ? "<details open><summary>Measurements</summary>\n\n"
+                         : "<details><summary>Raw numbers</summary>\n\n";
   out += "| commit | case | runs | median | CI | run medians |\n|:--|:--|--:|--:|:--|:--|\n";
   for (std::size_t i = 0; i < e.measurements.size() && i < k_max_raw_rows; ++i) {
     const auto& m = e.measurements[i];
@@ -181,6 +183,9 @@ std::string render_markdown(const Evidence& e, const RenderOptions& options) {
   std::string out =
       fmt::format("### {}: {}\n\n", markdown_text(v.title), markdown_text(v.headline));
   write_cases(out, e, v);
+  const bool measurements_first = v.cases.empty(); // a run: its measurements are the result
+  if (measurements_first)
+    write_raw(out, e, v);
   if (e.bisect) {
     write_culprits(out, e, v);
     write_bisection(out, e, v);
@@ -193,7 +198,8 @@ std::string render_markdown(const Evidence& e, const RenderOptions& options) {
   out += "\n**Environment:**\n\n";
   for (const auto& [label, value] : v.environment)
     out += fmt::format("- {}: {}\n", markdown_text(label), markdown_text(value));
-  write_raw(out, e, v);
+  if (!measurements_first)
+    write_raw(out, e, v);
   return out;
 }
 
