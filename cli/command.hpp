@@ -37,6 +37,7 @@ struct CommandEntry {
 
 // Defined in each command's file.
 std::unique_ptr<Command> make_init_command();
+std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_build_command();
 std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_compare_command();

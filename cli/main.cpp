@@ -14,7 +14,7 @@ namespace culprit::cli {
 namespace {
 
 std::unique_ptr<Command> make_report() {
-  return make_not_yet_command("report", "issue #7");
+  return make_report_command();
 }
 std::unique_ptr<Command> make_track() {
   return make_not_yet_command("track", "issue #9");

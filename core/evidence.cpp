@@ -16,6 +16,67 @@ json summary_json(const EvidenceSummary& s) {
           {"cv", s.cv},         {"outliers", s.outliers}};
 }
 
+template <class T> json optional_json(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json resources_json(const std::optional<EvidenceKernelResources>& r) {
+  if (!r)
+    return nullptr;
+  return {{"registers", r->registers},
+          {"barriers", r->barriers},
+          {"spill_store_bytes", r->spill_store_bytes},
+          {"spill_load_bytes", r->spill_load_bytes},
+          {"stack_bytes", r->stack_bytes},
+          {"shared_bytes", r->shared_bytes},
+          {"constant_bytes", r->constant_bytes}};
+}
+
+json sizes_json(const std::vector<EvidenceSizeChange>& sizes) {
+  json out = json::array();
+  for (const auto& s : sizes)
+    out.push_back({{"name", s.name},
+                   {"artifact", s.artifact},
+                   {"parent_bytes", optional_json(s.parent_bytes)},
+                   {"culprit_bytes", optional_json(s.culprit_bytes)}});
+  return out;
+}
+
+json hints_json(const EvidenceHints& h) {
+  json doc = {{"notes", h.notes}, {"symbols", sizes_json(h.symbols)}};
+  doc["diffstat"] = nullptr;
+  if (h.diffstat) {
+    json files = json::array();
+    for (const auto& f : h.diffstat->by_file)
+      files.push_back({{"path", f.path},
+                       {"old_path", f.old_path},
+                       {"kind", f.kind},
+                       {"insertions", f.insertions},
+                       {"deletions", f.deletions},
+                       {"binary", f.binary}});
+    doc["diffstat"] = {{"files", h.diffstat->files},
+                       {"insertions", h.diffstat->insertions},
+                       {"deletions", h.diffstat->deletions},
+                       {"by_file", files}};
+  }
+  json kernels = json::array();
+  for (const auto& k : h.kernels)
+    kernels.push_back({{"name", k.name},
+                       {"arch", k.arch},
+                       {"change", k.change},
+                       {"parent", resources_json(k.parent)},
+                       {"culprit", resources_json(k.culprit)},
+                       {"description", k.description}});
+  doc["kernels"] = kernels;
+  doc["artifacts"] = nullptr;
+  if (h.artifacts)
+    doc["artifacts"] = {
+        {"parent_bytes", h.artifacts->parent_bytes}, {"culprit_bytes", h.artifacts->culprit_bytes},
+        {"parent_files", h.artifacts->parent_files}, {"culprit_files", h.artifacts->culprit_files},
+        {"identical", h.artifacts->identical},       {"changed", sizes_json(h.artifacts->changed)}};
+  return doc;
+}
+
 // Reads typed values out of a JSON object, naming the key path in every error.
 class Reader {
 public:
@@ -146,6 +207,77 @@ Status read_step(const Reader& r, EvidenceStep& s) {
   return r.get("note", s.note, false);
 }
 
+Status read_resources(const Reader& r, std::string_view key,
+                      std::optional<EvidenceKernelResources>& out) {
+  const auto it = r.node().find(key);
+  if (it == r.node().end() || it->is_null())
+    return {};
+  CULPRIT_TRY_ASSIGN(const auto child, r.child(key));
+  EvidenceKernelResources res;
+  CULPRIT_TRY(child.get("registers", res.registers));
+  CULPRIT_TRY(child.get("barriers", res.barriers, false));
+  CULPRIT_TRY(child.get("spill_store_bytes", res.spill_store_bytes));
+  CULPRIT_TRY(child.get("spill_load_bytes", res.spill_load_bytes));
+  CULPRIT_TRY(child.get("stack_bytes", res.stack_bytes, false));
+  CULPRIT_TRY(child.get("shared_bytes", res.shared_bytes, false));
+  CULPRIT_TRY(child.get("constant_bytes", res.constant_bytes, false));
+  out = res;
+  return {};
+}
+
+Status read_size(const Reader& r, EvidenceSizeChange& s) {
+  CULPRIT_TRY(r.get("name", s.name));
+  CULPRIT_TRY(r.get("artifact", s.artifact, false));
+  CULPRIT_TRY(r.get_optional("parent_bytes", s.parent_bytes));
+  return r.get_optional("culprit_bytes", s.culprit_bytes);
+}
+
+Status read_file_stat(const Reader& r, EvidenceFileStat& f) {
+  CULPRIT_TRY(r.get("path", f.path));
+  CULPRIT_TRY(r.get("old_path", f.old_path, false));
+  CULPRIT_TRY(r.get("kind", f.kind, false));
+  CULPRIT_TRY(r.get("insertions", f.insertions));
+  CULPRIT_TRY(r.get("deletions", f.deletions));
+  return r.get("binary", f.binary, false);
+}
+
+Status read_kernel(const Reader& r, EvidenceKernelChange& k) {
+  CULPRIT_TRY(r.get("name", k.name));
+  CULPRIT_TRY(r.get("arch", k.arch, false));
+  CULPRIT_TRY(r.get("change", k.change));
+  CULPRIT_TRY(read_resources(r, "parent", k.parent));
+  CULPRIT_TRY(read_resources(r, "culprit", k.culprit));
+  return r.get("description", k.description, false);
+}
+
+// Every part of the hints is optional: a culprit may have been found where git or the build
+// cache could say little about it.
+Status read_hints(const Reader& r, EvidenceHints& h) {
+  if (const auto it = r.node().find("diffstat"); it != r.node().end() && !it->is_null()) {
+    CULPRIT_TRY_ASSIGN(const auto d, r.child("diffstat"));
+    EvidenceDiffstat diffstat;
+    CULPRIT_TRY(d.get("files", diffstat.files));
+    CULPRIT_TRY(d.get("insertions", diffstat.insertions));
+    CULPRIT_TRY(d.get("deletions", diffstat.deletions));
+    CULPRIT_TRY(d.each("by_file", diffstat.by_file, read_file_stat, false));
+    h.diffstat = std::move(diffstat);
+  }
+  CULPRIT_TRY(r.each("kernels", h.kernels, read_kernel, false));
+  if (const auto it = r.node().find("artifacts"); it != r.node().end() && !it->is_null()) {
+    CULPRIT_TRY_ASSIGN(const auto a, r.child("artifacts"));
+    EvidenceArtifacts artifacts;
+    CULPRIT_TRY(a.get("parent_bytes", artifacts.parent_bytes));
+    CULPRIT_TRY(a.get("culprit_bytes", artifacts.culprit_bytes));
+    CULPRIT_TRY(a.get("parent_files", artifacts.parent_files, false));
+    CULPRIT_TRY(a.get("culprit_files", artifacts.culprit_files, false));
+    CULPRIT_TRY(a.get("identical", artifacts.identical, false));
+    CULPRIT_TRY(a.each("changed", artifacts.changed, read_size, false));
+    h.artifacts = std::move(artifacts);
+  }
+  CULPRIT_TRY(r.each("symbols", h.symbols, read_size, false));
+  return r.get("notes", h.notes, false);
+}
+
 Status read_culprit(const Reader& r, EvidenceCulprit& c) {
   CULPRIT_TRY(r.get("commit", c.commit));
   CULPRIT_TRY(r.get("parent", c.parent));
@@ -158,7 +290,14 @@ Status read_culprit(const Reader& r, EvidenceCulprit& c) {
   CULPRIT_TRY(r.get("case", c.case_name, false));
   CULPRIT_TRY(r.get("ratio", c.ratio));
   CULPRIT_TRY(r.get("ci", c.ci));
-  return r.get_optional("share", c.share);
+  CULPRIT_TRY(r.get_optional("share", c.share));
+  if (const auto it = r.node().find("hints"); it != r.node().end() && !it->is_null()) {
+    CULPRIT_TRY_ASSIGN(const auto hints_reader, r.child("hints"));
+    EvidenceHints hints;
+    CULPRIT_TRY(read_hints(hints_reader, hints));
+    c.hints = std::move(hints);
+  }
+  return {};
 }
 
 Status read_bisect(const Reader& r, EvidenceBisect& b) {
@@ -247,6 +386,7 @@ nlohmann::json to_json(const Evidence& e) {
                       {"files", c.files},   {"owners", c.owners},   {"case", c.case_name},
                       {"ratio", c.ratio},   {"ci", pair_json(c.ci)}};
       culprit["share"] = c.share ? json(*c.share) : json(nullptr);
+      culprit["hints"] = c.hints ? hints_json(*c.hints) : json(nullptr);
       culprits.push_back(std::move(culprit));
     }
     doc["bisect"] = {{"good", b.good},

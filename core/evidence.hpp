@@ -5,6 +5,7 @@
 // ones may be added, none is ever renamed.
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -91,6 +92,71 @@ struct EvidenceStep {
   std::string note;
 };
 
+// What changed between a culprit and its parent, as facts read from git and the build cache
+// (core/culprit_hints.hpp says how each is found). Every part is optional: what could not be
+// read is left out, and `notes` says why in one line each.
+struct EvidenceFileStat {
+  std::string path;
+  std::string old_path; // differs from path for renames
+  std::string kind;     // added | modified | deleted | renamed | type_changed
+  int insertions = 0;
+  int deletions = 0;
+  bool binary = false;
+};
+
+struct EvidenceDiffstat {
+  int files = 0;
+  int insertions = 0;
+  int deletions = 0;
+  std::vector<EvidenceFileStat> by_file;
+};
+
+struct EvidenceKernelResources {
+  int registers = 0;
+  int barriers = 0;
+  std::int64_t spill_store_bytes = 0;
+  std::int64_t spill_load_bytes = 0;
+  std::int64_t stack_bytes = 0;
+  std::int64_t shared_bytes = 0;
+  std::int64_t constant_bytes = 0;
+};
+
+// One row of the ptxas resource table of the culprit against its parent.
+struct EvidenceKernelChange {
+  std::string name; // the short demangled name
+  std::string arch;
+  std::string change; // added | removed | changed | unchanged
+  std::optional<EvidenceKernelResources> parent;
+  std::optional<EvidenceKernelResources> culprit;
+  std::string description; // "registers 56 -> 32, spill stores 0 -> 52 B"
+};
+
+// The size of one artifact file or one symbol in the parent's and the culprit's build; absent
+// on the side that lacks it.
+struct EvidenceSizeChange {
+  std::string name;
+  std::string artifact; // for a symbol: the artifact file that holds it
+  std::optional<std::int64_t> parent_bytes;
+  std::optional<std::int64_t> culprit_bytes;
+};
+
+struct EvidenceArtifacts {
+  std::int64_t parent_bytes = 0;
+  std::int64_t culprit_bytes = 0;
+  int parent_files = 0;
+  int culprit_files = 0;
+  bool identical = false;                  // the same artifact id: byte-identical builds
+  std::vector<EvidenceSizeChange> changed; // the files whose size changed most
+};
+
+struct EvidenceHints {
+  std::optional<EvidenceDiffstat> diffstat;
+  std::vector<EvidenceKernelChange> kernels; // empty when either build log has no ptxas report
+  std::optional<EvidenceArtifacts> artifacts;
+  std::vector<EvidenceSizeChange> symbols; // the symbols whose size changed most
+  std::vector<std::string> notes;
+};
+
 struct EvidenceCulprit {
   std::string commit;
   std::string parent;
@@ -104,6 +170,7 @@ struct EvidenceCulprit {
   double ratio = 1;
   std::array<double, 2> ci{1, 1};
   std::optional<double> share; // of the total change between good and bad
+  std::optional<EvidenceHints> hints{};
 };
 
 struct EvidenceBisect {

@@ -1,0 +1,79 @@
+// culprit report EVIDENCE.json: render an evidence document as text, Markdown, HTML or JUnit.
+
+#include <cstdio>
+
+#include "cli/command.hpp"
+#include "cli/output.hpp"
+#include "cli/report_outputs.hpp"
+#include "core/fs.hpp"
+#include "core/report/report.hpp"
+
+namespace culprit::cli {
+namespace {
+
+class ReportCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_option("evidence", m_evidence, "the evidence JSON that --json wrote")
+        ->required()
+        ->option_text("EVIDENCE.json");
+    sub.add_option("--format", m_format, "text (default), markdown, html or junit")
+        ->option_text("FORMAT");
+    sub.add_option("-o,--output", m_output, "write to FILE instead of stdout (atomically)")
+        ->option_text("FILE");
+    add_report_output_flags(sub, m_outputs);
+  }
+
+  int run(const GlobalOptions& global) override {
+    // With only output flags (--markdown FILE, ...), nothing else is printed.
+    const bool main_output = !m_outputs.any() || !m_format.empty() || !m_output.empty();
+    auto format = report::parse_report_format(m_format.empty() ? "text" : m_format);
+    if (!format)
+      return report(format.error());
+    if (auto writable = check_output_path(m_output, "-o"); !writable)
+      return report(writable.error());
+    auto evidence = load_evidence(m_evidence);
+    if (!evidence) {
+      auto error = evidence.error();
+      if (error.message.find(m_evidence) == std::string::npos)
+        error.message = fmt::format("{}: {}", m_evidence, error.message);
+      return report(error);
+    }
+    // The repository gives a bisection's commits in order; without it the order is inferred.
+    auto repo =
+        git::Repository::open(evidence->repo_path.empty() ? global.repo : evidence->repo_path);
+    if (!repo && !evidence->repo_path.empty())
+      repo = git::Repository::open(global.repo);
+    const bool to_file = !m_output.empty() && m_output != "-";
+    const auto options =
+        render_options(*evidence, repo ? &*repo : nullptr,
+                       to_file || *format != report::ReportFormat::text ? "never" : global.color);
+    if (m_outputs.any())
+      if (auto written = write_report_outputs(*evidence, m_outputs, options); !written)
+        return report(written.error());
+    if (!main_output)
+      return static_cast<int>(ExitCode::success);
+    const auto text = report::render(*evidence, *format, options);
+    if (!to_file) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return static_cast<int>(ExitCode::success);
+    }
+    if (auto written = write_file_atomic(m_output, text); !written)
+      return report(written.error());
+    return static_cast<int>(ExitCode::success);
+  }
+
+private:
+  std::string m_evidence;
+  std::string m_format;
+  std::string m_output;
+  ReportOutputs m_outputs;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_report_command() {
+  return std::make_unique<ReportCommand>();
+}
+
+} // namespace culprit::cli

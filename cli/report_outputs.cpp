@@ -1,0 +1,98 @@
+#include "cli/report_outputs.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "core/fs.hpp"
+#include "core/report/report.hpp"
+
+namespace culprit::cli {
+Status check_output_path(const std::string& file, std::string_view flag) {
+  if (file.empty() || file == "-")
+    return {};
+  const auto dir = std::filesystem::path(file).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+    return usage_error("{} {}: the directory {} does not exist; create it or choose another path",
+                       flag, file, dir.string());
+  if (std::filesystem::is_directory(file, ec))
+    return usage_error("{} {}: that is a directory; give a file name", flag, file);
+  return {};
+}
+
+bool ReportOutputs::any() const {
+  return !json.empty() || !markdown.empty() || !html.empty() || !junit.empty();
+}
+
+void add_report_output_flags(CLI::App& sub, ReportOutputs& outputs) {
+  sub.add_option("--json", outputs.json, "write the evidence JSON to FILE ('-': stdout)")
+      ->option_text("FILE")
+      ->group("Output");
+  sub.add_option("--markdown", outputs.markdown,
+                 "write a Markdown report to FILE, for a pull request or a bug ('-': stdout)")
+      ->option_text("FILE")
+      ->group("Output");
+  sub.add_option("--html", outputs.html,
+                 "write a self-contained HTML report with plots to FILE ('-': stdout)")
+      ->option_text("FILE")
+      ->group("Output");
+  sub.add_option("--junit", outputs.junit,
+                 "write JUnit XML to FILE, one test case per benchmark case ('-': stdout)")
+      ->option_text("FILE")
+      ->group("Output");
+}
+
+report::RenderOptions render_options(const Evidence& evidence, const git::Repository* repo,
+                                     std::string_view color, std::FILE* stream) {
+  report::RenderOptions options;
+  const bool no_color = std::getenv("NO_COLOR") != nullptr && *std::getenv("NO_COLOR") != '\0';
+  options.color =
+      color == "always" || (color == "auto" && !no_color && isatty(fileno(stream)) != 0);
+  if (repo != nullptr && evidence.bisect)
+    if (auto range =
+            repo->range(evidence.bisect->good, evidence.bisect->bad, git::History::full_dag))
+      options.commit_order = std::move(*range);
+  return options;
+}
+
+Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outputs,
+                            const report::RenderOptions& options) {
+  CULPRIT_TRY(check_output_path(outputs.json, "--json"));
+  CULPRIT_TRY(check_output_path(outputs.markdown, "--markdown"));
+  CULPRIT_TRY(check_output_path(outputs.html, "--html"));
+  CULPRIT_TRY(check_output_path(outputs.junit, "--junit"));
+  auto plain = options;
+  plain.color = false;
+  std::vector<std::pair<std::string, std::string>> documents; // file, contents
+  if (!outputs.json.empty())
+    documents.emplace_back(outputs.json, to_json(evidence).dump(2) + "\n");
+  if (!outputs.markdown.empty())
+    documents.emplace_back(outputs.markdown, report::render_markdown(evidence, plain));
+  if (!outputs.html.empty())
+    documents.emplace_back(outputs.html, report::render_html(evidence, plain));
+  if (!outputs.junit.empty())
+    documents.emplace_back(outputs.junit, report::render_junit(evidence, plain));
+  bool to_stdout = false;
+  for (const auto& [file, contents] : documents) {
+    if (file == "-") {
+      std::fwrite(contents.data(), 1, contents.size(), stdout);
+      to_stdout = true;
+      continue;
+    }
+    CULPRIT_TRY(write_file_atomic(file, contents));
+  }
+  std::fflush(stdout);
+  if (const char* actions = std::getenv("GITHUB_ACTIONS"); actions != nullptr && *actions != '\0') {
+    const auto annotations = report::github_annotations(evidence);
+    std::fputs(annotations.c_str(), to_stdout ? stderr : stdout);
+    std::fflush(to_stdout ? stderr : stdout);
+  }
+  return {};
+}
+
+} // namespace culprit::cli

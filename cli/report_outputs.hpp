@@ -1,0 +1,46 @@
+#pragma once
+// The output flags that every command which writes evidence shares (compare, bisect, ...):
+// --json, --markdown, --html and --junit, each taking a FILE ('-' for standard output), and the
+// GitHub annotations printed when GITHUB_ACTIONS is set.
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/error.hpp"
+#include "core/evidence.hpp"
+#include "core/git/repository.hpp"
+#include "core/report/view.hpp"
+
+namespace culprit::cli {
+
+struct ReportOutputs {
+  std::string json;     // the evidence document
+  std::string markdown; // for a pull-request comment or a bug
+  std::string html;     // a self-contained page with plots
+  std::string junit;    // JUnit XML, one test case per benchmark case
+  [[nodiscard]] bool any() const;
+};
+
+// Adds --json, --markdown, --html and --junit to `sub` (group "Output"); the values land in
+// `outputs`, which must outlive parsing.
+void add_report_output_flags(CLI::App& sub, ReportOutputs& outputs);
+
+// A usage error when FILE cannot be written because its directory does not exist or it is a
+// directory; "" and "-" (stdout) are fine. `flag` names the option in the message.
+Status check_output_path(const std::string& file, std::string_view flag);
+
+// How to render `evidence`: the commit order of a bisection from `repo` when it knows the
+// commits (null or unknown commits: the order is inferred), colour when `color` is "always", or
+// "auto" with `stream` on a terminal and no NO_COLOR in the environment.
+report::RenderOptions render_options(const Evidence& evidence, const git::Repository* repo,
+                                     std::string_view color = "never", std::FILE* stream = stdout);
+
+// Renders every requested output first, then writes each file atomically (readers see the old
+// file or the whole new one); a FILE whose directory does not exist is a usage error before
+// anything is written. When GITHUB_ACTIONS is set in the environment, also prints the GitHub
+// annotations of the evidence on stdout (on stderr when an output goes to stdout).
+Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outputs,
+                            const report::RenderOptions& options = {});
+
+} // namespace culprit::cli

@@ -1,0 +1,44 @@
+#pragma once
+// Escaping for every place a report puts text that came from outside culprit: commit subjects,
+// author names, file names, case names, kernel names, command arguments. Such text may hold
+// markup or control characters, by accident or by malice ("<script>", "| **x**", "\x1b[31m");
+// each format has one function here that makes it inert, and renderers pass every foreign
+// string through it.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace culprit::report {
+
+// Text that is safe to print on a terminal: C0 and C1 control characters, DEL and the Unicode
+// bidirectional overrides become visible escapes ("\x1b", "\n", "\u{202e}"), and bytes that are
+// not UTF-8 become "\xNN". Everything else passes unchanged.
+std::string terminal_safe(std::string_view text);
+
+// terminal_safe, then & < > " ' as character references: safe in HTML and XML text and
+// attribute values (also in XML 1.0, which allows no control characters at all).
+std::string html_escape(std::string_view text);
+
+// Inline Markdown text (GitHub Flavoured Markdown) that renders as the characters given, also
+// inside a table cell: terminal_safe, markup characters backslash-escaped, < and & as references.
+std::string markdown_text(std::string_view text);
+
+enum class InTable { no, yes };
+// A Markdown code span holding `text` literally: a backtick fence longer than any run of
+// backticks inside. In a table cell, | is escaped as GFM requires.
+std::string markdown_code(std::string_view text, InTable in_table = InTable::no);
+// A fence for a code block that holds `text`: at least three backticks, more than any run inside.
+std::string markdown_fence(std::string_view text);
+
+// One argument as a POSIX shell reads it back: bare when it has only safe characters, in single
+// quotes otherwise, and in $'...' with escapes when it holds control characters.
+std::string shell_quote(std::string_view arg);
+std::string shell_command(const std::vector<std::string>& argv);
+
+// GitHub Actions workflow commands (::error ...::message): the message escapes % CR LF, a
+// property value also : and , (as the Actions toolkit does); both are terminal_safe too.
+std::string github_message(std::string_view text);
+std::string github_property(std::string_view text);
+
+} // namespace culprit::report

@@ -1,0 +1,45 @@
+#pragma once
+// Numbers and names as every report writes them, so that text, Markdown, HTML, JUnit and the
+// annotations agree to the digit. These return plain text; renderers escape it for their format.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace culprit::report {
+
+// "1.081"
+std::string format_ratio(double ratio);
+// "[1.062, 1.100]"
+std::string format_ratio_ci(const std::array<double, 2>& ci);
+// The ratio as a relative change: "+8.1%", "-4.9%", "+0.0%".
+std::string format_change(double ratio);
+// "+6.2% to +10.0%"
+std::string format_change_ci(const std::array<double, 2>& ci);
+// A fraction as a percentage without trailing zeros: 0.02 -> "2%", 0.955 -> "95.5%".
+std::string format_percent(double fraction);
+// A p-value: "0.0004", "<1e-06".
+std::string format_p_value(double p);
+// A measured value with its unit, scaled for reading: (0.00412, "s") -> "4.12 ms"; units other
+// than seconds are kept: (1.5e9, "B/s") -> "1.5e+09 B/s".
+std::string format_quantity(double value, std::string_view unit);
+// The scale that format_quantity would pick for values around `magnitude`: divide by `factor`
+// and write `unit` after the number.
+struct UnitScale {
+  double factor = 1;
+  std::string unit;
+};
+UnitScale unit_scale(double magnitude, std::string_view unit);
+// Four significant digits, no exponent for ordinary magnitudes: 4.1234 -> "4.123".
+std::string format_number(double value);
+// "1.2 MiB", "512 B"
+std::string format_bytes(std::int64_t bytes);
+// "+80.0 KiB", "-12 B", "0 B"
+std::string format_byte_delta(std::int64_t delta);
+// The first 12 characters of a commit id (or the revision as given when shorter).
+std::string short_id(std::string_view commit);
+// Two commit ids or prefixes of one: equal when one starts with the other (at least 7 digits).
+bool same_commit(std::string_view a, std::string_view b);
+
+} // namespace culprit::report

@@ -1,0 +1,206 @@
+// The Markdown report: for a pull-request comment or a bug. The verdict is the first line; the
+// raw numbers are folded away in a <details> block.
+
+#include <fmt/format.h>
+
+#include "core/report/escape.hpp"
+#include "core/report/format.hpp"
+#include "core/report/report.hpp"
+
+namespace culprit::report {
+namespace {
+
+constexpr std::size_t k_max_files = 20;
+constexpr std::size_t k_max_raw_rows = 200;
+
+// A code span in a table cell, where GFM needs | escaped.
+std::string cell(std::string_view text) {
+  return markdown_code(text, InTable::yes);
+}
+
+std::string code(std::string_view text) {
+  return markdown_code(text);
+}
+
+std::string code_list(const std::vector<std::string>& items, std::size_t limit) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < limit; ++i)
+    out += (i == 0 ? "" : ", ") + code(items[i]);
+  if (items.size() > limit)
+    out += fmt::format(" and {} more", items.size() - limit);
+  return out;
+}
+
+std::string text_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items)
+    out += (out.empty() ? "" : ", ") + markdown_text(item);
+  return out;
+}
+
+std::string verdict_cell(std::string_view verdict) {
+  const auto text = markdown_text(verdict);
+  return verdict == "slower" || verdict == "faster" ? "**" + text + "**" : text;
+}
+
+std::string median_of(const Evidence& e, std::string_view commit, std::string_view case_name) {
+  const auto* m = find_measurement(e, commit, case_name);
+  return m != nullptr ? markdown_text(format_quantity(m->summary.median, m->unit)) : "–";
+}
+
+void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
+  if (v.cases.empty())
+    return;
+  out += fmt::format("| case | base | head | ratio | {} | change | verdict |\n",
+                     markdown_text(v.confidence_label));
+  out += "|:--|--:|--:|--:|:--|--:|:--|\n";
+  for (const auto* c : v.cases)
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", cell(c->case_name),
+                       median_of(e, c->base, c->case_name), median_of(e, c->head, c->case_name),
+                       format_ratio(c->ratio), format_ratio_ci(c->ci),
+                       markdown_text(format_change(c->ratio)), verdict_cell(c->verdict));
+  const auto* first = v.cases.front();
+  out +=
+      fmt::format("\nBase {}, head {}; threshold {}.\n", code(short_id(first->base)),
+                  code(short_id(first->head)), markdown_text(format_percent(e.settings.threshold)));
+  std::string notes;
+  for (const auto* c : v.cases)
+    if (!c->note.empty())
+      notes += fmt::format("- {}: {}\n", code(c->case_name), markdown_text(c->note));
+  if (!notes.empty())
+    out += "\n" + notes;
+}
+
+void write_hints(std::string& out, const EvidenceHints& h) {
+  if (h.diffstat)
+    out += fmt::format("- **Diff:** {}\n", markdown_text(diffstat_line(*h.diffstat)));
+  if (h.artifacts)
+    out += fmt::format("- **Artifacts:** {}\n", markdown_text(artifacts_line(*h.artifacts)));
+  for (const auto& a : h.artifacts ? h.artifacts->changed : std::vector<EvidenceSizeChange>{})
+    out += fmt::format("  - {}: {}\n", code(a.name), markdown_text(size_change_line(a)));
+  if (!h.symbols.empty()) {
+    out += "- **Symbols whose size changed most:**\n";
+    for (const auto& s : h.symbols)
+      out += fmt::format("  - {} in {}: {}\n", code(s.name), code(s.artifact),
+                         markdown_text(size_change_line(s)));
+  }
+  for (const auto& note : h.notes)
+    out += fmt::format("- *{}*\n", markdown_text(note));
+  if (const auto kernels = changed_kernels(h); !kernels.empty()) {
+    out += "\n| kernel | arch | what changed (ptxas) |\n|:--|:--|:--|\n";
+    for (const auto* k : kernels)
+      out += fmt::format("| {} | {} | {} |\n", cell(k->name), cell(k->arch),
+                         markdown_text(k->description));
+  } else if (!h.kernels.empty()) {
+    out +=
+        fmt::format("- **Kernels:** {} compared by ptxas, resources unchanged\n", h.kernels.size());
+  }
+}
+
+void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
+  for (const auto& c : e.bisect->culprits) {
+    out += fmt::format("\n#### Culprit {}: {}\n\n", code(short_id(c.commit)),
+                       markdown_text(c.subject));
+    out += fmt::format("- **Commit:** {} (parent {})\n", code(c.commit), code(short_id(c.parent)));
+    out += fmt::format("- **Author:** {}{}, {}\n", markdown_text(c.author),
+                       c.email.empty() ? "" : " " + markdown_text("<" + c.email + ">"),
+                       markdown_text(c.date));
+    auto change = markdown_text(change_with_ci(c.ratio, c.ci, v.confidence_label));
+    if (!c.case_name.empty())
+      change += " on " + code(c.case_name);
+    if (c.share)
+      change += fmt::format(", {} of the whole change", markdown_text(format_percent(*c.share)));
+    out += fmt::format("- **Change:** {}\n", change);
+    out += fmt::format("- **Files:** {}\n",
+                       c.files.empty() ? std::string("none") : code_list(c.files, k_max_files));
+    out += fmt::format("- **Owners:** {}\n",
+                       c.owners.empty() ? std::string("none in CODEOWNERS") : text_list(c.owners));
+    if (c.hints)
+      write_hints(out, *c.hints);
+  }
+}
+
+void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
+  const auto& b = *e.bisect;
+  const auto skipped =
+      std::ranges::count_if(b.steps, [](const EvidenceStep& s) { return s.classified == "skip"; });
+  out += fmt::format("\n**Bisection:** {} commits from good {} to bad {}; {} probed, {} skipped.\n",
+                     b.commits_in_range, code(short_id(b.good)), code(short_id(b.bad)),
+                     b.steps.size(), skipped);
+  if (!b.candidates.empty())
+    out += fmt::format("**Candidates left:** {}\n", code_list(b.candidates, k_max_files));
+  out +=
+      fmt::format("\n<details><summary>Bisection path ({})</summary>\n\n",
+                  v.path_order_known ? "in commit order" : "in an order inferred from the probes");
+  out += "| probe | commit | verdict | position | runs | note |\n|--:|:--|:--|--:|--:|:--|\n";
+  for (const auto& p : v.path) {
+    std::string position;
+    if (p.step != nullptr && p.step->position)
+      position = fmt::format("{:.2f}", *p.step->position);
+    std::string note = p.culprit ? "**culprit**" : "";
+    if (p.step != nullptr && !p.step->note.empty())
+      note += (note.empty() ? "" : " ") + markdown_text(p.step->note);
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} |\n", p.endpoint ? "end" : std::to_string(p.probe),
+        cell(short_id(p.commit)), markdown_text(p.role), position,
+        p.step != nullptr && p.step->runs > 0 ? std::to_string(p.step->runs) : "", note);
+  }
+  out += "\n</details>\n";
+}
+
+// Folded away under the comparisons; open when there are none (a run).
+void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
+  if (e.measurements.empty())
+    return;
+  if (!out.ends_with("\n\n"))
+    out += "\n";
+  out += v.cases.empty() ? "<details open><summary>Measurements</summary>\n\n"
+                         : "<details><summary>Raw numbers</summary>\n\n";
+  out += "| commit | case | runs | median | CI | run medians |\n|:--|:--|--:|--:|:--|:--|\n";
+  for (std::size_t i = 0; i < e.measurements.size() && i < k_max_raw_rows; ++i) {
+    const auto& m = e.measurements[i];
+    const auto scale = unit_scale(m.summary.median, m.unit);
+    std::string medians;
+    for (const double x : run_medians(m))
+      medians += (medians.empty() ? "" : " ") + format_number(x / scale.factor);
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} |\n", cell(short_id(m.commit)), cell(m.case_name),
+        m.runs.size(), markdown_text(format_quantity(m.summary.median, m.unit)),
+        fmt::format("[{}, {}] {}", format_number(m.summary.ci[0] / scale.factor),
+                    format_number(m.summary.ci[1] / scale.factor), markdown_text(scale.unit)),
+        medians);
+  }
+  if (e.measurements.size() > k_max_raw_rows)
+    out += fmt::format("\n{} more measurements are in the evidence JSON.\n",
+                       e.measurements.size() - k_max_raw_rows);
+  out += "\n</details>\n";
+}
+
+} // namespace
+
+std::string render_markdown(const Evidence& e, const RenderOptions& options) {
+  const auto v = make_view(e, options);
+  std::string out =
+      fmt::format("### {}: {}\n\n", markdown_text(v.title), markdown_text(v.headline));
+  write_cases(out, e, v);
+  const bool measurements_first = v.cases.empty(); // a run: its measurements are the result
+  if (measurements_first)
+    write_raw(out, e, v);
+  if (e.bisect) {
+    write_culprits(out, e, v);
+    write_bisection(out, e, v);
+  }
+  for (const auto& warning : e.warnings)
+    out += fmt::format("\n> **Warning:** {}\n", markdown_text(warning));
+  const auto fence = markdown_fence(v.reproduce);
+  out +=
+      fmt::format("\n**Reproduce:**\n\n{}sh\n{}\n{}\n", fence, terminal_safe(v.reproduce), fence);
+  out += "\n**Environment:**\n\n";
+  for (const auto& [label, value] : v.environment)
+    out += fmt::format("- {}: {}\n", markdown_text(label), markdown_text(value));
+  if (!measurements_first)
+    write_raw(out, e, v);
+  return out;
+}
+
+} // namespace culprit::report

@@ -1,0 +1,328 @@
+#include "core/report/view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/report/escape.hpp"
+#include "core/report/format.hpp"
+
+namespace culprit::report {
+namespace {
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+std::vector<const EvidenceComparison*> primary_comparisons(const Evidence& e) {
+  std::vector<const EvidenceComparison*> all;
+  std::vector<const EvidenceComparison*> ends;
+  for (const auto& c : e.comparisons) {
+    all.push_back(&c);
+    if (e.bisect && same_commit(c.base, e.bisect->good) && same_commit(c.head, e.bisect->bad))
+      ends.push_back(&c);
+  }
+  return ends.empty() ? all : ends;
+}
+
+double magnitude(const EvidenceComparison* c) {
+  return std::abs(std::log(c->ratio > 0 ? c->ratio : 1.0));
+}
+
+std::string compare_headline(const Evidence& e, const ReportView& v) {
+  std::map<std::string, std::vector<const EvidenceComparison*>> by_verdict;
+  for (const auto* c : v.cases)
+    by_verdict[c->verdict].push_back(c);
+  const auto total = v.cases.size();
+  const auto threshold = format_percent(e.settings.threshold);
+  const auto extreme = [&](const std::string& verdict) {
+    const auto& cases = by_verdict[verdict];
+    const auto* worst = *std::ranges::max_element(
+        cases, [](const auto* a, const auto* b) { return magnitude(a) < magnitude(b); });
+    return fmt::format("{} {}", worst->case_name,
+                       change_with_ci(worst->ratio, worst->ci, v.confidence_label));
+  };
+  const auto others = [&](std::string_view skip) {
+    std::string out;
+    for (const auto* verdict : {"slower", "faster", "inconclusive"})
+      if (verdict != skip && !by_verdict[verdict].empty())
+        out += fmt::format("; {} {}", by_verdict[verdict].size(), verdict);
+    return out;
+  };
+  if (e.status == "slower" && !by_verdict["slower"].empty())
+    return fmt::format("slower: {} of {} beyond the {} threshold; worst {}{}",
+                       by_verdict["slower"].size(), plural(total, "case", "cases"), threshold,
+                       extreme("slower"), others("slower"));
+  if (e.status == "faster" && !by_verdict["faster"].empty())
+    return fmt::format("faster: {} of {} beyond the {} threshold; best {}{}",
+                       by_verdict["faster"].size(), plural(total, "case", "cases"), threshold,
+                       extreme("faster"), others("faster"));
+  if (e.status == "no_change")
+    return fmt::format("no change: {} of {} within ±{}{}", by_verdict["same"].size(),
+                       plural(total, "case", "cases"), threshold, others(""));
+  if (e.status == "inconclusive")
+    return fmt::format("inconclusive: {} of {} undecided when the budget ran out{}",
+                       by_verdict["inconclusive"].size(), plural(total, "case", "cases"),
+                       others("inconclusive"));
+  return "";
+}
+
+std::string bisect_headline(const Evidence& e, const ReportView& v) {
+  const auto& b = *e.bisect;
+  if (e.status == "culprit_found" && b.culprits.size() == 1) {
+    const auto& c = b.culprits.front();
+    return fmt::format("culprit found: {} \"{}\" by {}, {}{}", short_id(c.commit), c.subject,
+                       c.author, change_with_ci(c.ratio, c.ci, v.confidence_label),
+                       c.case_name.empty() ? "" : " on " + c.case_name);
+  }
+  if (e.status == "culprit_found" && !b.culprits.empty()) {
+    std::string list;
+    for (const auto& c : b.culprits)
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", short_id(c.commit),
+                          format_change(c.ratio));
+    return fmt::format("{} culprits found: {}", b.culprits.size(), list);
+  }
+  if (e.status == "not_reproduced")
+    return fmt::format("not reproduced: {} and {} do not differ beyond the {} threshold",
+                       short_id(b.good), short_id(b.bad), format_percent(e.settings.threshold));
+  if (e.status == "inconclusive" && !b.candidates.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < b.candidates.size() && i < 5; ++i)
+      list += (i == 0 ? "" : ", ") + short_id(b.candidates[i]);
+    if (b.candidates.size() > 5)
+      list += fmt::format(" and {} more", b.candidates.size() - 5);
+    return fmt::format("inconclusive: {} remain: {}",
+                       plural(b.candidates.size(), "candidate commit", "candidate commits"), list);
+  }
+  return "";
+}
+
+std::string headline(const Evidence& e, const ReportView& v) {
+  std::string line;
+  if (e.bisect)
+    line = bisect_headline(e, v);
+  else if (!v.cases.empty())
+    line = compare_headline(e, v);
+  if (!line.empty())
+    return line;
+  if (e.status == "failed")
+    return "failed: " + (e.warnings.empty() ? std::string("builds or runs failed with no way "
+                                                          "around them")
+                                            : e.warnings.front());
+  if (e.kind == "run" && !e.measurements.empty()) {
+    std::size_t cases = 0;
+    for (const auto& m : e.measurements)
+      cases += static_cast<std::size_t>(m.commit == e.measurements.front().commit);
+    return fmt::format("measured {} of {}", plural(cases, "case", "cases"),
+                       short_id(e.measurements[0].commit));
+  }
+  return e.status.empty() ? std::string("no verdict") : e.status;
+}
+
+// Without the range from git, a bisection's path can still be put in order: each good-like
+// probe lies after the earlier good-like ones, each bad-like probe before the earlier bad-like
+// ones; skipped and undecided probes sit between the two (their exact place is not recorded).
+std::vector<PathPoint> infer_order(std::vector<PathPoint> probes) {
+  std::vector<PathPoint> left;
+  std::vector<PathPoint> middle;
+  std::vector<PathPoint> right;
+  for (auto& p : probes) {
+    if (p.role == "good")
+      left.push_back(std::move(p));
+    else if (p.role == "bad")
+      right.push_back(std::move(p));
+    else
+      middle.push_back(std::move(p));
+  }
+  std::ranges::reverse(right);
+  left.insert(left.end(), middle.begin(), middle.end());
+  left.insert(left.end(), right.begin(), right.end());
+  return left;
+}
+
+void build_path(const Evidence& e, const RenderOptions& options, ReportView& v) {
+  const auto& b = *e.bisect;
+  std::vector<PathPoint> probes;
+  for (std::size_t i = 0; i < b.steps.size(); ++i) {
+    const auto& s = b.steps[i];
+    // A commit probed twice (a second look) keeps its last verdict and its first number.
+    const auto seen = std::ranges::find_if(
+        probes, [&](const PathPoint& p) { return same_commit(p.commit, s.commit); });
+    if (seen != probes.end()) {
+      seen->role = s.classified;
+      seen->step = &s;
+      continue;
+    }
+    probes.push_back({s.commit, s.classified, false, false, static_cast<int>(i) + 1, &s});
+  }
+  std::erase_if(probes, [&](const PathPoint& p) {
+    return same_commit(p.commit, b.good) || same_commit(p.commit, b.bad);
+  });
+  for (auto& p : probes)
+    p.culprit = std::ranges::any_of(
+        b.culprits, [&](const EvidenceCulprit& c) { return same_commit(c.commit, p.commit); });
+
+  if (!options.commit_order.empty()) {
+    const auto index = [&](const PathPoint& p) {
+      const auto it = std::ranges::find_if(
+          options.commit_order, [&](const std::string& c) { return same_commit(c, p.commit); });
+      return it - options.commit_order.begin();
+    };
+    std::ranges::sort(probes, [&](const PathPoint& a, const PathPoint& c) {
+      return std::pair(index(a), a.probe) < std::pair(index(c), c.probe);
+    });
+    v.path_order_known = true;
+  } else {
+    probes = infer_order(std::move(probes));
+  }
+  v.path.push_back({b.good, "good", true, false, 0, nullptr});
+  v.path.insert(v.path.end(), probes.begin(), probes.end());
+  const bool bad_is_culprit = std::ranges::any_of(
+      b.culprits, [&](const EvidenceCulprit& c) { return same_commit(c.commit, b.bad); });
+  v.path.push_back({b.bad, "bad", true, bad_is_culprit, 0, nullptr});
+}
+
+void build_environment(const Evidence& e, ReportView& v) {
+  const auto text = [&](const char* key) {
+    const auto it = e.host.find(key);
+    return it != e.host.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (const auto host = text("hostname"); !host.empty())
+    v.environment.emplace_back("host", host);
+  if (auto cpu = text("cpu"); !cpu.empty() || e.host.contains("cores")) {
+    if (const auto it = e.host.find("cores"); it != e.host.end() && it->is_number_integer())
+      cpu += fmt::format("{}{} logical cores", cpu.empty() ? "" : ", ", it->get<int>());
+    v.environment.emplace_back("cpu", cpu);
+  }
+  if (const auto os = text("os"); !os.empty())
+    v.environment.emplace_back("os", os);
+  if (const auto it = e.host.find("gpus"); it != e.host.end() && it->is_array())
+    for (const auto& gpu : *it) {
+      if (!gpu.is_object())
+        continue;
+      auto name = gpu.value("name", std::string("GPU"));
+      if (const auto driver = gpu.value("driver_version", std::string()); !driver.empty())
+        name += ", driver " + driver;
+      v.environment.emplace_back("gpu", name);
+    }
+  const auto& s = e.settings;
+  std::string settings = fmt::format("metric {}, threshold {}, confidence {}",
+                                     s.metric.empty() ? "(the format's primary)" : s.metric,
+                                     format_percent(s.threshold), format_percent(s.confidence));
+  if (s.max_runs > 0)
+    settings += fmt::format(", runs {}-{}", s.min_runs, s.max_runs);
+  settings += fmt::format(", seed {}", s.seed);
+  v.environment.emplace_back("settings", settings);
+  if (!s.build.empty())
+    v.environment.emplace_back("build", s.build);
+  if (!s.run.empty())
+    v.environment.emplace_back("run", s.run);
+  if (!e.repo_path.empty())
+    v.environment.emplace_back("repository", e.repo_path);
+  v.environment.emplace_back("culprit",
+                             e.tool_version + (e.created.empty() ? "" : ", " + e.created));
+}
+
+} // namespace
+
+const EvidenceMeasurement* find_measurement(const Evidence& evidence, std::string_view commit,
+                                            std::string_view case_name) {
+  for (const auto& m : evidence.measurements)
+    if (m.case_name == case_name && same_commit(m.commit, commit))
+      return &m;
+  return nullptr;
+}
+
+std::vector<double> run_medians(const EvidenceMeasurement& measurement) {
+  std::vector<double> medians;
+  for (auto run : measurement.runs) {
+    if (run.empty())
+      continue;
+    std::ranges::sort(run);
+    const auto n = run.size();
+    medians.push_back(n % 2 == 1 ? run[n / 2] : (run[n / 2 - 1] + run[n / 2]) / 2);
+  }
+  return medians;
+}
+
+std::string change_with_ci(double ratio, const std::array<double, 2>& ci,
+                           std::string_view confidence_label) {
+  return fmt::format("{} ({} {})", format_change(ratio), confidence_label, format_change_ci(ci));
+}
+
+std::vector<std::string> bisect_cases(const Evidence& evidence) {
+  std::vector<std::string> cases;
+  const auto add = [&](const std::string& name) {
+    if (!name.empty() && std::ranges::find(cases, name) == cases.end())
+      cases.push_back(name);
+  };
+  if (evidence.bisect) {
+    for (const auto& c : evidence.bisect->cases)
+      add(c);
+    if (cases.empty())
+      for (const auto& c : evidence.bisect->culprits)
+        add(c.case_name);
+  }
+  if (cases.empty())
+    for (const auto& c : evidence.comparisons)
+      add(c.case_name);
+  return cases;
+}
+
+ReportView make_view(const Evidence& evidence, const RenderOptions& options) {
+  ReportView v;
+  v.title = "culprit " + (evidence.kind.empty() ? std::string("report") : evidence.kind);
+  v.confidence_label = format_percent(evidence.settings.confidence) + " CI";
+  v.cases = primary_comparisons(evidence);
+  if (evidence.bisect)
+    build_path(evidence, options, v);
+  v.headline = headline(evidence, v);
+  build_environment(evidence, v);
+  v.reproduce = shell_command(evidence.command);
+  return v;
+}
+
+} // namespace culprit::report
+
+namespace culprit::report {
+
+std::string diffstat_line(const EvidenceDiffstat& d) {
+  return fmt::format("{} changed, +{} -{}",
+                     d.files == 1 ? "1 file" : fmt::format("{} files", d.files), d.insertions,
+                     d.deletions);
+}
+
+std::string artifacts_line(const EvidenceArtifacts& a) {
+  if (a.identical)
+    return fmt::format("byte-identical to the parent's ({}, {} files)",
+                       format_bytes(a.culprit_bytes), a.culprit_files);
+  auto line =
+      fmt::format("{} -> {} ({})", format_bytes(a.parent_bytes), format_bytes(a.culprit_bytes),
+                  format_byte_delta(a.culprit_bytes - a.parent_bytes));
+  if (a.parent_files == a.culprit_files)
+    return line + fmt::format(", {} files", a.culprit_files);
+  return line + fmt::format(", {} -> {} files", a.parent_files, a.culprit_files);
+}
+
+std::string size_change_line(const EvidenceSizeChange& c) {
+  if (!c.parent_bytes && c.culprit_bytes)
+    return "new, " + format_bytes(*c.culprit_bytes);
+  if (c.parent_bytes && !c.culprit_bytes)
+    return "removed, " + format_bytes(*c.parent_bytes);
+  const auto before = c.parent_bytes.value_or(0);
+  const auto after = c.culprit_bytes.value_or(0);
+  return fmt::format("{} -> {} ({})", format_bytes(before), format_bytes(after),
+                     format_byte_delta(after - before));
+}
+
+std::vector<const EvidenceKernelChange*> changed_kernels(const EvidenceHints& hints) {
+  std::vector<const EvidenceKernelChange*> rows;
+  for (const auto& k : hints.kernels)
+    if (k.change != "unchanged")
+      rows.push_back(&k);
+  return rows;
+}
+
+} // namespace culprit::report

@@ -1,0 +1,76 @@
+#pragma once
+// What every report format shows, worked out once from the evidence: the verdict line, the
+// comparisons it rests on, the bisection path in commit order, the command that reproduces it
+// and the environment. Renderers lay this out; none of them decides anything on its own.
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/evidence.hpp"
+
+namespace culprit::report {
+
+struct RenderOptions {
+  // Text format: ANSI colours for verdicts (the caller decides: a terminal, no NO_COLOR).
+  bool color = false;
+  // The bisected range as git lists it, oldest first (as git::Repository::range gives it). When
+  // empty, the order of the bisection path is inferred from the probes and their verdicts.
+  std::vector<std::string> commit_order;
+};
+
+// One commit on the bisection path.
+struct PathPoint {
+  std::string commit;
+  std::string role;      // good | bad | skip | intermediate | unresolved
+  bool endpoint = false; // the good or bad end given to bisect
+  bool culprit = false;
+  int probe = 0; // the step number (1-based) for probed commits; 0 for the end points
+  const EvidenceStep* step = nullptr;
+};
+
+struct ReportView {
+  std::string title;            // "culprit compare", "culprit bisect", ...
+  std::string headline;         // the verdict in one line, plain text
+  std::string confidence_label; // "95% CI"
+  // The comparisons the verdict rests on: all of a compare; good against bad for a bisect.
+  std::vector<const EvidenceComparison*> cases;
+  std::vector<PathPoint> path;   // bisect only, oldest first
+  bool path_order_known = false; // from RenderOptions::commit_order rather than inferred
+  std::vector<std::pair<std::string, std::string>> environment; // label, value
+  std::string reproduce; // the evidence's command line, shell-quoted
+};
+
+ReportView make_view(const Evidence& evidence, const RenderOptions& options = {});
+
+// The measurement of `case_name` at `commit`, or null.
+const EvidenceMeasurement* find_measurement(const Evidence& evidence, std::string_view commit,
+                                            std::string_view case_name);
+
+// The median of each run, in run order.
+std::vector<double> run_medians(const EvidenceMeasurement& measurement);
+
+// "+8.1% (95% CI +6.2% to +10.0%)"
+std::string change_with_ci(double ratio, const std::array<double, 2>& ci,
+                           std::string_view confidence_label);
+
+// The cases of a bisection: bisect.cases, else the cases of its comparisons and culprits.
+std::vector<std::string> bisect_cases(const Evidence& evidence);
+
+} // namespace culprit::report
+
+namespace culprit::report {
+
+// Facts about a culprit's hints, one phrase each, plain text.
+// "3 files changed, +120 -4"
+std::string diffstat_line(const EvidenceDiffstat& diffstat);
+// "1.2 MiB -> 1.3 MiB (+80.0 KiB), 3 files" or "byte-identical to the parent's (1.2 MiB)"
+std::string artifacts_line(const EvidenceArtifacts& artifacts);
+// "1.2 KiB -> 1.5 KiB (+300 B)", "new, 1.5 KiB", "removed, 1.2 KiB"
+std::string size_change_line(const EvidenceSizeChange& change);
+// The kernel rows whose resources differ (added, removed or changed).
+std::vector<const EvidenceKernelChange*> changed_kernels(const EvidenceHints& hints);
+
+} // namespace culprit::report

@@ -1,0 +1,93 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/report/escape.hpp"
+#include "core/report/format.hpp"
+
+namespace culprit::report {
+namespace {
+
+TEST(Escape, TerminalSafeShowsControlCharactersAndKeepsText) {
+  EXPECT_EQ(terminal_safe("plain text, ünïcödé µs ±"), "plain text, ünïcödé µs ±");
+  EXPECT_EQ(terminal_safe("a\x1b[31mred\x1b[0m"), "a\\x1b[31mred\\x1b[0m");
+  EXPECT_EQ(terminal_safe("tab\tnew\nline\r"), "tab\\tnew\\nline\\r");
+  EXPECT_EQ(terminal_safe("del\x7f"), "del\\x7f");
+  // C1 controls (CSI as one code point), bidirectional overrides, invalid UTF-8.
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "2J"),
+            "\\u{009b}2J");
+  EXPECT_EQ(terminal_safe("abc\xe2\x80\xae"
+                          "cba"),
+            "abc\\u{202e}cba");
+  EXPECT_EQ(terminal_safe("bad \xff\xfe byte"), "bad \\xff\\xfe byte");
+  EXPECT_EQ(terminal_safe("\xc0\xaf"), "\\xc0\\xaf"); // an overlong '/'
+}
+
+TEST(Escape, HtmlEscapesMarkupAndQuotes) {
+  EXPECT_EQ(html_escape("<script>alert('x')</script> & \"q\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
+  EXPECT_EQ(html_escape("\x1b[31m"), "\\x1b[31m");
+}
+
+TEST(Escape, MarkdownTextEscapesMarkupCharacters) {
+  EXPECT_EQ(markdown_text("<script> | **x** _y_ [l](u) `c` #h ~s~ \\"),
+            "&lt;script> \\| \\*\\*x\\*\\* \\_y\\_ \\[l\\](u) \\`c\\` \\#h \\~s\\~ \\\\");
+  EXPECT_EQ(markdown_text("1.5% of 4.12 ms"), "1.5% of 4.12 ms");
+}
+
+TEST(Escape, MarkdownCodeSpansFenceAroundBackticksAndEscapePipesInTables) {
+  EXPECT_EQ(markdown_code("a.cu"), "`a.cu`");
+  EXPECT_EQ(markdown_code("a`b"), "``a`b``");
+  EXPECT_EQ(markdown_code("`x`"), "`` `x` ``");
+  EXPECT_EQ(markdown_code("a|b", InTable::yes), "`a\\|b`");
+  EXPECT_EQ(markdown_code("a|b"), "`a|b`");
+  EXPECT_EQ(markdown_code(""), "` `");
+  EXPECT_EQ(markdown_fence("no ticks"), "```");
+  EXPECT_EQ(markdown_fence("has ```` four"), "`````");
+}
+
+TEST(Escape, ShellQuotingRoundTripsThroughTheShell) {
+  EXPECT_EQ(shell_quote("sgemm/M=64"), "sgemm/M=64");
+  EXPECT_EQ(shell_quote("two words"), "'two words'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("$(rm -rf /)"), "'$(rm -rf /)'");
+  EXPECT_EQ(shell_quote("a\x1b[31m'"), "$'a\\x1b[31m\\''");
+  EXPECT_EQ(shell_command({"culprit", "bisect", "--case", "sgemm/*"}),
+            "culprit bisect --case 'sgemm/*'");
+}
+
+TEST(Escape, GithubCommandsEscapeAsTheActionsToolkitDoes) {
+  EXPECT_EQ(github_message("100% a\r\nb: c, d"), "100%25 a%0D%0Ab: c, d");
+  EXPECT_EQ(github_property("100% a\nb: c, d"), "100%25 a%0Ab%3A c%2C d");
+  EXPECT_EQ(github_message("\x1b[31m::error::x"), "\\x1b[31m::error::x");
+}
+
+TEST(Format, NumbersReadTheSameInEveryReport) {
+  EXPECT_EQ(format_ratio(1.08123), "1.081");
+  EXPECT_EQ(format_ratio_ci({1.0621, 1.1}), "[1.062, 1.100]");
+  EXPECT_EQ(format_change(1.081), "+8.1%");
+  EXPECT_EQ(format_change(0.951), "-4.9%");
+  EXPECT_EQ(format_change(0.99999), "+0.0%");
+  EXPECT_EQ(format_percent(0.02), "2%");
+  EXPECT_EQ(format_percent(0.955), "95.5%");
+  EXPECT_EQ(format_p_value(0.0004), "4.0e-04");
+  EXPECT_EQ(format_p_value(1e-9), "<1e-06");
+  EXPECT_EQ(format_p_value(0.61), "0.6100");
+  EXPECT_EQ(format_quantity(0.00412, "s"), "4.12 ms");
+  EXPECT_EQ(format_quantity(182e-6, "s"), "182 µs");
+  EXPECT_EQ(format_quantity(3.5e-9, "s"), "3.5 ns");
+  EXPECT_EQ(format_quantity(12.5, "s"), "12.5 s");
+  EXPECT_EQ(format_quantity(1.5e9, "B/s"), "1.500e+09 B/s");
+  EXPECT_EQ(format_quantity(12345, "items"), "12345 items");
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(4404019), "4.2 MiB");
+  EXPECT_EQ(format_byte_delta(8192), "+8.0 KiB");
+  EXPECT_EQ(format_byte_delta(-12), "-12 B");
+  EXPECT_TRUE(same_commit("0123456789abcdef", "0123456"));
+  EXPECT_FALSE(same_commit("0123456789abcdef", "012345"));
+  EXPECT_FALSE(same_commit("", ""));
+}
+
+} // namespace
+} // namespace culprit::report

@@ -1,0 +1,284 @@
+#include <algorithm>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/report/report.hpp"
+#include "tests/support/evidence_samples.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// Pipes that end a GFM table cell: not escaped with a backslash.
+std::size_t cell_separators(const std::string& row) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < row.size(); ++i)
+    if (row[i] == '|' && (i == 0 || row[i - 1] != '\\'))
+      ++count;
+  return count;
+}
+
+// The text with every code span (a run of backticks to the next run of the same length) cut out.
+std::string without_code_spans(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] != '`') {
+      out += text[i++];
+      continue;
+    }
+    const auto run = text.find_first_not_of('`', i) - i;
+    const std::string fence(run, '`');
+    auto close = text.find(fence, i + run);
+    while (close != std::string::npos && close + run < text.size() && text[close + run] == '`')
+      close = text.find(fence, text.find_first_not_of('`', close));
+    if (close == std::string::npos || run >= 3) {
+      out += fence;
+      i += run;
+      continue;
+    }
+    i = close + run;
+  }
+  return out;
+}
+
+bool has_control_bytes(const std::string& text) {
+  return std::ranges::any_of(text, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && c != '\n') || byte == 0x7F;
+  });
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(Markdown, PutsTheVerdictFirstThenCasesCulpritsReproductionAndRawNumbers) {
+  RenderOptions options;
+  options.commit_order = testing::bisect_sample_order();
+  const auto md = render_markdown(testing::bisect_sample(), options);
+  const auto lines = lines_of(md);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_THAT(lines[0], StartsWith("### culprit bisect: 2 culprits found: "));
+  EXPECT_THAT(md, HasSubstr("| `sgemm/M=4096,N=4096,K=4096` | 4.12 ms | 4.462 ms | 1.083 | "
+                            "[1.071, 1.095] | +8.3% | **slower** |"));
+  for (const auto* fact :
+       {"#### Culprit `e1ecf7020d18`: sgemm: unroll the k-loop by 8",
+        "**Author:** Ada Lovelace &lt;ada@example.com>, 2026-02-11T09:30:00+01:00",
+        "`kernels/cuda/sgemm.cu`", "**Owners:** @gpu-kernels, @ada", "**Diff:** 2 files changed",
+        "| `kernels::cuda::sgemm_kernel<128, 8>` | `sm_80` | registers 64 -> 96",
+        "| 6 | `e1ecf7020d18` | intermediate | 0.58 | 8 | **culprit** |",
+        "```sh\nculprit bisect --good v1.4 --bad HEAD --case 'sgemm/*' --markdown bisect.md\n```",
+        "<details><summary>Raw numbers</summary>", "- gpu: NVIDIA A100-SXM4-80GB, driver"})
+    EXPECT_THAT(md, HasSubstr(fact)) << fact;
+}
+
+TEST(Markdown, CompareTableHasOneRowPerCase) {
+  const auto md = render_markdown(testing::compare_sample());
+  EXPECT_THAT(lines_of(md)[0],
+              StartsWith("### culprit compare: slower: 1 of 4 cases beyond the 2% threshold; "
+                         "worst sgemm/M=4096,N=4096,K=4096 +8.1% (95% CI +6.2% to +10.0%); "
+                         "1 faster; 1 inconclusive"));
+  for (const auto* c : {"sgemm/M=4096", "softmax/rows", "layernorm/rows", "saxpy/n"})
+    EXPECT_EQ(count(md, std::string("| `") + c), 3U) << c; // the case table, base and head raw
+}
+
+TEST(Text, AlignsColumnsAndColoursOnlyWhenAsked) {
+  const auto e = testing::compare_sample();
+  const auto plain = render_text(e);
+  EXPECT_FALSE(has_control_bytes(plain));
+  EXPECT_THAT(plain, HasSubstr("1.081  [1.062, 1.100]   +8.1%  slower"));
+  RenderOptions color;
+  color.color = true;
+  EXPECT_THAT(render_text(e, color), HasSubstr("\x1b[31mslower\x1b[0m"));
+}
+
+TEST(Html, IsSelfContainedWithThePlotsInline) {
+  RenderOptions options;
+  options.commit_order = testing::bisect_sample_order();
+  const auto html = render_html(testing::bisect_sample(), options);
+  EXPECT_THAT(html, StartsWith("<!DOCTYPE html>"));
+  for (const auto* id :
+       {"id=\"forest-plot\"", "id=\"bisection-plot-0\"", "id=\"run-order-plot-0\""})
+    EXPECT_EQ(count(html, id), 1U) << id;
+  EXPECT_THAT(html, HasSubstr("default-src 'none'"));
+  EXPECT_THAT(html, HasSubstr("@media print"));
+  // Nothing the browser would fetch: the only URL is the SVG namespace.
+  EXPECT_EQ(count(html, "://"), count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+  for (const auto* fetch : {"<script", "<link", " src=", "url(", "@import", "<img", "<iframe"})
+    EXPECT_THAT(html, Not(HasSubstr(fetch))) << fetch;
+}
+
+TEST(Html, BisectionPlotHasOneDotPerRunOfEveryMeasuredCommit) {
+  RenderOptions options;
+  options.commit_order = testing::bisect_sample_order();
+  const auto e = testing::bisect_sample();
+  const auto html = render_html(e, options);
+  const auto begin = html.find("<svg id=\"bisection-plot-0\"");
+  const auto end = html.find("</svg>", begin);
+  ASSERT_NE(begin, std::string::npos);
+  const auto plot = html.substr(begin, end - begin);
+  std::size_t runs = 0;
+  for (const auto& m : e.measurements)
+    runs += m.runs.size();
+  EXPECT_EQ(count(plot, "<circle"), runs);
+  EXPECT_EQ(count(plot, "class=\"culprit-band\""), 2U);
+  EXPECT_EQ(count(plot, "class=\"missing skip\""), 2U); // the two skipped builds
+  // Commit order: the good end is the first label, the bad end the last.
+  EXPECT_LT(plot.find("good " + testing::sample_commit(0).substr(0, 7)),
+            plot.find(testing::sample_commit(1 + 9).substr(0, 7)));
+}
+
+TEST(View, InfersTheBisectionOrderFromGoodAndBadProbes) {
+  auto e = testing::bisect_sample();
+  auto& b = *e.bisect;
+  b.culprits.resize(1);
+  b.steps.clear();
+  for (const auto& [commit, verdict] : std::vector<std::pair<int, const char*>>{
+           {20, "bad"}, {10, "good"}, {15, "bad"}, {12, "good"}, {14, "bad"}, {13, "bad"}})
+    b.steps.push_back({testing::sample_commit(commit), verdict, 0.5, std::nullopt, 8, ""});
+  const auto view = make_view(e);
+  EXPECT_FALSE(view.path_order_known);
+  std::vector<std::string> order;
+  for (const auto& p : view.path)
+    order.push_back(p.commit);
+  std::vector<std::string> expected;
+  for (const int i : {0, 10, 12, 13, 14, 15, 20, 40})
+    expected.push_back(testing::sample_commit(i));
+  EXPECT_EQ(order, expected);
+  EXPECT_TRUE(view.path[3].culprit);
+}
+
+TEST(Junit, OneTestCasePerCaseSlowerFailsInconclusiveIsSkipped) {
+  const auto xml = render_junit(testing::compare_sample());
+  EXPECT_THAT(xml, HasSubstr("<testsuites name=\"culprit\" tests=\"4\" failures=\"1\" errors=\"0\" "
+                             "skipped=\"1\">"));
+  EXPECT_EQ(count(xml, "<testcase "), 4U);
+  EXPECT_THAT(xml, HasSubstr("<failure message=\"slower: +8.1% (95% CI +6.2% to +10.0%), ratio "
+                             "1.081 [1.062, 1.100], beyond the 2% threshold\""));
+  EXPECT_THAT(xml, HasSubstr("<skipped message=\"inconclusive: 40 runs (the budget) were not "
+                             "enough to decide\"/>"));
+  const auto failed = render_junit(testing::failed_sample());
+  EXPECT_THAT(failed, HasSubstr("<error message=\"failed: the build of HEAD failed"));
+}
+
+TEST(Annotations, FlagSlowerCasesAndCulpritsWithFiles) {
+  const auto compare = github_annotations(testing::compare_sample());
+  EXPECT_EQ(lines_of(compare).size(), 2U);
+  EXPECT_THAT(compare, HasSubstr("::error title=culprit%3A sgemm/M=4096%2CN=4096%2CK=4096 is "
+                                 "slower::+8.1%25 (95%25 CI +6.2%25 to +10.0%25)"));
+  EXPECT_THAT(compare, HasSubstr("::warning title=culprit%3A layernorm"));
+  const auto bisect = github_annotations(testing::bisect_sample());
+  EXPECT_THAT(bisect, HasSubstr("::error file=kernels/cuda/sgemm.cu,title=culprit%3A "));
+  EXPECT_EQ(github_annotations(testing::failed_sample()).substr(0, 30),
+            "::error title=culprit failed::");
+}
+
+// Every renderer gets a commit whose subject, author, files and case carry markup and terminal
+// escapes; none of it may survive as markup or as a control character.
+class Malicious : public ::testing::Test {
+protected:
+  Malicious() { options.commit_order = testing::bisect_sample_order(); }
+  Evidence e = testing::malicious_sample();
+  RenderOptions options;
+};
+
+TEST_F(Malicious, TextShowsEscapesInsteadOfObeyingThem) {
+  const auto text = render_text(e, options);
+  EXPECT_FALSE(has_control_bytes(text));
+  EXPECT_THAT(text, HasSubstr("<script>alert(1)</script> | **x** \\x1b[31m"));
+  EXPECT_THAT(text, HasSubstr("Mallory <b>\\x1b]0;owned\\x07</b>"));
+  EXPECT_THAT(text, HasSubstr("line\\nbreak.cu"));
+  EXPECT_THAT(text, HasSubstr("'$(rm -rf /)' $'it\\'s \\x1b[31m'"));
+}
+
+TEST_F(Malicious, MarkdownKeepsTablesIntactAndMarkupInert) {
+  const auto md = render_markdown(e, options);
+  EXPECT_FALSE(has_control_bytes(md));
+  // Inside code spans markup is text; outside them none may be left.
+  const auto prose = without_code_spans(md);
+  for (const auto* raw : {"<script>", "<img", "<b>", "<i>", "**x**"})
+    EXPECT_THAT(prose, Not(HasSubstr(raw))) << raw;
+  // Every row of a table has as many cell separators as its header.
+  std::size_t expected = 0;
+  for (const auto& line : lines_of(md)) {
+    if (!line.starts_with('|')) {
+      expected = 0;
+      continue;
+    }
+    if (expected == 0)
+      expected = cell_separators(line);
+    EXPECT_EQ(cell_separators(line), expected) << line;
+  }
+  EXPECT_THAT(md, HasSubstr("#### Culprit `e1ecf7020d18`: &lt;script>alert(1)&lt;/script> \\| "
+                            "\\*\\*x\\*\\* \\x1b\\[31m"));
+  EXPECT_THAT(md, HasSubstr("| `<script>alert(1)</script> \\| **x** \\x1b[31m` | 4.12 ms |"));
+}
+
+TEST_F(Malicious, HtmlEscapesEverything) {
+  const auto html = render_html(e, options);
+  EXPECT_FALSE(has_control_bytes(html));
+  for (const auto* raw : {"<script", "<img", "<b>", "<i>", "m@x\">"})
+    EXPECT_THAT(html, Not(HasSubstr(raw))) << raw;
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt; | **x** \\x1b[31m"));
+}
+
+TEST_F(Malicious, JunitIsWellFormedXml) {
+  const auto xml = render_junit(e, options);
+  EXPECT_FALSE(has_control_bytes(xml));
+  EXPECT_THAT(xml, Not(HasSubstr("<script")));
+  testing::TempDir dir;
+  std::ofstream(dir / "junit.xml") << xml;
+  const auto parsed = testing::run_process(
+      {"/usr/bin/python3", "-c",
+       "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
+       "print(len(r.findall('.//testcase')), r.find('.//failure').get('message'))",
+       (dir / "junit.xml").string()},
+      dir.path());
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  EXPECT_THAT(parsed.out, StartsWith("1 slower: +8.3%"));
+}
+
+TEST_F(Malicious, AnnotationsStayOneCommandPerLine) {
+  const auto annotations = github_annotations(e);
+  EXPECT_FALSE(has_control_bytes(annotations));
+  const auto lines = lines_of(annotations);
+  ASSERT_EQ(lines.size(), 3U); // the slower case and the two culprits
+  for (const auto& line : lines)
+    EXPECT_THAT(line, StartsWith("::error "));
+  EXPECT_THAT(lines[1], HasSubstr("file=evil|name.cu,title=culprit%3A "));
+  EXPECT_THAT(lines[1], HasSubstr("line%0Abreak.cu"));
+  EXPECT_THAT(lines[1], HasSubstr("\\x1b[31m"));
+}
+
+TEST(Format, ParsesNamesAndRefusesOthers) {
+  EXPECT_EQ(*parse_report_format("md"), ReportFormat::markdown);
+  EXPECT_EQ(*parse_report_format("html"), ReportFormat::html);
+  const auto bad = parse_report_format("pdf");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ExitCode::usage);
+  EXPECT_THAT(bad.error().message, HasSubstr("text, markdown, html or junit"));
+}
+
+} // namespace
+} // namespace culprit::report

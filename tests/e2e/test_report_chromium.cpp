@@ -1,0 +1,91 @@
+// The HTML report in a real browser: headless Chromium (Debian's package; scripts/setup-debian.sh
+// installs it) loads a rendered report from disk, and the DOM it builds must hold the plots.
+// A screenshot is left in the build tree (report-screenshot.png) for a person to look at.
+
+#include <fstream>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/evidence.hpp"
+#include "tests/support/evidence_samples.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string find_chromium() {
+  const auto found = testing::run_process(
+      {"sh", "-c",
+       "command -v chromium || command -v chromium-browser || command -v google-chrome"},
+      std::filesystem::temp_directory_path());
+  if (found.exit_code != 0)
+    return "";
+  return found.out.substr(0, found.out.find('\n'));
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(ReportInChromium, TheBrowserBuildsThePlotsAndTakesAScreenshot) {
+  const auto chromium = find_chromium();
+  if (chromium.empty())
+    GTEST_SKIP() << "chromium is not installed (scripts/setup-debian.sh installs it): the HTML "
+                    "report was not checked in a browser";
+  testing::TempDir temp{"culprit-chromium"};
+  auto evidence = testing::bisect_sample();
+  ASSERT_TRUE(save_evidence(evidence, temp / "bisect.json"));
+  const auto page = temp / "report.html";
+  const auto rendered = testing::run_culprit(
+      {"report", (temp / "bisect.json").string(), "--format", "html", "-o", page.string()},
+      temp.path());
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
+
+  // No network: a proxy that does not exist, and every host name resolves to nothing.
+  const std::vector<std::string> common = {"timeout",
+                                           "120",
+                                           chromium,
+                                           "--headless",
+                                           "--no-sandbox",
+                                           "--disable-gpu",
+                                           "--no-first-run",
+                                           "--proxy-server=127.0.0.1:9",
+                                           "--host-resolver-rules=MAP * ~NOTFOUND",
+                                           "--user-data-dir=" + (temp / "profile").string()};
+  auto dump_args = common;
+  dump_args.insert(dump_args.end(), {"--dump-dom", "file://" + page.string()});
+  const auto dom = testing::run_process(dump_args, temp.path(), {{"HOME", temp.path().string()}});
+  ASSERT_EQ(dom.exit_code, 0) << dom.err;
+  for (const auto* id :
+       {"<svg id=\"forest-plot\"", "<svg id=\"bisection-plot-0\"", "<svg id=\"run-order-plot-0\""})
+    EXPECT_EQ(count(dom.out, id), 1U) << id;
+  std::size_t runs = 0;
+  for (const auto& m : evidence.measurements)
+    runs += m.runs.size();
+  EXPECT_GE(count(dom.out, "<circle"), runs); // one dot per run in the bisection plot, and more
+  EXPECT_THAT(dom.out, HasSubstr("sgemm: unroll the k-loop by 8"));
+
+  const auto shot = std::filesystem::path(CULPRIT_BINARY_DIR) / "report-screenshot.png";
+  std::filesystem::remove(shot);
+  auto shot_args = common;
+  shot_args.insert(shot_args.end(), {"--hide-scrollbars", "--window-size=1366,3600",
+                                     "--screenshot=" + shot.string(), "file://" + page.string()});
+  const auto taken = testing::run_process(shot_args, temp.path(), {{"HOME", temp.path().string()}});
+  ASSERT_EQ(taken.exit_code, 0) << taken.err;
+  std::ifstream png(shot, std::ios::binary);
+  std::string magic(8, '\0');
+  png.read(magic.data(), 8);
+  EXPECT_EQ(magic, "\x89PNG\r\n\x1a\n");
+  EXPECT_GT(std::filesystem::file_size(shot), 50'000U) << "a blank page?";
+}
+
+} // namespace
+} // namespace culprit

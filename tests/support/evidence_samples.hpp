@@ -1,0 +1,30 @@
+#pragma once
+// Synthetic evidence for tests of the renderers and of `culprit report`: fixed values, so that
+// rendering them gives the same bytes every time (the golden files in tests/fixtures/report/).
+
+#include <string>
+#include <vector>
+
+#include "core/evidence.hpp"
+
+namespace culprit::testing {
+
+// A compare of four cases: one slower, one faster, one the same, one inconclusive.
+Evidence compare_sample();
+// A bisection over 40 commits with two culprits (a staircase: good, intermediate, bad), two
+// skipped probes, hints (diffstat, ptxas table, artifact and symbol sizes) and a warning.
+Evidence bisect_sample();
+// The commits of bisect_sample()'s range, oldest first, as git::Repository::range gives them.
+std::vector<std::string> bisect_sample_order();
+// A bisection whose commit subject, author, files, case, kernel names, warnings, host and
+// command hold markup and terminal control sequences.
+Evidence malicious_sample();
+// A run of one revision: measurements, no comparisons.
+Evidence run_sample();
+// A compare that failed: no comparisons, a warning that says why.
+Evidence failed_sample();
+
+// The commit id of the bisect sample's i-th commit (0 = good, 40 = bad).
+std::string sample_commit(int i);
+
+} // namespace culprit::testing
