@@ -7,6 +7,7 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/bisect/bisect.hpp"
+#include "core/culprit_hints.hpp"
 #include "core/measure/evidence_fill.hpp"
 
 namespace culprit::cli {
@@ -100,20 +101,33 @@ public:
     evidence.host = ctx.session->host_json();
     evidence.warnings = ctx.session->warnings();
     evidence.settings.direction = m_improvement ? "improvement" : "regression";
-    if (auto filled = fill_bisect_evidence(evidence, *range, *outcome, ctx.repo, sampler,
+    if (auto filled = fill_bisect_evidence(evidence, *range, *outcome, sampler,
                                            settings.compare.confidence, settings.compare.seed);
         !filled)
       return report(filled.error());
-    const std::filesystem::path file =
-        m_flags.json.empty() ? ctx.cache / "evidence" /
-                                   fmt::format("bisect-{}-{}.json", range->good.substr(0, 12),
-                                               range->bad.substr(0, 12))
-                             : std::filesystem::path(m_flags.json);
-    std::error_code ec;
-    std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
-    if (auto saved = save_evidence(evidence, file); !saved)
-      return report(saved.error());
-    print_summary(evidence, *outcome, file);
+    if (auto described =
+            describe_culprits(evidence, ctx.repo, &ctx.builder->cache(), &ctx.executor);
+        !described)
+      return report(described.error());
+    // The evidence is always kept: in the cache unless --json says where.
+    auto outputs = m_flags.outputs;
+    if (outputs.json.empty() || outputs.json == "-") {
+      const auto dir = ctx.cache / "evidence";
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      const auto file = dir / fmt::format("bisect-{}-{}.json", range->good.substr(0, 12),
+                                          range->bad.substr(0, 12));
+      if (auto saved = save_evidence(evidence, file); !saved)
+        return report(saved.error());
+      if (outputs.json.empty())
+        outputs.json = file.string();
+    }
+    print_summary(evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
+    std::fflush(stdout);
+    if (auto written = write_report_outputs(evidence, outputs,
+                                            render_options(evidence, &ctx.repo, global.color));
+        !written)
+      return report(written.error());
     if (outcome->status == "not_reproduced")
       return static_cast<int>(ExitCode::not_reproduced);
     if (outcome->status == "inconclusive")
@@ -123,7 +137,7 @@ public:
 
 private:
   void print_summary(const Evidence& evidence, const BisectOutcome& outcome,
-                     const std::filesystem::path& file) const {
+                     const std::string& where) const {
     const auto& b = *evidence.bisect;
     if (outcome.status == "not_reproduced") {
       fmt::print("not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
@@ -147,7 +161,7 @@ private:
         fmt::print("  {}\n", commit.substr(0, 12));
     }
     fmt::print("{} commits in range, {} probes, {} builds; evidence: {}\n", b.commits_in_range,
-               b.steps.size(), evidence.builds.size(), file.string());
+               b.steps.size(), evidence.builds.size(), where);
   }
 
   std::string m_good;

@@ -64,12 +64,11 @@ public:
       }
     }
     fmt::print("{}", render_verdict_table(evidence, m_base, m_head));
-    if (!m_flags.json.empty()) {
-      if (auto saved = save_evidence(evidence, m_flags.json); !saved)
-        return report(saved.error());
-      if (global.verbosity >= 0)
-        fmt::print(stderr, "evidence written to {}\n", m_flags.json);
-    }
+    std::fflush(stdout);
+    if (auto written = write_report_outputs(evidence, m_flags.outputs,
+                                            render_options(evidence, &ctx.repo, global.color));
+        !written)
+      return report(written.error());
     if (evidence.status == "slower")
       return static_cast<int>(ExitCode::regression);
     if (evidence.status == "inconclusive")

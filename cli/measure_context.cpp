@@ -11,12 +11,17 @@ void add_measure_flags(CLI::App& sub, MeasureFlags& flags) {
   add_recipe_flags(sub, flags.overrides, FlagSet::measure);
   sub.add_flag("--fresh", flags.fresh, "measure again, ignoring runs stored by earlier commands");
   sub.add_flag("--rebuild", flags.rebuild, "build again even when a build is cached or failed");
-  sub.add_option("--json", flags.json, "write the evidence as JSON to FILE")->group("Output");
+  add_report_output_flags(sub, flags.outputs);
 }
 
 Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions& global,
                                                              const MeasureFlags& flags) {
   install_interrupt_handlers();
+  // Outputs that cannot be written are found before anything is measured.
+  for (const auto& [file, flag] :
+       {std::pair{&flags.outputs.json, "--json"}, std::pair{&flags.outputs.markdown, "--markdown"},
+        std::pair{&flags.outputs.html, "--html"}, std::pair{&flags.outputs.junit, "--junit"}})
+    CULPRIT_TRY(check_output_path(*file, flag));
   CULPRIT_TRY_ASSIGN(auto repo, open_repository(global));
   std::unique_ptr<MeasureContext> context(new MeasureContext(std::move(repo)));
   CULPRIT_TRY_ASSIGN(context->recipe,

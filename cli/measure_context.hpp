@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/report_outputs.hpp"
 #include "core/build.hpp"
 #include "core/compare.hpp"
 #include "core/exec/local_executor.hpp"
@@ -19,10 +20,10 @@ struct MeasureFlags {
   RecipeOverrides overrides;
   bool fresh = false;
   bool rebuild = false;
-  std::string json; // --json FILE
+  ReportOutputs outputs; // --json, --markdown, --html, --junit
 };
 
-// Adds --fresh, --rebuild and --json to a measuring command, and the recipe flags.
+// Adds --fresh, --rebuild, the output flags and the recipe flags to a measuring command.
 void add_measure_flags(CLI::App& sub, MeasureFlags& flags);
 
 class MeasureContext {

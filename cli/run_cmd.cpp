@@ -79,12 +79,11 @@ public:
                  m.runs.size(), m.summary.cv * 100, m.summary.outliers);
     if (budget_hit)
       print_warning("the time budget ran out before every interval was narrow enough");
-    if (!m_flags.json.empty()) {
-      if (auto saved = save_evidence(evidence, m_flags.json); !saved)
-        return report(saved.error());
-      if (global.verbosity >= 0)
-        fmt::print(stderr, "evidence written to {}\n", m_flags.json);
-    }
+    std::fflush(stdout);
+    if (auto written = write_report_outputs(evidence, m_flags.outputs,
+                                            render_options(evidence, &ctx.repo, global.color));
+        !written)
+      return report(written.error());
     return 0;
   }
 

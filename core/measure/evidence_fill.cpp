@@ -135,8 +135,8 @@ std::string verdict_status(const CompareOutcome& outcome) {
 }
 
 Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
-                            const BisectOutcome& outcome, const git::Repository& repo,
-                            Sampler& sampler, double confidence, std::uint64_t seed) {
+                            const BisectOutcome& outcome, Sampler& sampler, double confidence,
+                            std::uint64_t seed) {
   for (const auto& [commit, build] : outcome.builds)
     evidence.builds.push_back(build_entry(build));
   const auto& good = outcome.subjects.at(range.good);
@@ -182,14 +182,6 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
     c.commit = culprit.commit;
     c.parent = culprit.parent;
     c.case_name = culprit.selected.key.case_name;
-    CULPRIT_TRY_ASSIGN(const auto info, repo.commit_info(culprit.commit));
-    c.subject = info.subject;
-    c.author = info.author.name;
-    c.email = info.author.email;
-    c.date = info.author.iso8601();
-    CULPRIT_TRY_ASSIGN(const auto paths, repo.changed_paths(culprit.commit));
-    for (const auto& path : paths)
-      c.files.push_back(path.path);
     if (culprit.change) {
       c.ratio = culprit.change->ratio.estimate;
       c.ci = {culprit.change->ratio.lower, culprit.change->ratio.upper};

@@ -62,6 +62,7 @@ protected:
     scratch.write("bench.c", k_bench);
     scratch.write("culprit.toml", k_recipe);
     scratch.write("work", "400000\n");
+    scratch.write("CODEOWNERS", "* @everyone\nwork @perf-team\n");
     good = scratch.commit("benchmark");
     for (int i = 0; i < 4; ++i) {
       scratch.write("NOTES", "note " + std::to_string(i) + "\n");
@@ -128,7 +129,10 @@ TEST_F(MeasureCli, CompareExitsOneOnARegressionAndZeroWithout) {
 TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree) {
   const auto before = snapshot(scratch.dir());
   const auto json = (temp / "bisect.json").string();
-  auto found = culprit_cli({"bisect", "--good", good, "--bad", bad, "--json", json});
+  const auto markdown = (temp / "bisect.md").string();
+  const auto html = (temp / "bisect.html").string();
+  auto found = culprit_cli({"bisect", "--good", good, "--bad", bad, "--json", json, "--markdown",
+                            markdown, "--html", html});
   ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
   EXPECT_THAT(found.out, HasSubstr("culprit " + culprit.substr(0, 12)));
   EXPECT_THAT(found.out, HasSubstr("Alan Turing"));
@@ -139,6 +143,16 @@ TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree)
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
   EXPECT_EQ(evidence->bisect->culprits[0].commit, culprit);
   EXPECT_EQ(evidence->bisect->culprits[0].files, std::vector<std::string>{"work"});
+  EXPECT_EQ(evidence->bisect->culprits[0].owners, std::vector<std::string>{"@perf-team"});
+  EXPECT_EQ(evidence->bisect->culprits[0].subject, "Do half as much work again");
+  std::ifstream md(markdown);
+  const std::string md_text{std::istreambuf_iterator<char>(md), std::istreambuf_iterator<char>()};
+  EXPECT_THAT(md_text, HasSubstr("Do half as much work again"));
+  EXPECT_THAT(md_text, HasSubstr("@perf-team"));
+  std::ifstream page(html);
+  const std::string html_text{std::istreambuf_iterator<char>(page),
+                              std::istreambuf_iterator<char>()};
+  EXPECT_THAT(html_text, HasSubstr("<svg"));
   EXPECT_EQ(evidence->bisect->commits_in_range, 8);
   EXPECT_EQ(snapshot(scratch.dir()), before) << "the user's checkout changed";
 
