@@ -194,14 +194,13 @@ TEST_F(Security, RevisionNamesNeverReachTheShellUnquoted) {
     repo.git({"branch", name});
   for (const auto& name : k_hostile_revisions) {
     SCOPED_TRACE(name);
-    const auto result = culprit_cli({"build", name});
+    // Every branch names one commit: --rebuild, so that each name runs the build command.
+    const auto result = culprit_cli({"build", "--rebuild", name});
     ASSERT_EQ(result.exit_code, 0) << result.err;
+    const std::filesystem::path artifacts = result.out.substr(
+        result.out.rfind(' ') + 1, result.out.find_last_not_of('\n') - result.out.rfind(' '));
     for (const char* file : {"bare", "double", "single"}) {
-      std::filesystem::path artifact;
-      for (const auto& entry : std::filesystem::recursive_directory_iterator(cache()))
-        if (entry.path().filename() == file)
-          artifact = entry.path();
-      std::ifstream in(artifact);
+      std::ifstream in(artifacts / file);
       std::string line;
       std::getline(in, line);
       EXPECT_EQ(line, name) << file;
