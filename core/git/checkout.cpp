@@ -101,6 +101,25 @@ Status checkout_paths(git_repository* repo, git_tree* tree, git_checkout_options
                    "cannot check out");
 }
 
+// A submodule's name becomes a directory under .git/modules: one with a '..' component, or an
+// absolute one, would lead to a repository elsewhere (git refuses them for the same reason).
+bool stays_in_module_store(std::string_view name) {
+  if (name.empty() || name.front() == '/')
+    return false;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const auto end = name.find_first_of("/\\", start);
+    const auto part =
+        name.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (part == "..")
+      return false;
+    if (end == std::string_view::npos)
+      break;
+    start = end + 1;
+  }
+  return true;
+}
+
 } // namespace
 
 Result<CheckoutStats> checkout_tree(const std::filesystem::path& repository_dir,
@@ -237,6 +256,11 @@ submodule_names(const std::filesystem::path& repository_dir, const std::string& 
   while (git_config_next(&config_entry, iter.get()) == 0) {
     const std::string key = config_entry->name; // submodule.<name>.path
     const std::string name = key.substr(10, key.size() - 10 - 5);
+    if (!stays_in_module_store(name))
+      return infra_error("the .gitmodules of tree {} names a submodule '{}', which would lead out "
+                         "of the module store; culprit, like git, refuses submodule names with "
+                         "'..': fix .gitmodules in that commit",
+                         tree_id.substr(0, 12), name);
     names[config_entry->value] = name;
   }
   return names;
