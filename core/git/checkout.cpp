@@ -1,5 +1,7 @@
 #include "core/git/checkout.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include <git2/sys/repository.h>
@@ -118,6 +120,34 @@ bool stays_in_module_store(std::string_view name) {
     start = end + 1;
   }
   return true;
+}
+
+// Only the [submodule ...] sections of a .gitmodules file. libgit2 reads config files from disk
+// and follows include.path and includeIf.*.path there, which would let a commit make culprit read
+// any file; git itself never follows includes in .gitmodules.
+std::string submodule_sections(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF"))
+    text.remove_prefix(3);
+  std::string kept;
+  bool keep = false; // keys before any section header are no submodule's
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    const auto line = text.substr(0, end == std::string_view::npos ? text.size() : end + 1);
+    text.remove_prefix(line.size());
+    const auto first = line.find_first_not_of(" \t\r\v\f");
+    if (first != std::string_view::npos && line[first] == '[') {
+      auto name = line.substr(first + 1);
+      name.remove_prefix(std::min(name.find_first_not_of(" \t"), name.size()));
+      name = name.substr(0, name.find_first_of(" \t\".]"));
+      std::string lower(name);
+      std::ranges::transform(lower, lower.begin(),
+                             [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      keep = lower == "submodule";
+    }
+    if (keep)
+      kept += line;
+  }
+  return kept;
 }
 
 } // namespace
@@ -241,7 +271,7 @@ submodule_names(const std::filesystem::path& repository_dir, const std::string& 
   const BlobPtr blob(raw_blob);
   const std::string_view text(static_cast<const char*>(git_blob_rawcontent(blob.get())),
                               static_cast<std::size_t>(git_blob_rawsize(blob.get())));
-  CULPRIT_TRY(write_file_atomic(scratch, text));
+  CULPRIT_TRY(write_file_atomic(scratch, submodule_sections(text)));
   git_config* raw_config = nullptr;
   CULPRIT_TRY(
       git_check(git_config_open_ondisk(&raw_config, scratch.c_str()), "cannot parse .gitmodules"));
