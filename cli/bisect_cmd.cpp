@@ -58,14 +58,17 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    auto context = MeasureContext::open(global, m_flags);
+    std::optional<BisectRange> range;
+    auto context =
+        MeasureContext::open(global, m_flags, [&](const git::Repository& repo) -> Status {
+          CULPRIT_TRY_ASSIGN(range, resolve_range(repo, m_good, m_bad,
+                                                  m_all_commits ? git::History::full_dag
+                                                                : git::History::first_parent));
+          return {};
+        });
     if (!context)
       return report(context.error());
     auto& ctx = **context;
-    auto range = resolve_range(ctx.repo, m_good, m_bad,
-                               m_all_commits ? git::History::full_dag : git::History::first_parent);
-    if (!range)
-      return report(range.error());
     print_host_warnings(*ctx.session, global.verbosity);
 
     ProgressLine progress(global.verbosity);

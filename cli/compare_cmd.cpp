@@ -19,7 +19,7 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    auto context = MeasureContext::open(global, m_flags);
+    auto context = MeasureContext::open(global, m_flags, revisions_resolve({m_base, m_head}));
     if (!context)
       return report(context.error());
     auto& ctx = **context;

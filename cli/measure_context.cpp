@@ -14,8 +14,17 @@ void add_measure_flags(CLI::App& sub, MeasureFlags& flags) {
   add_report_output_flags(sub, flags.outputs);
 }
 
+InputCheck revisions_resolve(std::vector<std::string> revisions) {
+  return [revisions = std::move(revisions)](const git::Repository& repo) -> Status {
+    for (const auto& revision : revisions)
+      CULPRIT_TRY(repo.resolve(revision));
+    return {};
+  };
+}
+
 Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions& global,
-                                                             const MeasureFlags& flags) {
+                                                             const MeasureFlags& flags,
+                                                             const InputCheck& check) {
   install_interrupt_handlers();
   // Outputs that cannot be written are found before anything is measured.
   for (const auto& [file, flag] :
@@ -26,6 +35,7 @@ Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions
   std::unique_ptr<MeasureContext> context(new MeasureContext(std::move(repo)));
   CULPRIT_TRY_ASSIGN(context->recipe,
                      load_recipe(global, context->repo, flags.overrides, RecipeUse::build_and_run));
+  CULPRIT_TRY(check(context->repo));
   CULPRIT_TRY_ASSIGN(context->cache, repository_cache(global, context->repo));
   context->builder = std::make_unique<Builder>(context->repo, context->recipe.build, context->cache,
                                                context->executor);

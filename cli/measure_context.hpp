@@ -2,8 +2,10 @@
 // What run, compare and bisect share: the repository, the recipe, the cache, a builder, and a
 // measurement session over the local executor.
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "cli/report_outputs.hpp"
@@ -26,10 +28,17 @@ struct MeasureFlags {
 // Adds --fresh, --rebuild, the output flags and the recipe flags to a measuring command.
 void add_measure_flags(CLI::App& sub, MeasureFlags& flags);
 
+// Checks what a command was given (its revisions) against the repository before the cache is
+// written: a typo costs no build, no run and no write.
+using InputCheck = std::function<Status(const git::Repository&)>;
+
+// An InputCheck that every revision resolves to a commit.
+InputCheck revisions_resolve(std::vector<std::string> revisions);
+
 class MeasureContext {
 public:
-  static Result<std::unique_ptr<MeasureContext>> open(const GlobalOptions& global,
-                                                      const MeasureFlags& flags);
+  static Result<std::unique_ptr<MeasureContext>>
+  open(const GlobalOptions& global, const MeasureFlags& flags, const InputCheck& check);
 
   // Resolves and builds `revision`; a failed build is an infrastructure error that says where
   // the log is.

@@ -20,7 +20,7 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    auto context = MeasureContext::open(global, m_flags);
+    auto context = MeasureContext::open(global, m_flags, revisions_resolve({m_revision}));
     if (!context)
       return report(context.error());
     auto& ctx = **context;

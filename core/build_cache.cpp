@@ -1,6 +1,7 @@
 #include "core/build_cache.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include <fnmatch.h>
@@ -66,12 +67,32 @@ Status add_path(Manifest& manifest, const fs::path& base, const fs::path& absolu
   return {};
 }
 
+// The first directory on the way from `base` to `base / relative` that is a symbolic link: a link
+// committed to the tree, or made by the build, would lead the copy out of the slot.
+std::optional<fs::path> link_on_the_way(const fs::path& base, const fs::path& relative) {
+  fs::path at = base;
+  std::error_code ec;
+  for (auto part = relative.begin(); part != relative.end(); ++part) {
+    if (std::next(part) == relative.end())
+      break; // the artifact itself may be a link: it is kept as one, never followed
+    at /= *part;
+    if (fs::is_symlink(fs::symlink_status(at, ec)))
+      return at.lexically_relative(base);
+  }
+  return std::nullopt;
+}
+
 Status match_glob(Manifest& manifest, const fs::path& base, std::string_view glob) {
   const bool any_depth = glob.find("**") != std::string_view::npos;
   const std::string pattern(glob);
   bool matched = false;
   std::error_code ec;
   if (pattern.find_first_of("*?[") == std::string::npos) {
+    if (const auto link = link_on_the_way(base, pattern))
+      return usage_error("artifact '{}' leads outside {} through the symbolic link {}; culprit "
+                         "follows no link out of the build: list the link itself, or files that "
+                         "lie inside",
+                         glob, base.string(), link->generic_string());
     if (fs::exists(fs::symlink_status(base / pattern, ec))) {
       CULPRIT_TRY(add_path(manifest, base, base / pattern));
       matched = true;

@@ -34,7 +34,9 @@ struct BuildRecord {
 
 // Where to collect artifacts from: globs relative to the build directory, or starting with
 // "{src}/" for in-source builds. A glob holding "**" matches across directories; otherwise "*"
-// stops at "/". A glob that matches a directory takes all of it. ".." is refused.
+// stops at "/". A glob that matches a directory takes all of it. ".." is refused, and so is a
+// path through a symbolic link (committed, or made by the build), which could lead out of the slot;
+// links among the artifacts are kept as links, never followed.
 struct ArtifactSources {
   std::filesystem::path build_dir;
   std::filesystem::path source_dir;

@@ -10,6 +10,67 @@ bool shell_safe(char c) {
          std::string_view("_./:@%+=,-").find(c) != std::string_view::npos;
 }
 
+// Where the template has the shell at a point: outside quotes, or inside '...' or "...".
+enum class ShellContext { plain, single_quoted, double_quoted };
+
+class ShellScanner {
+public:
+  [[nodiscard]] ShellContext context() const { return m_context; }
+  // Follows one character of the template as the shell will read it.
+  void feed(char c) {
+    if (m_escaped) {
+      m_escaped = false;
+      return;
+    }
+    switch (m_context) {
+    case ShellContext::plain:
+      if (c == '\\')
+        m_escaped = true;
+      else if (c == '\'')
+        m_context = ShellContext::single_quoted;
+      else if (c == '"')
+        m_context = ShellContext::double_quoted;
+      break;
+    case ShellContext::single_quoted:
+      if (c == '\'')
+        m_context = ShellContext::plain;
+      break;
+    case ShellContext::double_quoted:
+      if (c == '\\')
+        m_escaped = true;
+      else if (c == '"')
+        m_context = ShellContext::plain;
+      break;
+    }
+  }
+
+private:
+  ShellContext m_context = ShellContext::plain;
+  bool m_escaped = false;
+};
+
+// A value for where it lands: a recipe that writes "{rev}" or '{rev}' must not let a revision
+// name close its quotes or expand $(...) inside them.
+std::string quote_for(ShellContext context, std::string_view value) {
+  std::string out;
+  switch (context) {
+  case ShellContext::plain:
+    return shell_quote(value);
+  case ShellContext::single_quoted:
+    for (const char c : value)
+      out += c == '\'' ? std::string_view("'\\''") : std::string_view(&c, 1);
+    return out;
+  case ShellContext::double_quoted:
+    for (const char c : value) {
+      if (c == '$' || c == '`' || c == '"' || c == '\\')
+        out += '\\';
+      out += c;
+    }
+    return out;
+  }
+  return out;
+}
+
 } // namespace
 
 std::string shell_quote(std::string_view value) {
@@ -30,6 +91,7 @@ Result<std::string> expand_template(std::string_view text, const TemplateValues&
                                     Quoting quoting) {
   std::string out;
   out.reserve(text.size() + 64);
+  ShellScanner shell;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if ((c == '{' || c == '}') && i + 1 < text.size() && text[i + 1] == c) {
@@ -39,6 +101,7 @@ Result<std::string> expand_template(std::string_view text, const TemplateValues&
     }
     if (c != '{' || (i > 0 && text[i - 1] == '$')) { // ${VAR} belongs to the shell
       out += c;
+      shell.feed(c);
       continue;
     }
     const auto close = text.find('}', i);
@@ -68,7 +131,7 @@ Result<std::string> expand_template(std::string_view text, const TemplateValues&
       out += c; // shell syntax such as ${VAR} or { a; b; }
       continue;
     }
-    out += quoting == Quoting::shell ? shell_quote(*value) : *value;
+    out += quoting == Quoting::shell ? quote_for(shell.context(), *value) : *value;
     i = close;
   }
   return out;

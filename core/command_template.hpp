@@ -2,7 +2,9 @@
 // Commands are templates: {src}, {build}, {commit} and {rev} expand in build and run commands.
 // In a shell string a value is inserted as is when it holds only characters the shell leaves
 // alone (letters, digits and _./:@%+=,-), and single-quoted otherwise, so that a revision name or
-// path can never inject shell syntax. In an argument vector values are inserted verbatim.
+// path can never inject shell syntax. Where the recipe put the placeholder inside quotes of its
+// own ("{rev}" or '{rev}'), the value is escaped for those quotes instead. In an argument vector
+// values are inserted verbatim.
 
 #include <map>
 #include <string>

@@ -353,6 +353,9 @@ Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
   if (recipe.decide.max_runs < recipe.decide.min_runs)
     return usage_error("max_runs ({}) is below min_runs ({}); raise max_runs",
                        recipe.decide.max_runs, recipe.decide.min_runs);
+  if (recipe.decide.warmup < 0)
+    return usage_error("warmup is {}; it counts warm-up runs, so give 0 or more",
+                       recipe.decide.warmup);
   if (!(recipe.run.timeout.count() > 0))
     return usage_error("the run timeout must be positive (seconds)");
   if (recipe.decide.budget && !(recipe.decide.budget->count() > 0))

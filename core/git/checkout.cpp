@@ -1,5 +1,7 @@
 #include "core/git/checkout.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include <git2/sys/repository.h>
@@ -99,6 +101,53 @@ Status checkout_paths(git_repository* repo, git_tree* tree, git_checkout_options
   options.paths = {pointers.data(), pointers.size()};
   return git_check(git_checkout_tree(repo, reinterpret_cast<const git_object*>(tree), &options),
                    "cannot check out");
+}
+
+// A submodule's name becomes a directory under .git/modules: one with a '..' component, or an
+// absolute one, would lead to a repository elsewhere (git refuses them for the same reason).
+bool stays_in_module_store(std::string_view name) {
+  if (name.empty() || name.front() == '/')
+    return false;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const auto end = name.find_first_of("/\\", start);
+    const auto part =
+        name.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (part == "..")
+      return false;
+    if (end == std::string_view::npos)
+      break;
+    start = end + 1;
+  }
+  return true;
+}
+
+// Only the [submodule ...] sections of a .gitmodules file. libgit2 reads config files from disk
+// and follows include.path and includeIf.*.path there, which would let a commit make culprit read
+// any file; git itself never follows includes in .gitmodules.
+std::string submodule_sections(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF"))
+    text.remove_prefix(3);
+  std::string kept;
+  bool keep = false; // keys before any section header are no submodule's
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    const auto line = text.substr(0, end == std::string_view::npos ? text.size() : end + 1);
+    text.remove_prefix(line.size());
+    const auto first = line.find_first_not_of(" \t\r\v\f");
+    if (first != std::string_view::npos && line[first] == '[') {
+      auto name = line.substr(first + 1);
+      name.remove_prefix(std::min(name.find_first_not_of(" \t"), name.size()));
+      name = name.substr(0, name.find_first_of(" \t\".]"));
+      std::string lower(name);
+      std::ranges::transform(lower, lower.begin(),
+                             [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      keep = lower == "submodule";
+    }
+    if (keep)
+      kept += line;
+  }
+  return kept;
 }
 
 } // namespace
@@ -222,7 +271,7 @@ submodule_names(const std::filesystem::path& repository_dir, const std::string& 
   const BlobPtr blob(raw_blob);
   const std::string_view text(static_cast<const char*>(git_blob_rawcontent(blob.get())),
                               static_cast<std::size_t>(git_blob_rawsize(blob.get())));
-  CULPRIT_TRY(write_file_atomic(scratch, text));
+  CULPRIT_TRY(write_file_atomic(scratch, submodule_sections(text)));
   git_config* raw_config = nullptr;
   CULPRIT_TRY(
       git_check(git_config_open_ondisk(&raw_config, scratch.c_str()), "cannot parse .gitmodules"));
@@ -237,6 +286,11 @@ submodule_names(const std::filesystem::path& repository_dir, const std::string& 
   while (git_config_next(&config_entry, iter.get()) == 0) {
     const std::string key = config_entry->name; // submodule.<name>.path
     const std::string name = key.substr(10, key.size() - 10 - 5);
+    if (!stays_in_module_store(name))
+      return infra_error("the .gitmodules of tree {} names a submodule '{}', which would lead out "
+                         "of the module store; culprit, like git, refuses submodule names with "
+                         "'..': fix .gitmodules in that commit",
+                         tree_id.substr(0, 12), name);
     names[config_entry->value] = name;
   }
   return names;

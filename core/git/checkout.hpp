@@ -53,7 +53,8 @@ namespace culprit::git {
 Result<std::string> tree_of_commit(const std::filesystem::path& repository_dir,
                                    const std::string& commit_id);
 
-// path -> submodule name, from the .gitmodules file in `tree_id` (empty when there is none).
+// path -> submodule name, from the .gitmodules file in `tree_id` (empty when there is none). A
+// name that would lead out of the module store (with a ".." component, or absolute) is an error.
 // `scratch` is a file culprit may write, because libgit2 parses config files from disk only.
 Result<std::map<std::string, std::string>>
 submodule_names(const std::filesystem::path& repository_dir, const std::string& tree_id,

@@ -31,6 +31,10 @@ Result<ParseOptions> parse_options_for(const RunRecipe& run) {
     options.regex.unit = run.unit;
     options.regex.metric = run.metric;
     options.regex.direction = direction;
+    // An invalid pattern is the recipe's mistake: say so now, not after five runs.
+    if (auto probe = parse_regex_lines("", options.regex);
+        !probe && probe.error().code == ExitCode::usage)
+      return std::unexpected(probe.error());
     break;
   default:
     break;

@@ -10,6 +10,8 @@ namespace culprit {
 
 Result<std::unique_ptr<MeasureSession>>
 MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOptions& options) {
+  // A recipe whose output options are wrong is refused before the store is touched.
+  CULPRIT_TRY_ASSIGN(auto parse, parse_options_for(recipe.run));
   std::unique_ptr<MeasureSession> session(new MeasureSession());
   CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(options.repo_cache));
   session->m_store = std::make_unique<store::Store>(std::move(store));
@@ -32,7 +34,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
 
   SamplerOptions sampler;
   sampler.run = recipe.run;
-  CULPRIT_TRY_ASSIGN(sampler.parse, parse_options_for(recipe.run));
+  sampler.parse = std::move(parse);
   sampler.parse.nvbench.base_dir = session->m_scratch;
   sampler.recipe_hash = run_recipe_hash(recipe.run);
   sampler.host_id = host_id;

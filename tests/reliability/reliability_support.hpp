@@ -1,0 +1,58 @@
+#pragma once
+// What the reliability tests share: one StepProject with a warm cache per test suite, culprit run
+// against it, and checks that a command left the repository and the cache as they were.
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/git_repo.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/step_project.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit::testing {
+
+// The lines of `text` that start with `prefix`.
+inline std::vector<std::string> lines_starting(const std::string& text, std::string_view prefix) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(prefix))
+      lines.push_back(line);
+  return lines;
+}
+
+// The one error line culprit printed; fails the test unless there is exactly one.
+inline std::string one_error_line(const ProcessOutput& output) {
+  const auto errors = lines_starting(output.err, "culprit: error: ");
+  EXPECT_EQ(errors.size(), 1U) << "stderr:\n" << output.err;
+  return errors.empty() ? std::string() : errors.front();
+}
+
+// A snapshot of everything under `dir`, or an empty map when it does not exist.
+inline std::map<std::string, std::string> snapshot_or_empty(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::exists(dir, ec) ? snapshot(dir) : std::map<std::string, std::string>{};
+}
+
+// Keys of `before` and `after` that differ, for failure messages.
+inline std::string changed_paths(const std::map<std::string, std::string>& before,
+                                 const std::map<std::string, std::string>& after) {
+  std::string text;
+  for (const auto& [path, digest] : after)
+    if (auto it = before.find(path); it == before.end() || it->second != digest)
+      text += "  written: " + path + "\n";
+  for (const auto& [path, digest] : before)
+    if (!after.contains(path))
+      text += "  removed: " + path + "\n";
+  return text;
+}
+
+} // namespace culprit::testing

@@ -1,0 +1,298 @@
+// The bad-input table: flags, config files, revisions and benchmark outputs that culprit must
+// refuse with the right exit code and one line that says what to do, leaving the user's
+// repository and culprit's cache as they were (or, when runs were made, the store sound and free
+// of any run that counts).
+
+#include <fstream>
+
+#include <gmock/gmock.h>
+
+#include "tests/reliability/reliability_support.hpp"
+
+namespace culprit::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// What a refused command may leave behind.
+enum class Leaves {
+  nothing,      // repository and cache byte for byte as they were
+  failed_runs,  // runs were made and failed: repository untouched, store sound, no run counts
+  measurements, // the benchmark had to run to show the mistake: its runs are kept, store sound
+};
+
+struct BadInput {
+  const char* name;
+  std::vector<std::string> args; // {cache}, {tmp}, {good}, {bad}, {config}, {script} expand
+  int exit_code;
+  const char* message;     // part of the one error line
+  const char* config = ""; // when set: written to {config}, and --config {config} is passed
+  const char* script = ""; // when set: written to {script}, a benchmark for --run
+  Leaves leaves = Leaves::nothing;
+};
+
+void PrintTo(const BadInput& input, std::ostream* os) {
+  *os << input.name;
+}
+
+// A culprit.toml that is valid but for one line, given in its place.
+#define RECIPE_WITH(BUILD, RUN, DECIDE)                                                            \
+  "[build]\ncommand = \"cp {src}/bench.sh {src}/value {build}/\"\n" BUILD                          \
+  "\n[run]\ncommand = \"sh {build}/bench.sh {build}/value\"\nformat = \"culprit\"\n" RUN           \
+  "\n[decide]\nmin_runs = 3\nmax_runs = 6\n" DECIDE "\n"
+
+// Benchmark scripts for --run "sh {script}".
+#define SAMPLE_LINE(VALUE)                                                                         \
+  "echo '{\"type\":\"sample\",\"case\":\"k\",\"metric\":\"time\",\"unit\":\"ms\","                 \
+  "\"direction\":\"lower\",\"value\":" VALUE "}'\n"
+
+const BadInput k_table[] = {
+    // Flags.
+    {"NoCommand", {}, 2, "run 'culprit --help'"},
+    {"UnknownCommand", {"frobnicate"}, 2, "culprit --help"},
+    {"UnknownFlag", {"run", "HEAD", "--frobnicate"}, 2, "culprit --help"},
+    {"BadColor", {"--color", "purple", "env"}, 2, "culprit --help"},
+    {"RunWithoutRevision", {"run"}, 2, "revision"},
+    {"BisectWithoutBad", {"bisect", "--good", "{good}"}, 2, "--bad"},
+    {"ThresholdOver100Percent", {"run", "HEAD", "--threshold", "150%"}, 2, "threshold"},
+    {"ThresholdNotANumber", {"run", "HEAD", "--threshold", "fast"}, 2, "threshold"},
+    {"ConfidenceAboveOne", {"run", "HEAD", "--confidence", "1.5"}, 2, "confidence"},
+    {"MinRunsZero", {"run", "HEAD", "--min-runs", "0"}, 2, "min"},
+    {"MinRunsAboveMaxRuns", {"run", "HEAD", "--min-runs", "9", "--max-runs", "4"}, 2, "max"},
+    {"UnknownFormat", {"run", "HEAD", "--format", "xml"}, 2, "xml"},
+    {"NegativeTimeout", {"run", "HEAD", "--timeout", "-1"}, 2, "timeout"},
+    {"NegativeWarmup", {"run", "HEAD", "--warmup", "-1"}, 2, "warmup"},
+    {"SeedNotANumber", {"run", "HEAD", "--seed", "abc"}, 2, "seed"},
+    {"RepoMissing", {"--repo", "{tmp}/nowhere", "run", "HEAD"}, 2, "nowhere"},
+    {"RepoNotARepository", {"--repo", "{tmp}", "run", "HEAD"}, 2, "git"},
+    {"CacheDirIsAFile", {"--cache-dir", "{tmp}/a-file", "run", "HEAD"}, 2, "--cache-dir"},
+    {"ConfigMissing", {"--config", "{tmp}/missing.toml", "run", "HEAD"}, 2, "missing.toml"},
+    {"CaseGlobMatchesNothing",
+     {"run", "HEAD", "--case", "nomatch*"},
+     2,
+     "the cases are: kernel",
+     "",
+     "",
+     Leaves::measurements},
+    {"MetricNobodyReports",
+     {"run", "HEAD", "--metric", "joules"},
+     2,
+     "joules",
+     "",
+     "",
+     Leaves::measurements},
+    {"CsvWithoutColumns", {"run", "HEAD", "--format", "csv"}, 2, "column"},
+    {"JsonIntoMissingDirectory",
+     {"run", "HEAD", "--json", "{tmp}/no/such/dir/x.json"},
+     4,
+     "x.json",
+     "",
+     "",
+     Leaves::failed_runs},
+
+    // Config files.
+    {"ConfigNotToml", {"run", "HEAD"}, 2, "culprit.toml", "[build\ncommand = 1\n"},
+    {"ConfigUnknownKey", {"run", "HEAD"}, 2, "comand", RECIPE_WITH("comand = \"make\"", "", "")},
+    {"ConfigUnknownTable", {"run", "HEAD"}, 2, "deploy", RECIPE_WITH("", "", "[deploy]\nx = 1")},
+    {"ConfigWrongType", {"run", "HEAD"}, 2, "timeout", RECIPE_WITH("", "timeout = \"soon\"", "")},
+    {"ConfigThresholdTooBig",
+     {"run", "HEAD"},
+     2,
+     "threshold",
+     RECIPE_WITH("", "", "threshold = 2.0")},
+    {"ConfigUnknownFormat",
+     {"run", "HEAD"},
+     2,
+     "xml",
+     "[build]\ncommand = \"true\"\n[run]\ncommand = \"true\"\nformat = \"xml\"\n"},
+    {"ConfigRegexInvalid",
+     {"run", "HEAD"},
+     2,
+     "(unclosed",
+     "[build]\ncommand = \"true\"\n[run]\ncommand = \"true\"\nformat = \"regex\"\npattern = "
+     "\"(unclosed\"\n"},
+    {"ConfigNoRunCommand", {"run", "HEAD"}, 2, "run", "[build]\ncommand = \"true\"\n"},
+    {"ConfigEmpty", {"run", "HEAD"}, 2, "command", " "},
+    {"ConfigBinaryGarbage",
+     {"run", "HEAD"},
+     2,
+     "culprit.toml",
+     "\x7f"
+     "ELF\x01\x01\x01\xff\xfe\n"},
+    {"ConfigArtifactDotDot",
+     {"build", "HEAD"},
+     2,
+     "..",
+     RECIPE_WITH("artifacts = [\"../../etc/passwd\"]", "", "")},
+    {"ConfigArtifactAbsolute",
+     {"build", "HEAD"},
+     2,
+     "absolute",
+     RECIPE_WITH("artifacts = [\"/etc/passwd\"]", "", "")},
+    {"ConfigIsADirectory", {"--config", "{tmp}", "run", "HEAD"}, 2, "--config"},
+
+    // Revisions.
+    {"RunUnknownRevision", {"run", "no-such-branch"}, 2, "no-such-branch"},
+    {"CompareUnknownRevision", {"compare", "{good}", "no-such-tag"}, 2, "no-such-tag"},
+    {"BuildEmptyRevision", {"build", ""}, 2, "revision"},
+    {"RunBeyondTheFirstCommit", {"run", "HEAD~100"}, 2, "HEAD~100"},
+    {"RunATreeNotACommit", {"run", "HEAD^{tree}"}, 2, "commit"},
+    {"BisectSameCommit", {"bisect", "--good", "HEAD", "--bad", "{bad}"}, 2, "same commit"},
+    {"BisectSwapped", {"bisect", "--good", "{bad}", "--bad", "{good}"}, 2, "swap"},
+    {"BisectUnrelated", {"bisect", "--good", "orphan", "--bad", "{bad}"}, 2, "ancestor"},
+    {"RevisionThatIsShell", {"run", "$(touch pwned)"}, 2, "pwned"},
+
+    // Benchmark outputs.
+    {"BenchmarkPrintsNothing",
+     {"run", "HEAD", "--run", "sh {script}"},
+     4,
+     "no sample record",
+     "",
+     "exit 0\n",
+     Leaves::failed_runs},
+    {"BenchmarkPrintsGarbage",
+     {"run", "HEAD", "--run", "sh {script}", "--format", "culprit"},
+     4,
+     "line 1, column",
+     "",
+     "echo '{not json'\n",
+     Leaves::failed_runs},
+    {"BenchmarkPrintsNaN",
+     {"run", "HEAD", "--run", "sh {script}"},
+     4,
+     "value",
+     "",
+     SAMPLE_LINE("NaN"),
+     Leaves::failed_runs},
+    {"BenchmarkPrintsNegativeTime",
+     {"run", "HEAD", "--run", "sh {script}"},
+     4,
+     "value",
+     "",
+     SAMPLE_LINE("-1"),
+     Leaves::failed_runs},
+    {"BenchmarkNotGbench",
+     {"run", "HEAD", "--run", "sh {script}", "--format", "gbench"},
+     4,
+     "Google Benchmark",
+     "",
+     "echo '{\"benchmarks\": 3}'\n",
+     Leaves::failed_runs},
+    {"BenchmarkFormatUnknowable",
+     {"run", "HEAD", "--run", "sh {script}", "--format", "auto"},
+     4,
+     "give --format",
+     "",
+     "echo 'kernel took 3 ms'\n",
+     Leaves::failed_runs},
+    {"BenchmarkExitsNonZero",
+     {"run", "HEAD", "--run", "sh {script}"},
+     4,
+     "status 3",
+     "",
+     SAMPLE_LINE("1") "exit 3\n",
+     Leaves::failed_runs},
+    {"BenchmarkCommandMissing",
+     {"run", "HEAD", "--run", "{tmp}/no-such-bench"},
+     4,
+     "no-such-bench",
+     "",
+     "",
+     Leaves::failed_runs},
+    {"RegexWithoutPattern", {"run", "HEAD", "--format", "regex"}, 2, "pattern"},
+};
+
+class BadInputTable : public ::testing::TestWithParam<BadInput> {
+protected:
+  static void SetUpTestSuite() {
+    s_temp = std::make_unique<TempDir>("culprit-bad-input");
+    s_project = std::make_unique<StepProject>(*s_temp / "project",
+                                              StepProjectOptions{.commits = 3, .step_at = 2});
+    auto& repo = s_project->repo();
+    auto branch = repo.git({"rev-parse", "--abbrev-ref", "HEAD"});
+    branch.erase(branch.find_last_not_of('\n') + 1);
+    repo.git({"checkout", "-q", "--orphan", "orphan"});
+    repo.write("NOTES", "another history\n");
+    repo.commit("an unrelated root");
+    repo.git({"checkout", "-q", "-f", branch});
+    // A warm cache: the build of HEAD and a few runs of it are there before every case.
+    const auto warm = run_culprit(
+        {"--cache-dir", cache().string(), "run", "HEAD", "--min-runs", "3", "--max-runs", "3"},
+        s_project->dir());
+    ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  }
+  static void TearDownTestSuite() {
+    s_project.reset();
+    s_temp.reset();
+  }
+  static std::filesystem::path cache() { return *s_temp / "cache"; }
+
+  static std::unique_ptr<TempDir> s_temp;
+  static std::unique_ptr<StepProject> s_project;
+};
+
+std::unique_ptr<TempDir> BadInputTable::s_temp;
+std::unique_ptr<StepProject> BadInputTable::s_project;
+
+std::string expand(std::string text, const std::map<std::string, std::string>& values) {
+  for (const auto& [name, value] : values) {
+    for (auto at = text.find(name); at != std::string::npos;
+         at = text.find(name, at + value.size()))
+      text.replace(at, name.size(), value);
+  }
+  return text;
+}
+
+void write_text(const std::filesystem::path& file, std::string_view text) {
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+}
+
+TEST_P(BadInputTable, IsRefusedWithOneLineAndLeavesNothingBehind) {
+  const BadInput& input = GetParam();
+  TempDir tmp("culprit-bad-case");
+  write_text(tmp / "a-file", "not a directory\n");
+  const std::map<std::string, std::string> values = {{"{cache}", cache().string()},
+                                                     {"{tmp}", tmp.path().string()},
+                                                     {"{good}", s_project->good()},
+                                                     {"{bad}", s_project->bad()},
+                                                     {"{config}", (tmp / "culprit.toml").string()},
+                                                     {"{script}", (tmp / "bench.sh").string()}};
+  std::vector<std::string> args;
+  if (std::ranges::find(input.args, "--cache-dir") == input.args.end())
+    args = {"--cache-dir", cache().string()};
+  if (*input.config != '\0') {
+    write_text(tmp / "culprit.toml", input.config);
+    args.insert(args.end(), {"--config", (tmp / "culprit.toml").string()});
+  }
+  if (*input.script != '\0')
+    write_text(tmp / "bench.sh", input.script);
+  for (const auto& arg : input.args)
+    args.push_back(expand(arg, values));
+  const auto repo_before = snapshot(s_project->dir());
+  const auto cache_before = snapshot_or_empty(cache());
+  const auto health_before = inspect_store(cache());
+
+  const auto result = run_culprit(args, s_project->dir());
+
+  EXPECT_EQ(result.exit_code, input.exit_code) << result.out << result.err;
+  EXPECT_THAT(one_error_line(result), HasSubstr(expand(input.message, values)));
+  const auto repo_after = snapshot(s_project->dir());
+  EXPECT_TRUE(repo_before == repo_after) << changed_paths(repo_before, repo_after);
+  EXPECT_FALSE(std::filesystem::exists(s_project->dir() / "pwned"));
+  const auto health = inspect_store(cache());
+  EXPECT_EQ(health.integrity, "ok");
+  EXPECT_EQ(health.ok_runs_without_samples, 0);
+  if (input.leaves == Leaves::nothing) {
+    const auto cache_after = snapshot_or_empty(cache());
+    EXPECT_TRUE(cache_before == cache_after) << changed_paths(cache_before, cache_after);
+  } else if (input.leaves == Leaves::failed_runs) {
+    EXPECT_EQ(health.ok_runs, health_before.ok_runs) << "a failed run counted";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, BadInputTable, ::testing::ValuesIn(k_table),
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
+
+} // namespace
+} // namespace culprit::testing
