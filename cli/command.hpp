@@ -43,6 +43,10 @@ std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_compare_command();
 std::unique_ptr<Command> make_bisect_command();
 std::unique_ptr<Command> make_env_command();
+std::unique_ptr<Command> make_track_command();
+std::unique_ptr<Command> make_history_command();
+std::unique_ptr<Command> make_triage_command();
+std::unique_ptr<Command> make_import_command();
 std::unique_ptr<Command> make_not_yet_command(const char* name, const char* issue);
 
 } // namespace culprit::cli

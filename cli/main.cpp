@@ -16,18 +16,6 @@ namespace {
 std::unique_ptr<Command> make_report() {
   return make_report_command();
 }
-std::unique_ptr<Command> make_track() {
-  return make_not_yet_command("track", "issue #9");
-}
-std::unique_ptr<Command> make_history() {
-  return make_not_yet_command("history", "issue #9");
-}
-std::unique_ptr<Command> make_triage() {
-  return make_not_yet_command("triage", "issue #9");
-}
-std::unique_ptr<Command> make_import() {
-  return make_not_yet_command("import", "issue #9");
-}
 std::unique_ptr<Command> make_worker() {
   return make_not_yet_command("worker", "issue #10");
 }
@@ -40,11 +28,12 @@ const std::array k_commands = {
     CommandEntry{"bisect", "find the commit(s) that changed performance", make_bisect_command},
     CommandEntry{"report", "render evidence as text, markdown or html", make_report},
     CommandEntry{"env", "host fingerprint and noise warnings", make_env_command},
-    CommandEntry{"track", "measure a series of commits into the store (nightly use)", make_track},
-    CommandEntry{"history", "per-case series with CIs and change points", make_history},
+    CommandEntry{"track", "measure a series of commits into the store (nightly use)",
+                 make_track_command},
+    CommandEntry{"history", "per-case series with CIs and change points", make_history_command},
     CommandEntry{"triage", "confirm and bisect every new change point; group by culprit",
-                 make_triage},
-    CommandEntry{"import", "take results made elsewhere into the store", make_import},
+                 make_triage_command},
+    CommandEntry{"import", "take results made elsewhere into the store", make_import_command},
     CommandEntry{"worker", "(internal) run a measurement batch on a cluster node", make_worker},
 };
 

@@ -1,0 +1,180 @@
+// culprit history: per-case series with CIs and change points, as text, JSON, CSV, Markdown or
+// HTML.
+
+#include <cstdlib>
+#include <set>
+
+#include "cli/command.hpp"
+#include "cli/context.hpp"
+#include "cli/output.hpp"
+#include "core/fs.hpp"
+#include "core/history/git_support.hpp"
+#include "core/history/render.hpp"
+#include "core/history/series.hpp"
+
+namespace culprit::cli {
+namespace {
+
+bool utf8_terminal() {
+  for (const char* name : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0')
+      continue;
+    std::string text(value);
+    for (auto& c : text)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text.find("utf-8") != std::string::npos || text.find("utf8") != std::string::npos;
+  }
+  return false;
+}
+
+class HistoryCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_option("range", m_range, "only commits of OLD..NEW (default: every tracked commit)");
+    sub.add_option("--case", m_cases, "cases to show (globs; default: the recipe's, or all)");
+    sub.add_option("--metric", m_metric, "the metric (default: each case's primary one)");
+    sub.add_option("--host", m_host, "only the points of this host id (or a prefix of it)");
+    sub.add_flag("--all-hosts", m_all_hosts, "show the points of several hosts in one series");
+    sub.add_option("--threshold", m_threshold, "the smallest change that matters (2% or 0.02)");
+    sub.add_option("--confidence", m_confidence, "of the intervals (default: the recipe's)");
+    sub.add_option("--seed", m_seed, "of the bootstrap and the permutation test");
+    sub.add_flag("--ascii", m_ascii, "draw the trend lines in ASCII");
+    sub.add_option("--json", m_json, "write the series and change points as JSON to FILE")
+        ->group("Output");
+    sub.add_option("--csv", m_csv, "write the series as CSV to FILE")->group("Output");
+    sub.add_option("--markdown", m_markdown, "write Markdown to FILE (charts beside it as SVG)")
+        ->group("Output");
+    sub.add_option("--html", m_html, "write a self-contained HTML page to FILE")->group("Output");
+  }
+
+  int run(const GlobalOptions& global) override {
+    auto repo = open_repository(global);
+    if (!repo)
+      return report(repo.error());
+    auto options = history_options(global, *repo);
+    if (!options)
+      return report(options.error());
+    auto cache = repository_cache(global, *repo);
+    if (!cache)
+      return report(cache.error());
+    auto history = load(*repo, *cache, *options);
+    if (!history)
+      return report(history.error());
+    const auto labels = history::commit_labels(*repo, *history);
+    if (auto written = write_outputs(*history, labels); !written)
+      return report(written.error());
+    if (global.verbosity >= 0 ||
+        (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
+      fmt::print("{}",
+                 history::render_text(*history, labels,
+                                      m_ascii || !utf8_terminal() ? history::Glyphs::ascii
+                                                                  : history::Glyphs::unicode));
+    return 0;
+  }
+
+private:
+  Result<history::HistoryOptions> history_options(const GlobalOptions& global,
+                                                  const git::Repository& repo) const {
+    history::HistoryOptions options;
+    const auto path = recipe_path(global, repo);
+    std::error_code ec;
+    if (!global.config.empty() || std::filesystem::exists(path, ec)) {
+      CULPRIT_TRY_ASSIGN(const auto recipe, culprit::load_recipe(path));
+      options.case_globs = recipe.run.cases;
+      options.metric = recipe.run.metric;
+      options.confidence = recipe.decide.confidence;
+      options.seed = recipe.decide.seed;
+      options.change.min_change = recipe.decide.threshold;
+    }
+    if (!m_cases.empty())
+      options.case_globs = m_cases;
+    if (!m_metric.empty())
+      options.metric = m_metric;
+    if (!m_threshold.empty()) {
+      CULPRIT_TRY_ASSIGN(options.change.min_change, parse_threshold(m_threshold));
+    }
+    if (m_confidence) {
+      if (!(*m_confidence > 0 && *m_confidence < 1))
+        return usage_error("--confidence {}: give a probability between 0 and 1, e.g. 0.95",
+                           *m_confidence);
+      options.confidence = *m_confidence;
+    }
+    if (m_seed)
+      options.seed = *m_seed;
+    options.change.seed = options.seed;
+    options.all_hosts = m_all_hosts;
+    return options;
+  }
+
+  Result<history::History> load(const git::Repository& repo, const std::filesystem::path& cache,
+                                history::HistoryOptions options) const {
+    CULPRIT_TRY_ASSIGN(auto ledger, history::Ledger::open_in(cache));
+    CULPRIT_TRY_ASSIGN(auto tracked, ledger.tracked());
+    if (tracked.empty())
+      return usage_error("nothing is tracked yet; run 'culprit track OLD..NEW' or 'culprit import "
+                         "FILE --commit REV' first");
+    if (!m_range.empty()) {
+      CULPRIT_TRY_ASSIGN(const auto commits, history::range_commits(repo, m_range));
+      std::set<std::string> wanted;
+      for (const auto& c : commits)
+        wanted.insert(c.id);
+      std::erase_if(tracked, [&](const auto& p) { return !wanted.contains(p.commit); });
+      if (tracked.empty())
+        return usage_error("no commit of {} is tracked; run 'culprit track {}' first", m_range,
+                           m_range);
+    }
+    if (!m_host.empty()) {
+      std::set<std::string> hosts;
+      for (const auto& p : tracked)
+        if (p.host_id.starts_with(m_host))
+          hosts.insert(p.host_id);
+      if (hosts.size() != 1)
+        return usage_error("--host {} names {} of the tracked hosts; give more of a host id",
+                           m_host, hosts.empty() ? "none" : "several");
+      options.host = *hosts.begin();
+    }
+    CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
+    CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(cache));
+    return history::load_history(store, points, options);
+  }
+
+  Status write_outputs(const history::History& history, const history::CommitLabels& labels) const {
+    if (!m_json.empty())
+      CULPRIT_TRY(write_file_atomic(m_json, history::render_json(history)));
+    if (!m_csv.empty())
+      CULPRIT_TRY(write_file_atomic(m_csv, history::render_csv(history)));
+    if (!m_html.empty())
+      CULPRIT_TRY(write_file_atomic(m_html, history::render_html(history, labels)));
+    if (!m_markdown.empty()) {
+      const std::filesystem::path file(m_markdown);
+      const auto markdown = history::render_markdown(history, labels, file.stem().string());
+      for (const auto& [name, svg] : markdown.charts)
+        CULPRIT_TRY(write_file_atomic(file.parent_path() / name, svg));
+      CULPRIT_TRY(write_file_atomic(file, markdown.markdown));
+    }
+    return {};
+  }
+
+  std::string m_range;
+  std::vector<std::string> m_cases;
+  std::string m_metric;
+  std::string m_host;
+  bool m_all_hosts = false;
+  std::string m_threshold;
+  std::optional<double> m_confidence;
+  std::optional<std::uint64_t> m_seed;
+  bool m_ascii = false;
+  std::string m_json;
+  std::string m_csv;
+  std::string m_markdown;
+  std::string m_html;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_history_command() {
+  return std::make_unique<HistoryCommand>();
+}
+
+} // namespace culprit::cli

@@ -1,0 +1,153 @@
+// culprit triage: confirm and bisect every new change point of the tracked history, and group
+// the culprits found by commit.
+
+#include <algorithm>
+
+#include "cli/command.hpp"
+#include "cli/measure_context.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "core/clock.hpp"
+#include "core/fs.hpp"
+#include "core/history/git_support.hpp"
+#include "core/history/triage_evidence.hpp"
+#include "core/measure/evidence_fill.hpp"
+
+namespace culprit::cli {
+namespace {
+
+class TriageCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_flag("--no-improvements", m_no_improvements,
+                 "leave change points that made things faster alone");
+    add_measure_flags(sub, m_flags);
+  }
+
+  int run(const GlobalOptions& global) override {
+    auto context = MeasureContext::open(global, m_flags);
+    if (!context)
+      return report(context.error());
+    auto& ctx = **context;
+    auto& sampler = ctx.session->sampler();
+    auto ledger = history::Ledger::open_in(ctx.cache);
+    if (!ledger)
+      return report(ledger.error());
+    auto history = load_history(ctx, *ledger);
+    if (!history)
+      return report(history.error());
+    print_host_warnings(*ctx.session, global.verbosity);
+
+    history::TriageSettings settings;
+    settings.bisect.compare = ctx.compare_settings();
+    settings.host_id = sampler.options().host_id;
+    settings.improvements = !m_no_improvements;
+    ProgressLine progress(global.verbosity);
+    std::string status_line = "confirming change points...";
+    sampler.on_run([&](const RunEvent& event) {
+      progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
+    });
+    BuilderProvider builds(*ctx.builder, ctx.build_options);
+    history::RepositoryGraph graph(ctx.repo);
+    auto outcome = history::run_triage(
+        *history, builds, sampler, graph, *ledger, settings, [&](const history::TriageProgress& p) {
+          status_line =
+              fmt::format("change {} of {}: step {} of about {} [{}]", p.group + 1, p.groups,
+                          p.bisect.step, p.bisect.expected_steps, p.bisect.case_name);
+          progress.update(status_line);
+        });
+    progress.clear();
+    if (!outcome) {
+      if (outcome.error().code == ExitCode::interrupted)
+        return report(Error{ExitCode::interrupted, "interrupted; everything measured is kept: "
+                                                   "run the same command again to resume"});
+      return report(outcome.error());
+    }
+    Evidence header = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    header.host = ctx.session->host_json();
+    header.warnings = ctx.session->warnings();
+    auto document =
+        history::triage_document(std::move(header), *outcome, ctx.repo, sampler,
+                                 settings.bisect.compare.confidence, settings.bisect.compare.seed);
+    if (!document)
+      return report(document.error());
+    auto stamp = utc_now_iso8601();
+    std::ranges::replace(stamp, ':', '-');
+    const std::filesystem::path file =
+        m_flags.json.empty() ? ctx.cache / "evidence" / fmt::format("triage-{}.json", stamp)
+                             : std::filesystem::path(m_flags.json);
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
+    if (auto saved = write_file_atomic(file, document->dump(2) + "\n"); !saved)
+      return report(saved.error());
+    print_summary(*outcome, *document, file);
+    if (outcome->new_regressions())
+      return 1;
+    if (outcome->count("inconclusive") > 0)
+      return static_cast<int>(ExitCode::inconclusive);
+    if (outcome->count("failed") > 0)
+      return static_cast<int>(ExitCode::infrastructure);
+    return 0;
+  }
+
+private:
+  // The change points of this host's tracked history.
+  static Result<history::History> load_history(MeasureContext& ctx, history::Ledger& ledger) {
+    history::HistoryOptions options;
+    options.case_globs = ctx.recipe.run.cases;
+    options.metric = ctx.recipe.run.metric;
+    options.host = ctx.session->sampler().options().host_id;
+    options.confidence = ctx.recipe.decide.confidence;
+    options.seed = ctx.recipe.decide.seed;
+    options.change.min_change = ctx.recipe.decide.threshold;
+    options.change.seed = options.seed;
+    CULPRIT_TRY_ASSIGN(const auto tracked, ledger.tracked());
+    CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
+    if (points.empty())
+      return usage_error("nothing is tracked on this host ({}); run 'culprit track OLD..NEW' "
+                         "first",
+                         options.host->substr(0, 12));
+    return history::load_history(ctx.session->store(), points, options);
+  }
+
+  static void print_summary(const history::TriageOutcome& outcome, const nlohmann::json& document,
+                            const std::filesystem::path& file) {
+    for (const auto& finding : document.at("findings")) {
+      const auto& culprits = finding.at("bisect").at("culprits");
+      fmt::print("{} {} {}\n  {}, {} case(s):\n", finding.at("kind").get<std::string>(),
+                 finding.at("commit").get<std::string>().substr(0, 12),
+                 finding.at("subject").get<std::string>(), finding.at("author").get<std::string>(),
+                 culprits.size());
+      for (const auto& c : culprits)
+        fmt::print("    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
+                   c.at("case").get<std::string>(), (c.at("ratio").get<double>() - 1) * 100,
+                   c.at("ratio").get<double>(), c.at("ci")[0].get<double>(),
+                   c.at("ci")[1].get<double>());
+    }
+    for (const auto& change : outcome.changes)
+      if (change.status == "not_confirmed" || change.status == "inconclusive" ||
+          change.status == "failed")
+        fmt::print("{} {}..{} [{}]: {}{}\n", change.status, change.change.before.substr(0, 12),
+                   change.change.commit.substr(0, 12), change.change.case_name,
+                   change.change.regression() ? "regression" : "improvement",
+                   change.note.empty() ? "" : " (" + change.note + ")");
+    fmt::print("{} change point(s): {} new, {} handled before; {} regression finding(s), {} "
+               "improvement finding(s); evidence: {}\n",
+               outcome.changes.size(), outcome.changes.size() - outcome.count("handled_before"),
+               outcome.count("handled_before"),
+               std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }),
+               std::ranges::count_if(outcome.findings, [](const auto& f) { return !f.regression; }),
+               file.string());
+  }
+
+  bool m_no_improvements = false;
+  MeasureFlags m_flags;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_triage_command() {
+  return std::make_unique<TriageCommand>();
+}
+
+} // namespace culprit::cli

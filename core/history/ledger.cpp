@@ -1,0 +1,179 @@
+#include "core/history/ledger.hpp"
+
+#include <system_error>
+#include <utility>
+
+#include <fmt/core.h>
+
+namespace culprit::history {
+namespace {
+
+constexpr std::int64_t k_ledger_application_id = 0x43554c48; // "CULH"
+constexpr std::int64_t k_ledger_version = 1;
+
+constexpr std::string_view k_schema = R"sql(
+CREATE TABLE IF NOT EXISTS tracked (
+  commit_id   TEXT NOT NULL,
+  host_id     TEXT NOT NULL,
+  recipe_hash TEXT NOT NULL,
+  artifact_id TEXT NOT NULL,
+  source      TEXT NOT NULL CHECK (source IN ('track', 'import')),
+  file        TEXT NOT NULL,
+  commit_time INTEGER NOT NULL,
+  tracked_at  INTEGER NOT NULL,
+  UNIQUE (commit_id, host_id, recipe_hash)
+);
+CREATE TABLE IF NOT EXISTS imports (
+  commit_id    TEXT NOT NULL,
+  host_id      TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  file         TEXT NOT NULL,
+  imported_at  INTEGER NOT NULL,
+  PRIMARY KEY (commit_id, host_id, content_hash)
+);
+CREATE TABLE IF NOT EXISTS handled (
+  host_id    TEXT NOT NULL,
+  case_name  TEXT NOT NULL,
+  metric     TEXT NOT NULL,
+  before_id  TEXT NOT NULL,
+  after_id   TEXT NOT NULL,
+  outcome    TEXT NOT NULL,
+  culprit    TEXT NOT NULL,
+  handled_at INTEGER NOT NULL,
+  PRIMARY KEY (host_id, case_name, metric, before_id, after_id)
+);
+)sql";
+
+Status prepare(sqlite::Database& db) {
+  CULPRIT_TRY(db.execute("PRAGMA busy_timeout = 30000"));
+  CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
+  CULPRIT_TRY_ASSIGN(const auto application_id, db.pragma_integer("application_id"));
+  if (version > k_ledger_version)
+    return infra_error("the history ledger {} was written by a newer culprit (version {}); "
+                       "upgrade culprit, or choose another --cache-dir",
+                       db.file().string(), version);
+  if (application_id != 0 && application_id != k_ledger_application_id)
+    return infra_error("{} is not a culprit history ledger; move it away or choose another "
+                       "--cache-dir",
+                       db.file().string());
+  {
+    CULPRIT_TRY_ASSIGN(auto journal, db.prepare("PRAGMA journal_mode = WAL"));
+    CULPRIT_TRY(journal.step());
+  }
+  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(db));
+  CULPRIT_TRY(db.execute(k_schema));
+  CULPRIT_TRY(db.execute(fmt::format("PRAGMA user_version = {}; PRAGMA application_id = {}",
+                                     k_ledger_version, k_ledger_application_id)));
+  return transaction.commit();
+}
+
+} // namespace
+
+std::string import_artifact_id(std::string_view commit) {
+  return fmt::format("import:{}", commit);
+}
+
+Result<Ledger> Ledger::open(const std::filesystem::path& file) {
+  if (file.has_parent_path()) {
+    std::error_code error;
+    std::filesystem::create_directories(file.parent_path(), error);
+    if (error)
+      return infra_error("cannot create the directory {} for the history ledger: {}; check its "
+                         "permissions or choose another --cache-dir",
+                         file.parent_path().string(), error.message());
+  }
+  CULPRIT_TRY_ASSIGN(auto db, sqlite::Database::open(file));
+  CULPRIT_TRY(prepare(db));
+  return Ledger(std::move(db));
+}
+
+Result<Ledger> Ledger::open_in(const std::filesystem::path& cache_dir) {
+  return open(cache_dir / k_ledger_file_name);
+}
+
+Status Ledger::record_tracked(const TrackedPoint& point) {
+  CULPRIT_TRY_ASSIGN(
+      auto statement,
+      m_db.prepare("INSERT INTO tracked (commit_id, host_id, recipe_hash, artifact_id, source, "
+                   "file, commit_time, tracked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+                   "ON CONFLICT (commit_id, host_id, recipe_hash) DO UPDATE SET "
+                   "artifact_id = excluded.artifact_id, source = excluded.source, "
+                   "file = excluded.file, commit_time = excluded.commit_time, "
+                   "tracked_at = excluded.tracked_at"));
+  statement.bind_all(point.commit, point.host_id, point.recipe_hash, point.artifact_id,
+                     point.source, point.file, point.commit_time,
+                     store::to_micros(point.tracked_at));
+  return statement.run();
+}
+
+Result<std::vector<TrackedPoint>> Ledger::tracked() {
+  CULPRIT_TRY_ASSIGN(auto query,
+                     m_db.prepare("SELECT commit_id, host_id, recipe_hash, artifact_id, source, "
+                                  "file, commit_time, tracked_at FROM tracked ORDER BY "
+                                  "commit_time, rowid"));
+  std::vector<TrackedPoint> points;
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+    if (!has_row)
+      return points;
+    points.push_back({.commit = query.column_text(0),
+                      .host_id = query.column_text(1),
+                      .recipe_hash = query.column_text(2),
+                      .artifact_id = query.column_text(3),
+                      .source = query.column_text(4),
+                      .file = query.column_text(5),
+                      .commit_time = query.column_int64(6),
+                      .tracked_at = store::from_micros(query.column_int64(7))});
+  }
+}
+
+Result<bool> Ledger::was_imported(std::string_view commit, std::string_view host_id,
+                                  std::string_view content_hash) {
+  CULPRIT_TRY_ASSIGN(auto query, m_db.prepare("SELECT 1 FROM imports WHERE commit_id = ?1 AND "
+                                              "host_id = ?2 AND content_hash = ?3"));
+  query.bind_all(commit, host_id, content_hash);
+  return query.step();
+}
+
+Status Ledger::record_import(std::string_view commit, std::string_view host_id,
+                             std::string_view content_hash, std::string_view file) {
+  CULPRIT_TRY_ASSIGN(auto statement,
+                     m_db.prepare("INSERT OR REPLACE INTO imports (commit_id, host_id, "
+                                  "content_hash, file, imported_at) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  statement.bind_all(commit, host_id, content_hash, file, store::to_micros(store::now()));
+  return statement.run();
+}
+
+Status Ledger::record_handled(const HandledChange& change) {
+  CULPRIT_TRY_ASSIGN(auto statement,
+                     m_db.prepare("INSERT OR REPLACE INTO handled (host_id, case_name, metric, "
+                                  "before_id, after_id, outcome, culprit, handled_at) VALUES "
+                                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+  statement.bind_all(change.host_id, change.case_name, change.metric, change.before, change.after,
+                     change.outcome, change.culprit, store::to_micros(change.handled_at));
+  return statement.run();
+}
+
+Result<std::vector<HandledChange>> Ledger::handled(std::string_view host_id) {
+  CULPRIT_TRY_ASSIGN(auto query,
+                     m_db.prepare("SELECT host_id, case_name, metric, before_id, after_id, "
+                                  "outcome, culprit, handled_at FROM handled WHERE host_id = ?1 "
+                                  "ORDER BY handled_at, rowid"));
+  query.bind(1, host_id);
+  std::vector<HandledChange> changes;
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+    if (!has_row)
+      return changes;
+    changes.push_back({.host_id = query.column_text(0),
+                       .case_name = query.column_text(1),
+                       .metric = query.column_text(2),
+                       .before = query.column_text(3),
+                       .after = query.column_text(4),
+                       .outcome = query.column_text(5),
+                       .culprit = query.column_text(6),
+                       .handled_at = store::from_micros(query.column_int64(7))});
+  }
+}
+
+} // namespace culprit::history

@@ -1,0 +1,87 @@
+#pragma once
+// The history ledger: which commits were tracked or imported on which host, which files were
+// imported, and which change points triage has handled. One small SQLite file beside the
+// results store (history.sqlite3 in the repository's cache dir); the runs themselves stay in the
+// store, under the artifact id and recipe hash that a tracked point names.
+//
+// The ledger is separate from the results store so that the store's schema and its migrations
+// stay the measurement loop's alone; losing the ledger loses the list of tracked commits and the
+// triage memory, never a run.
+//
+// Concurrency: WAL mode with a busy timeout, like the store; every write is one statement.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/store/records.hpp"
+#include "core/store/sqlite.hpp"
+
+namespace culprit::history {
+
+inline constexpr std::string_view k_ledger_file_name = "history.sqlite3";
+
+// One commit's measurement on one host, as `culprit track` or `culprit import` left it.
+struct TrackedPoint {
+  std::string commit;
+  std::string host_id;
+  std::string recipe_hash;      // the runs' recipe hash; k_import_recipe for imports
+  std::string artifact_id;      // the runs' artifact id; "import:<commit>" for imports
+  std::string source;           // "track" or "import"
+  std::string file;             // import: the name of the file imported last
+  std::int64_t commit_time = 0; // committer time, seconds since the epoch: the series order
+  store::TimePoint tracked_at;
+};
+
+// A change point that triage has dealt with, so that the next triage leaves it alone.
+struct HandledChange {
+  std::string host_id;
+  std::string case_name;
+  std::string metric;
+  std::string before;  // the last measured commit of the old level
+  std::string after;   // the first measured commit of the new level
+  std::string outcome; // culprit_found | not_confirmed
+  std::string culprit; // the commit named, when found
+  store::TimePoint handled_at;
+};
+
+class Ledger {
+public:
+  // Opens the ledger, creating it and its directory when missing. A file of another program or
+  // of a newer culprit is an infrastructure error that says what to do.
+  static Result<Ledger> open(const std::filesystem::path& file);
+  static Result<Ledger> open_in(const std::filesystem::path& cache_dir);
+
+  // Inserts or updates (commit, host, recipe hash): the artifact, source, file and tracked_at
+  // are replaced; the order of first insertion is kept for ties of commit_time.
+  Status record_tracked(const TrackedPoint& point);
+  // Every tracked point, by commit time and then by first insertion.
+  Result<std::vector<TrackedPoint>> tracked();
+
+  // Imports are remembered by the hash of the file's contents, so that importing the same file
+  // for the same commit and host twice adds no second run.
+  Result<bool> was_imported(std::string_view commit, std::string_view host_id,
+                            std::string_view content_hash);
+  Status record_import(std::string_view commit, std::string_view host_id,
+                       std::string_view content_hash, std::string_view file);
+
+  Status record_handled(const HandledChange& change);
+  Result<std::vector<HandledChange>> handled(std::string_view host_id);
+
+  [[nodiscard]] const std::filesystem::path& file() const { return m_db.file(); }
+
+private:
+  explicit Ledger(sqlite::Database db) : m_db(std::move(db)) {}
+  sqlite::Database m_db;
+};
+
+// The recipe hash under which imported runs are stored: they were made by someone else's
+// command, so they never pool with runs of a recipe.
+inline constexpr std::string_view k_import_recipe = "import";
+std::string import_artifact_id(std::string_view commit);
+
+} // namespace culprit::history

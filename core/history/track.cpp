@@ -1,0 +1,119 @@
+#include "core/history/track.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <regex>
+#include <string>
+
+namespace culprit::history {
+namespace {
+
+int to_int(const std::ssub_match& match) {
+  int value = 0;
+  const auto text = match.str();
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+Subject subject_of(const BuildResult& build) {
+  return {build.commit, build.rev, build.key, build.artifact_id, build.artifact_dir};
+}
+
+} // namespace
+
+std::vector<RangeCommit> select_commits(const std::vector<RangeCommit>& range,
+                                        const Selection& selection) {
+  std::vector<RangeCommit> recent;
+  for (const auto& commit : range)
+    if (!selection.since || commit.time >= *selection.since)
+      recent.push_back(commit);
+  const std::size_t every = std::max<std::size_t>(selection.every, 1);
+  std::vector<RangeCommit> chosen;
+  for (std::size_t i = 0; i < recent.size(); ++i)
+    if (i % every == 0 || i + 1 == recent.size())
+      chosen.push_back(recent[i]);
+  return chosen;
+}
+
+Result<std::int64_t> parse_since(std::string_view text) {
+  static const std::regex k_date(
+      R"((\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?(Z|[+-]\d{2}:?\d{2})?)");
+  std::smatch match;
+  const std::string input(text);
+  if (!std::regex_match(input, match, k_date))
+    return usage_error("--since {}: not a date; give 2026-01-31, 2026-01-31T12:00 or "
+                       "2026-01-31T12:00:00+01:00",
+                       text);
+  using namespace std::chrono;
+  const year_month_day day{year{to_int(match[1])}, month{static_cast<unsigned>(to_int(match[2]))},
+                           std::chrono::day{static_cast<unsigned>(to_int(match[3]))}};
+  if (!day.ok())
+    return usage_error("--since {}: there is no such day", text);
+  auto seconds = sys_days(day).time_since_epoch() / 1s;
+  if (match[4].matched)
+    seconds += (to_int(match[4]) * 3600) + (to_int(match[5]) * 60) +
+               (match[6].matched ? to_int(match[6]) : 0);
+  if (match[7].matched && match[7].str() != "Z") {
+    auto zone = match[7].str();
+    std::erase(zone, ':');
+    const int offset = (std::stoi(zone.substr(1, 2)) * 3600) + (std::stoi(zone.substr(3, 2)) * 60);
+    seconds += zone[0] == '+' ? -offset : offset;
+  }
+  return seconds;
+}
+
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
+                                   Sampler& sampler, Ledger& ledger, const TrackSettings& settings,
+                                   const std::function<void(const TrackProgress&)>& progress) {
+  TrackOutcome outcome;
+  const int runs_before = sampler.runs_made();
+  const std::size_t chunk = std::max<std::size_t>(settings.chunk, 1);
+  for (std::size_t first = 0; first < commits.size(); first += chunk) {
+    const std::size_t last = std::min(commits.size(), first + chunk);
+    std::vector<Subject> subjects;
+    std::vector<std::size_t> positions;
+    for (std::size_t i = first; i < last; ++i) {
+      if (progress)
+        progress({.done = i, .total = commits.size(), .commit = commits[i].id});
+      CULPRIT_TRY_ASSIGN(auto built, builds.build(commits[i].id, commits[i].id));
+      const bool ok = built.ok();
+      outcome.commits.push_back({commits[i].id, std::move(built), false});
+      if (!ok) {
+        ++outcome.failed_builds;
+        continue;
+      }
+      subjects.push_back(subject_of(outcome.commits.back().build));
+      positions.push_back(outcome.commits.size() - 1);
+    }
+    std::vector<Want> wants;
+    for (const auto& subject : subjects)
+      wants.push_back({&subject, settings.runs});
+    CULPRIT_TRY_ASSIGN(const bool finished, sampler.ensure(wants));
+    if (!finished)
+      return infra_error("the time budget ran out after {} of {} commits; everything measured "
+                         "is kept: run the same command again to go on",
+                         first, commits.size());
+    for (std::size_t k = 0; k < subjects.size(); ++k) {
+      const auto& commit = commits[positions[k]];
+      CULPRIT_TRY(ledger.record_tracked({.commit = subjects[k].commit,
+                                         .host_id = sampler.options().host_id,
+                                         .recipe_hash = sampler.options().recipe_hash,
+                                         .artifact_id = subjects[k].artifact_id,
+                                         .source = "track",
+                                         .file = {},
+                                         .commit_time = commit.time,
+                                         .tracked_at = store::now()}));
+      outcome.commits[positions[k]].measured = true;
+      ++outcome.measured;
+    }
+  }
+  outcome.runs_made = sampler.runs_made() - runs_before;
+  if (!commits.empty() && outcome.measured == 0)
+    return infra_error("none of the {} commits built (the first failed: {}); fix the build or "
+                       "see the build logs",
+                       commits.size(), outcome.commits.front().build.message);
+  return outcome;
+}
+
+} // namespace culprit::history

@@ -1,0 +1,72 @@
+#pragma once
+// Tracking: measuring a series of commits into the store, incrementally, so that a nightly job
+// can run it on each new commit. Each selected commit is built (a cached build costs nothing)
+// and given a fixed number of counted runs (runs already in the store count), in chunks whose
+// runs are interleaved; after each chunk its commits go to the ledger, so an interrupted track
+// keeps what it finished. A commit that fails to build is skipped and reported.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/bisect/bisect.hpp"
+#include "core/error.hpp"
+#include "core/history/ledger.hpp"
+#include "core/measure/sampler.hpp"
+
+namespace culprit::history {
+
+struct RangeCommit {
+  std::string id;
+  std::int64_t time = 0; // committer time, seconds since the epoch
+};
+
+struct Selection {
+  std::size_t every = 1;                            // every N-th commit, counted from the oldest
+  std::optional<std::int64_t> since = std::nullopt; // only commits committed since this time
+};
+
+// The commits of a range (oldest first) that a selection takes: those since the date, then every
+// N-th of them counted from the oldest, and always the newest, so that the selection of a range
+// that grows at its tip stays the same and a nightly run measures only what is new.
+std::vector<RangeCommit> select_commits(const std::vector<RangeCommit>& range,
+                                        const Selection& selection);
+
+// "2026-01-31", "2026-01-31T12:00", "2026-01-31T12:00:00Z" or with an offset "+01:00" (UTC when
+// none): seconds since the epoch. Anything else is a usage error that shows the forms.
+Result<std::int64_t> parse_since(std::string_view text);
+
+struct TrackSettings {
+  std::size_t runs = 5;  // counted runs per commit
+  std::size_t chunk = 8; // commits whose runs are interleaved before they go to the ledger
+};
+
+struct TrackedCommit {
+  std::string commit;
+  BuildResult build;
+  bool measured = false;
+};
+
+struct TrackOutcome {
+  std::vector<TrackedCommit> commits; // in the order given
+  std::size_t measured = 0;
+  std::size_t failed_builds = 0;
+  int runs_made = 0; // new runs, warm-ups included; 0 when everything was in the store
+};
+
+struct TrackProgress {
+  std::size_t done = 0;
+  std::size_t total = 0;
+  std::string commit;
+};
+
+// Errors: every build failed (infrastructure), runs that keep failing, an interrupt, the store.
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
+                                   Sampler& sampler, Ledger& ledger, const TrackSettings& settings,
+                                   const std::function<void(const TrackProgress&)>& progress = {});
+
+} // namespace culprit::history

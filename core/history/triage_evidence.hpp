@@ -1,0 +1,29 @@
+#pragma once
+// The evidence of a triage (kind "triage"): the document of core/evidence.hpp, whose top-level
+// "bisect" lists every culprit named (regressions first), plus two keys of its own:
+//   "change_points": [{case, metric, unit, before, after, ratio, p_value, kind, status,
+//                      culprits, note}]  every change point looked at, and what became of it;
+//   "findings": [{kind, commit, subject, author, cases, bisect: {good, bad, commits_in_range,
+//                 cases, steps, culprits}}]  one per culprit commit, regressions first.
+// Builds, measurements and confirmations of every bisection are in the usual lists.
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/evidence.hpp"
+#include "core/git/repository.hpp"
+#include "core/history/triage.hpp"
+#include "core/measure/sampler.hpp"
+
+namespace culprit::history {
+
+// `header` is evidence_header()'s, with host and settings; kind and status are set here
+// (culprit_found when a new regression was named, inconclusive when only open change points
+// remain, no_change otherwise).
+Result<nlohmann::json> triage_document(Evidence header, const TriageOutcome& outcome,
+                                       const git::Repository& repo, Sampler& sampler,
+                                       double confidence, std::uint64_t seed);
+
+} // namespace culprit::history

@@ -1,0 +1,122 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/history/render.hpp"
+
+namespace culprit::history {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr std::string_view k_evil = "<script>alert(1)</script> | **x** \x1b[31m";
+
+History sample_history() {
+  History history;
+  Series series{"gemm,\"tall\"", "time", "s", Direction::lower_is_better, {}};
+  for (int i = 0; i < 8; ++i)
+    series.points.push_back({fmt::format("{:040}", i),
+                             "host-a",
+                             "track",
+                             i < 4 ? 1e-3 : 1.2e-3,
+                             {i < 4 ? 0.9e-3 : 1.1e-3, i < 4 ? 1.1e-3 : 1.3e-3},
+                             5});
+  history.series.push_back(series);
+  history.change_points.push_back({.case_name = series.case_name,
+                                   .metric = "time",
+                                   .unit = "s",
+                                   .index = 4,
+                                   .before = series.points[3].commit,
+                                   .commit = series.points[4].commit,
+                                   .ratio = 1.2,
+                                   .p_value = 0.002});
+  history.hosts = {"host-a"};
+  return history;
+}
+
+CommitLabels evil_labels(const History& history) {
+  CommitLabels labels;
+  for (const auto& point : history.series[0].points)
+    labels[point.commit] = {std::string(k_evil), "Mallory <m@x>", "2026-01-01T00:00:00+00:00"};
+  return labels;
+}
+
+TEST(HistorySparkline, DrawsLowToHighInUnicodeOrAscii) {
+  EXPECT_EQ(sparkline({1, 2, 3, 4, 5, 6, 7, 8}, Glyphs::unicode), "▁▂▃▄▅▆▇█");
+  EXPECT_EQ(sparkline({1, 2, 3, 4, 5, 6, 7, 8}, Glyphs::ascii), "_.,-=+*#");
+  EXPECT_EQ(sparkline({2, 2, 2}, Glyphs::ascii), "---");
+  EXPECT_EQ(sparkline({}, Glyphs::ascii), "");
+  std::vector<double> long_series(300, 1.0);
+  for (std::size_t i = 150; i < 300; ++i)
+    long_series[i] = 2.0;
+  const auto line = sparkline(long_series, Glyphs::ascii, 60);
+  EXPECT_EQ(line, std::string(30, '_') + std::string(30, '#'));
+}
+
+TEST(HistoryRender, TextShowsTheTrendAndTheChangeWithForeignTextMadeInert) {
+  const auto history = sample_history();
+  const auto text = render_text(history, evil_labels(history), Glyphs::ascii);
+  EXPECT_THAT(text, HasSubstr("____####"));
+  EXPECT_THAT(text, HasSubstr("regression 000000000000..000000000000 +20.0% (ratio 1.200, p = "
+                              "0.002)"));
+  EXPECT_THAT(text, HasSubstr("\\x1b[31m"));
+  EXPECT_THAT(text, Not(HasSubstr("\x1b")));
+  EXPECT_THAT(text, HasSubstr("1 series, 1 change point(s)"));
+}
+
+TEST(HistoryRender, JsonHasTheDocumentedKeys) {
+  const auto json = nlohmann::json::parse(render_json(sample_history()));
+  const auto& series = json.at("series").at(0);
+  EXPECT_EQ(series.at("case"), "gemm,\"tall\"");
+  EXPECT_EQ(series.at("metric"), "time");
+  EXPECT_EQ(series.at("unit"), "s");
+  EXPECT_EQ(series.at("points").size(), 8U);
+  EXPECT_DOUBLE_EQ(series.at("points").at(4).at("median").get<double>(), 1.2e-3);
+  EXPECT_EQ(series.at("points").at(4).at("ci").size(), 2U);
+  const auto& change = json.at("change_points").at(0);
+  EXPECT_EQ(change.at("before"), fmt::format("{:040}", 3));
+  EXPECT_EQ(change.at("after"), fmt::format("{:040}", 4));
+  EXPECT_EQ(change.at("commit"), fmt::format("{:040}", 4));
+  EXPECT_DOUBLE_EQ(change.at("ratio").get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(change.at("p_value").get<double>(), 0.002);
+  EXPECT_EQ(change.at("kind"), "regression");
+}
+
+TEST(HistoryRender, CsvQuotesFieldsThatNeedIt) {
+  const auto csv = render_csv(sample_history());
+  EXPECT_THAT(csv, HasSubstr("case,metric,unit,commit,host,source,runs,median,ci_low,ci_high\n"));
+  EXPECT_THAT(csv, HasSubstr("\"gemm,\"\"tall\"\"\",time,s,"));
+  EXPECT_EQ(std::ranges::count(csv, '\n'), 9);
+}
+
+TEST(HistoryRender, HtmlIsSelfContainedWithAChartAndEscapesCommits) {
+  const auto history = sample_history();
+  const auto html = render_html(history, evil_labels(history));
+  EXPECT_THAT(html, HasSubstr("<svg"));
+  EXPECT_THAT(html, HasSubstr("class=\"band\""));
+  EXPECT_THAT(html, HasSubstr("class=\"change regression\""));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("\x1b")));
+  EXPECT_THAT(html, HasSubstr("Mallory &lt;m@x&gt;"));
+  EXPECT_THAT(html, Not(HasSubstr("src="))) << "nothing is loaded from elsewhere";
+  EXPECT_THAT(html, Not(HasSubstr("<link")));
+  EXPECT_EQ(std::ranges::count(html, '<') - std::ranges::count(html, '>'), 0);
+}
+
+TEST(HistoryRender, MarkdownLinksOneChartPerSeriesAndEscapesMarkup) {
+  const auto history = sample_history();
+  const auto markdown = render_markdown(history, evil_labels(history), "nightly");
+  ASSERT_EQ(markdown.charts.size(), 1U);
+  EXPECT_EQ(markdown.charts[0].first, "nightly-1.svg");
+  EXPECT_THAT(markdown.charts[0].second, HasSubstr("<svg"));
+  EXPECT_THAT(markdown.markdown, HasSubstr("](nightly-1.svg)"));
+  EXPECT_THAT(markdown.markdown, HasSubstr("&lt;script\\>"));
+  EXPECT_THAT(markdown.markdown, Not(HasSubstr("<script")));
+  EXPECT_THAT(markdown.markdown, HasSubstr("\\| \\*\\*x\\*\\*"));
+  EXPECT_THAT(markdown.markdown, HasSubstr("+20.0%"));
+}
+
+} // namespace
+} // namespace culprit::history

@@ -1,0 +1,235 @@
+// End to end: track, history (text, JSON, CSV, Markdown, HTML), import and triage on a real
+// repository whose benchmark is a small C program that prints culprit JSON lines. One commit in
+// the middle of 24 makes the loop 50% longer; only commits that change the benchmark change its
+// artifacts, so most commits share their measurements.
+
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/git_repo.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::run_culprit;
+using testing::ScratchRepo;
+using testing::snapshot;
+using testing::TempDir;
+
+constexpr std::string_view k_bench = R"(#include <stdio.h>
+#include <time.h>
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+int main(void) {
+  volatile double x = 0;
+  for (int s = 0; s < 5; s++) {
+    double t0 = now();
+    for (long i = 0; i < WORK; i++) x += i * 0.5;
+    printf("{\"type\":\"sample\",\"case\":\"loop\",\"metric\":\"time\",\"unit\":\"s\","
+           "\"direction\":\"lower\",\"value\":%.9f}\n", now() - t0);
+    printf("{\"type\":\"sample\",\"case\":\"steady\",\"metric\":\"time\",\"unit\":\"s\","
+           "\"direction\":\"lower\",\"value\":%.9f}\n", 0.001);
+  }
+  return 0;
+}
+)";
+
+constexpr std::string_view k_recipe = R"([build]
+command = "cc -O1 -DWORK=$(cat {src}/work) -o {build}/bench {src}/bench.c"
+artifacts = ["bench"]
+
+[run]
+command = "{build}/bench"
+format = "culprit"
+timeout = 30
+
+[decide]
+threshold = "5%"
+max_runs = 20
+)";
+
+constexpr std::string_view k_gbench = R"({
+  "context": {"date": "2026-01-01T00:00:00+00:00", "host_name": "ci", "num_cpus": 2},
+  "benchmarks": [
+    {"name": "BM_Copy/64", "run_name": "BM_Copy/64", "run_type": "iteration", "iterations": 1000,
+     "real_time": 120.5, "cpu_time": 120.1, "time_unit": "ns"}
+  ]
+})";
+
+class HistoryCli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    scratch.write("bench.c", k_bench);
+    scratch.write("culprit.toml", k_recipe);
+    scratch.write("work", "400000\n");
+    root = scratch.commit("benchmark");
+    for (int i = 0; i < 13; ++i) {
+      scratch.write("NOTES", "note " + std::to_string(i) + "\n");
+      commits.push_back(scratch.commit("notes " + std::to_string(i), "Grace Hopper"));
+    }
+    scratch.write("work", "600000\n");
+    culprit = scratch.commit("Do half as much <b>work</b> again", "Alan Turing");
+    commits.push_back(culprit);
+    for (int i = 0; i < 10; ++i) {
+      scratch.write("NOTES", "later " + std::to_string(i) + "\n");
+      commits.push_back(scratch.commit("later <i>" + std::to_string(i) + "</i>"));
+    }
+  }
+
+  testing::ProcessOutput culprit_cli(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--cache-dir", (temp / "cache").string()});
+    return run_culprit(args, scratch.dir());
+  }
+
+  [[nodiscard]] std::string range() const { return root + "..HEAD"; }
+
+  static nlohmann::json read_json(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    return nlohmann::json::parse(in);
+  }
+
+  TempDir temp{"culprit-history-cli"};
+  ScratchRepo scratch{temp / "project"};
+  std::string root, culprit;
+  std::vector<std::string> commits; // root..HEAD, oldest first; the culprit is commits[13]
+};
+
+TEST_F(HistoryCli, TracksIncrementallyShowsTheStepAndTriageNamesTheCulprit) {
+  const auto before = snapshot(scratch.dir());
+  auto track = culprit_cli({"track", range(), "--every", "2"});
+  ASSERT_EQ(track.exit_code, 0) << track.out << track.err;
+  EXPECT_THAT(track.out, HasSubstr("tracked 13 of 13 commits"));
+  auto again = culprit_cli({"track", range(), "--every", "2"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr("0 new runs"));
+
+  const auto json = temp / "history.json";
+  const auto csv = temp / "history.csv";
+  const auto markdown = temp / "history.md";
+  const auto html = temp / "history.html";
+  auto history = culprit_cli({"history", "--ascii", "--json", json.string(), "--csv", csv.string(),
+                              "--markdown", markdown.string(), "--html", html.string()});
+  ASSERT_EQ(history.exit_code, 0) << history.out << history.err;
+  EXPECT_THAT(history.out, HasSubstr("loop [time]  13 points"));
+  EXPECT_THAT(history.out, HasSubstr("regression " + commits[12].substr(0, 12) + ".." +
+                                     commits[14].substr(0, 12)));
+
+  const auto document = read_json(json);
+  ASSERT_EQ(document.at("series").size(), 2U);
+  EXPECT_EQ(document.at("series")[0].at("case"), "loop");
+  EXPECT_EQ(document.at("series")[0].at("points").size(), 13U);
+  bool found = false;
+  for (const auto& change : document.at("change_points"))
+    if (change.at("case") == "loop" && change.at("before") == commits[12] &&
+        change.at("after") == commits[14]) {
+      found = true;
+      EXPECT_GT(change.at("ratio").get<double>(), 1.2);
+      EXPECT_LE(change.at("p_value").get<double>(), 0.01);
+    }
+  EXPECT_TRUE(found) << document.dump(2);
+
+  std::ifstream csv_in(csv);
+  std::string header;
+  std::getline(csv_in, header);
+  EXPECT_EQ(header, "case,metric,unit,commit,host,source,runs,median,ci_low,ci_high");
+  std::ifstream html_in(html);
+  const std::string page((std::istreambuf_iterator<char>(html_in)), {});
+  EXPECT_THAT(page, HasSubstr("<svg"));
+  EXPECT_THAT(page, HasSubstr("later &lt;i&gt;0&lt;/i&gt;"));
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("<i>")));
+  EXPECT_TRUE(std::filesystem::exists(temp / "history-1.svg"));
+  EXPECT_TRUE(std::filesystem::exists(markdown));
+
+  const auto evidence = temp / "triage.json";
+  auto triage = culprit_cli({"triage", "--json", evidence.string()});
+  ASSERT_EQ(triage.exit_code, 1) << triage.out << triage.err;
+  EXPECT_THAT(triage.out, HasSubstr("regression " + culprit.substr(0, 12)));
+  EXPECT_THAT(triage.out, HasSubstr("Alan Turing"));
+  const auto report = read_json(evidence);
+  EXPECT_EQ(report.at("kind"), "triage");
+  EXPECT_EQ(report.at("status"), "culprit_found");
+  ASSERT_EQ(report.at("findings").size(), 1U);
+  EXPECT_EQ(report.at("findings")[0].at("commit"), culprit);
+  EXPECT_EQ(report.at("findings")[0].at("bisect").at("culprits")[0].at("commit"), culprit);
+  EXPECT_EQ(report.at("bisect").at("culprits")[0].at("files"), nlohmann::json::array({"work"}));
+
+  auto second = culprit_cli({"triage", "--json", evidence.string()});
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_THAT(second.out, HasSubstr("0 new, 1 handled before"));
+  EXPECT_EQ(snapshot(scratch.dir()), before) << "the user's checkout changed";
+}
+
+TEST_F(HistoryCli, ImportsResultsAndRefusesToMixHosts) {
+  const auto file = temp / "nightly.json";
+  std::ofstream(file) << k_gbench;
+  auto imported = culprit_cli({"import", file.string(), "--commit", "HEAD", "--host", "ci-gpu"});
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_THAT(imported.out, HasSubstr("1 case(s)"));
+  auto twice = culprit_cli({"import", file.string(), "--commit", "HEAD", "--host", "ci-gpu"});
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_THAT(twice.out, HasSubstr("nothing to do"));
+  auto other = culprit_cli({"import", file.string(), "--commit", "HEAD~1", "--host", "ci-gpu"});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+
+  auto history = culprit_cli({"history", "--csv", (temp / "h.csv").string()});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  EXPECT_THAT(history.out, HasSubstr("BM_Copy/64 [real_time]  2 points"));
+
+  auto mixed_in = culprit_cli({"import", file.string(), "--commit", "HEAD", "--host", "laptop"});
+  ASSERT_EQ(mixed_in.exit_code, 0) << mixed_in.err;
+  auto mixed = culprit_cli({"history"});
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_THAT(mixed.err, HasSubstr("mixes results of 2 hosts"));
+  EXPECT_EQ(std::ranges::count(mixed.err, '\n'), 1);
+  auto all = culprit_cli({"history", "--all-hosts", "--json", (temp / "all.json").string()});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_THAT(all.out, HasSubstr("points of 2 hosts: ci-gpu, laptop"));
+  auto one = culprit_cli({"history", "--host", "lap"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("1 points"));
+}
+
+TEST_F(HistoryCli, BadInputGetsOneLineAndTheDocumentedExitCode) {
+  auto nothing = culprit_cli({"history"});
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_THAT(nothing.err, HasSubstr("nothing is tracked yet"));
+  auto no_triage = culprit_cli({"triage"});
+  EXPECT_EQ(no_triage.exit_code, 2);
+  EXPECT_THAT(no_triage.err, HasSubstr("nothing is tracked on this host"));
+
+  auto empty = culprit_cli({"track", "HEAD..HEAD"});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.err, HasSubstr("holds no commits"));
+  auto backwards = culprit_cli({"track", "HEAD.." + root});
+  EXPECT_EQ(backwards.exit_code, 2);
+  auto since = culprit_cli({"track", range(), "--since", "last tuesday"});
+  EXPECT_EQ(since.exit_code, 2);
+  EXPECT_THAT(since.err, HasSubstr("not a date"));
+  auto future = culprit_cli({"track", range(), "--since", "2999-01-01"});
+  EXPECT_EQ(future.exit_code, 2);
+
+  const auto file = temp / "nightly.json";
+  std::ofstream(file) << k_gbench;
+  auto unknown = culprit_cli({"import", file.string(), "--commit", "v9.9-nope"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown revision"));
+  const auto text = temp / "notes.txt";
+  std::ofstream(text) << "time: 12 ms\n";
+  auto format = culprit_cli({"import", text.string(), "--commit", "HEAD"});
+  EXPECT_EQ(format.exit_code, 2);
+  EXPECT_THAT(format.err, HasSubstr("not Google Benchmark JSON"));
+  for (const auto* output : {&nothing, &no_triage, &empty, &since, &unknown, &format})
+    EXPECT_EQ(std::ranges::count(output->err, '\n'), 1) << output->err;
+}
+
+} // namespace
+} // namespace culprit
