@@ -278,14 +278,17 @@ submodule_names(const std::filesystem::path& repository_dir, const std::string& 
   const ConfigPtr config(raw_config);
   git_config_iterator* raw_iter = nullptr;
   CULPRIT_TRY(
-      git_check(git_config_iterator_glob_new(&raw_iter, config.get(), R"(^submodule\..*\.path$)"),
-                "cannot read .gitmodules"));
+      git_check(git_config_iterator_new(&raw_iter, config.get()), "cannot read .gitmodules"));
   const std::unique_ptr<git_config_iterator, Deleter<git_config_iterator, git_config_iterator_free>>
       iter(raw_iter);
   git_config_entry* config_entry = nullptr;
   while (git_config_next(&config_entry, iter.get()) == 0) {
-    const std::string key = config_entry->name; // submodule.<name>.path
-    const std::string name = key.substr(10, key.size() - 10 - 5);
+    // Names are filtered here rather than by git_config_iterator_glob_new: libgit2 1.5 leaks
+    // its PCRE2 match data on every key that does not match the pattern.
+    const std::string_view key = config_entry->name; // submodule.<name>.path
+    if (!key.starts_with("submodule.") || !key.ends_with(".path") || key.size() <= 15)
+      continue;
+    const std::string name(key.substr(10, key.size() - 10 - 5));
     if (!stays_in_module_store(name))
       return infra_error("the .gitmodules of tree {} names a submodule '{}', which would lead out "
                          "of the module store; culprit, like git, refuses submodule names with "
