@@ -38,7 +38,12 @@ public:
         return report(since.error());
       selection.since = *since;
     }
-    auto context = MeasureContext::open(global, m_flags);
+    // A range that does not resolve costs no write to the cache.
+    auto context =
+        MeasureContext::open(global, m_flags, [&](const git::Repository& repo) -> Status {
+          CULPRIT_TRY(history::range_commits(repo, m_range));
+          return {};
+        });
     if (!context)
       return report(context.error());
     auto& ctx = **context;

@@ -25,7 +25,9 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    auto context = MeasureContext::open(global, m_flags);
+    // Triage takes no revision: what it works on is the tracked history.
+    auto context = MeasureContext::open(global, m_flags,
+                                        [](const git::Repository&) -> Status { return {}; });
     if (!context)
       return report(context.error());
     auto& ctx = **context;
@@ -67,20 +69,38 @@ public:
     header.host = ctx.session->host_json();
     header.warnings = ctx.session->warnings();
     auto document =
-        history::triage_document(std::move(header), *outcome, ctx.repo, sampler,
+        history::triage_document(std::move(header), *outcome, ctx.repo, &ctx.builder->cache(),
+                                 &ctx.executor, sampler,
                                  settings.bisect.compare.confidence, settings.bisect.compare.seed);
     if (!document)
       return report(document.error());
     auto stamp = utc_now_iso8601();
     std::ranges::replace(stamp, ':', '-');
+    // The triage document has keys of its own (change_points, findings), so it is written here;
+    // the other formats render its common part like any evidence.
+    const auto& json_flag = m_flags.outputs.json;
     const std::filesystem::path file =
-        m_flags.json.empty() ? ctx.cache / "evidence" / fmt::format("triage-{}.json", stamp)
-                             : std::filesystem::path(m_flags.json);
+        json_flag.empty() || json_flag == "-"
+            ? ctx.cache / "evidence" / fmt::format("triage-{}.json", stamp)
+            : std::filesystem::path(json_flag);
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
     if (auto saved = write_file_atomic(file, document->dump(2) + "\n"); !saved)
       return report(saved.error());
+    if (json_flag == "-")
+      fmt::print("{}\n", document->dump(2));
     print_summary(*outcome, *document, file);
+    auto others = m_flags.outputs;
+    others.json.clear();
+    if (others.any()) {
+      auto evidence = evidence_from_json(*document);
+      if (!evidence)
+        return report(evidence.error());
+      if (auto written = write_report_outputs(*evidence, others,
+                                              render_options(*evidence, &ctx.repo, global.color));
+          !written)
+        return report(written.error());
+    }
     if (outcome->new_regressions())
       return 1;
     if (outcome->count("inconclusive") > 0)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/culprit_hints.hpp"
 #include "core/measure/evidence_fill.hpp"
 
 namespace culprit::history {
@@ -38,7 +39,8 @@ std::string status_of(const TriageOutcome& outcome) {
 } // namespace
 
 Result<json> triage_document(Evidence header, const TriageOutcome& outcome,
-                             const git::Repository& repo, Sampler& sampler, double confidence,
+                             const git::Repository& repo, const BuildCache* cache,
+                             Executor* executor, Sampler& sampler, double confidence,
                              std::uint64_t seed) {
   Evidence evidence = std::move(header);
   evidence.kind = "triage";
@@ -51,8 +53,8 @@ Result<json> triage_document(Evidence header, const TriageOutcome& outcome,
     if (group.bisect.status.empty())
       continue; // the bisection failed; its change points say why
     Evidence part;
-    CULPRIT_TRY(
-        fill_bisect_evidence(part, group.range, group.bisect, repo, sampler, confidence, seed));
+    CULPRIT_TRY(fill_bisect_evidence(part, group.range, group.bisect, sampler, confidence, seed));
+    CULPRIT_TRY(describe_culprits(part, repo, cache, executor));
     for (auto& build : part.builds)
       if (built.insert(build.commit).second)
         evidence.builds.push_back(std::move(build));

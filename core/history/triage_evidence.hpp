@@ -11,8 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/build_cache.hpp"
 #include "core/error.hpp"
 #include "core/evidence.hpp"
+#include "core/exec/executor.hpp"
 #include "core/git/repository.hpp"
 #include "core/history/triage.hpp"
 #include "core/measure/sampler.hpp"
@@ -23,7 +25,8 @@ namespace culprit::history {
 // (culprit_found when a new regression was named, inconclusive when only open change points
 // remain, no_change otherwise).
 Result<nlohmann::json> triage_document(Evidence header, const TriageOutcome& outcome,
-                                       const git::Repository& repo, Sampler& sampler,
-                                       double confidence, std::uint64_t seed);
+                                       const git::Repository& repo, const BuildCache* cache,
+                                       Executor* executor, Sampler& sampler, double confidence,
+                                       std::uint64_t seed);
 
 } // namespace culprit::history
