@@ -353,6 +353,17 @@ Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
   if (recipe.decide.max_runs < recipe.decide.min_runs)
     return usage_error("max_runs ({}) is below min_runs ({}); raise max_runs",
                        recipe.decide.max_runs, recipe.decide.min_runs);
+  for (const auto& glob : recipe.build.artifacts) {
+    const std::filesystem::path path(glob);
+    if (glob.starts_with('/'))
+      return usage_error("artifact glob '{}' is an absolute path; [build] artifacts are globs "
+                         "inside the build directory ('{{src}}/...' for the source tree)",
+                         glob);
+    if (std::ranges::any_of(path, [](const std::filesystem::path& part) { return part == ".."; }))
+      return usage_error("artifact glob '{}' climbs out with '..'; [build] artifacts are globs "
+                         "inside the build directory ('{{src}}/...' for the source tree)",
+                         glob);
+  }
   if (recipe.decide.warmup < 0)
     return usage_error("warmup is {}; it counts warm-up runs, so give 0 or more",
                        recipe.decide.warmup);

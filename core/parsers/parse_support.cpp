@@ -91,6 +91,10 @@ Status SampleTable::add(std::string_view case_name, std::string_view metric, std
     return infra_error("value {} of {} of case '{}' is not a finite number", value, metric,
                        case_name);
   const auto scale = seconds_per(unit);
+  if (scale && value < 0)
+    return infra_error("value {} of {} of case '{}' is a negative time; the benchmark's timer is "
+                       "broken",
+                       value, metric, case_name);
   if (scale)
     value *= *scale;
   const std::string_view stored_unit = scale ? std::string_view("s") : unit;

@@ -62,7 +62,8 @@ private:
 class SampleTable {
 public:
   // Adds one sample. Fails (a message without location) when the metric of that case was seen
-  // before with another unit or direction, or when value is not finite.
+  // before with another unit or direction, when value is not finite, or when it is a negative
+  // time.
   Status add(std::string_view case_name, std::string_view metric, std::string_view unit,
              Direction direction, double value);
   // The samples so far, leaving the table empty.
