@@ -125,8 +125,9 @@ public:
       if (outputs.json.empty())
         outputs.json = file.string();
     }
-    print_summary(evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
-    std::fflush(stdout);
+    std::FILE* out = summary_stream(outputs);
+    print_summary(out, evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
+    std::fflush(out);
     if (auto written = write_report_outputs(evidence, outputs,
                                             render_options(evidence, &ctx.repo, global.color));
         !written)
@@ -139,31 +140,32 @@ public:
   }
 
 private:
-  void print_summary(const Evidence& evidence, const BisectOutcome& outcome,
+  void print_summary(std::FILE* out, const Evidence& evidence, const BisectOutcome& outcome,
                      const std::string& where) const {
     const auto& b = *evidence.bisect;
     if (outcome.status == "not_reproduced") {
-      fmt::print("not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
+      fmt::print(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
                  m_improvement ? "faster" : "slower", evidence.settings.threshold * 100, m_good,
                  m_bad);
       for (const auto& c : evidence.comparisons)
-        fmt::print("  {}: ratio {:.3f} [{:.3f}, {:.3f}] {}{}\n", c.case_name, c.ratio, c.ci[0],
+        fmt::print(out, "  {}: ratio {:.3f} [{:.3f}, {:.3f}] {}{}\n", c.case_name, c.ratio, c.ci[0],
                    c.ci[1], c.verdict, c.note.empty() ? "" : " (" + c.note + ")");
     }
     for (const auto& c : b.culprits) {
       const double percent = (c.ratio - 1) * 100;
-      fmt::print("culprit {} {}\n  {} <{}>, {}\n  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI "
+      fmt::print(out,
+                 "culprit {} {}\n  {} <{}>, {}\n  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI "
                  "[{:.3f}, {:.3f}]){}\n",
                  c.commit.substr(0, 12), c.subject, c.author, c.email, c.date, c.case_name, percent,
                  c.ratio, evidence.settings.confidence * 100, c.ci[0], c.ci[1],
                  c.share ? fmt::format(", {:.0f}% of the change", *c.share * 100) : "");
     }
     if (!b.candidates.empty()) {
-      fmt::print("inconclusive: {}; the culprit is one of:\n", outcome.note);
+      fmt::print(out, "inconclusive: {}; the culprit is one of:\n", outcome.note);
       for (const auto& commit : b.candidates)
-        fmt::print("  {}\n", commit.substr(0, 12));
+        fmt::print(out, "  {}\n", commit.substr(0, 12));
     }
-    fmt::print("{} commits in range, {} probes, {} builds; evidence: {}\n", b.commits_in_range,
+    fmt::print(out, "{} commits in range, {} probes, {} builds; evidence: {}\n", b.commits_in_range,
                b.steps.size(), evidence.builds.size(), where);
   }
 

@@ -63,8 +63,9 @@ public:
           evidence.measurements.push_back(std::move(*m));
       }
     }
-    fmt::print("{}", render_verdict_table(evidence, m_base, m_head));
-    std::fflush(stdout);
+    std::FILE* out = summary_stream(m_flags.outputs);
+    fmt::print(out, "{}", render_verdict_table(evidence, m_base, m_head));
+    std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));
         !written)

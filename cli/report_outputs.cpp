@@ -60,6 +60,12 @@ report::RenderOptions render_options(const Evidence& evidence, const git::Reposi
   return options;
 }
 
+std::FILE* summary_stream(const ReportOutputs& outputs) {
+  const bool any_stdout =
+      outputs.json == "-" || outputs.markdown == "-" || outputs.html == "-" || outputs.junit == "-";
+  return any_stdout ? stderr : stdout;
+}
+
 Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outputs,
                             const report::RenderOptions& options) {
   CULPRIT_TRY(check_output_path(outputs.json, "--json"));

@@ -36,6 +36,10 @@ Status check_output_path(const std::string& file, std::string_view flag);
 report::RenderOptions render_options(const Evidence& evidence, const git::Repository* repo,
                                      std::string_view color = "never", std::FILE* stream = stdout);
 
+// Where a command prints its summary for people: standard error when one of the outputs goes to
+// standard output ('-'), so that `--json - | jq` reads JSON alone; standard output otherwise.
+std::FILE* summary_stream(const ReportOutputs& outputs);
+
 // Renders every requested output first, then writes each file atomically (readers see the old
 // file or the whole new one); a FILE whose directory does not exist is a usage error before
 // anything is written. When GITHUB_ACTIONS is set in the environment, also prints the GitHub

@@ -69,17 +69,18 @@ public:
     progress.clear();
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
-    fmt::print("{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
+    std::FILE* out = summary_stream(m_flags.outputs);
+    fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
                fmt::format("{:.0f}% CI", settings.confidence * 100), "runs", "cv", "outliers");
     for (const auto& m : evidence.measurements)
-      fmt::print("{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", m.case_name.substr(0, 40),
+      fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", m.case_name.substr(0, 40),
                  format_value(m.summary.median, m.unit),
                  fmt::format("[{}, {}]", format_value(m.summary.ci[0], m.unit),
                              format_value(m.summary.ci[1], m.unit)),
                  m.runs.size(), m.summary.cv * 100, m.summary.outliers);
     if (budget_hit)
       print_warning("the time budget ran out before every interval was narrow enough");
-    std::fflush(stdout);
+    std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));
         !written)

@@ -26,8 +26,8 @@ public:
 
   int run(const GlobalOptions& global) override {
     // Triage takes no revision: what it works on is the tracked history.
-    auto context = MeasureContext::open(global, m_flags,
-                                        [](const git::Repository&) -> Status { return {}; });
+    auto context =
+        MeasureContext::open(global, m_flags, [](const git::Repository&) -> Status { return {}; });
     if (!context)
       return report(context.error());
     auto& ctx = **context;
@@ -68,10 +68,9 @@ public:
     Evidence header = evidence_header(global.argv, ctx.repo, ctx.recipe);
     header.host = ctx.session->host_json();
     header.warnings = ctx.session->warnings();
-    auto document =
-        history::triage_document(std::move(header), *outcome, ctx.repo, &ctx.builder->cache(),
-                                 &ctx.executor, sampler,
-                                 settings.bisect.compare.confidence, settings.bisect.compare.seed);
+    auto document = history::triage_document(
+        std::move(header), *outcome, ctx.repo, &ctx.builder->cache(), &ctx.executor, sampler,
+        settings.bisect.compare.confidence, settings.bisect.compare.seed);
     if (!document)
       return report(document.error());
     auto stamp = utc_now_iso8601();
@@ -89,7 +88,7 @@ public:
       return report(saved.error());
     if (json_flag == "-")
       fmt::print("{}\n", document->dump(2));
-    print_summary(*outcome, *document, file);
+    print_summary(summary_stream(m_flags.outputs), *outcome, *document, file);
     auto others = m_flags.outputs;
     others.json.clear();
     if (others.any()) {
@@ -130,16 +129,16 @@ private:
     return history::load_history(ctx.session->store(), points, options);
   }
 
-  static void print_summary(const history::TriageOutcome& outcome, const nlohmann::json& document,
-                            const std::filesystem::path& file) {
+  static void print_summary(std::FILE* out, const history::TriageOutcome& outcome,
+                            const nlohmann::json& document, const std::filesystem::path& file) {
     for (const auto& finding : document.at("findings")) {
       const auto& culprits = finding.at("bisect").at("culprits");
-      fmt::print("{} {} {}\n  {}, {} case(s):\n", finding.at("kind").get<std::string>(),
+      fmt::print(out, "{} {} {}\n  {}, {} case(s):\n", finding.at("kind").get<std::string>(),
                  finding.at("commit").get<std::string>().substr(0, 12),
                  finding.at("subject").get<std::string>(), finding.at("author").get<std::string>(),
                  culprits.size());
       for (const auto& c : culprits)
-        fmt::print("    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
+        fmt::print(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
                    c.at("case").get<std::string>(), (c.at("ratio").get<double>() - 1) * 100,
                    c.at("ratio").get<double>(), c.at("ci")[0].get<double>(),
                    c.at("ci")[1].get<double>());
@@ -147,11 +146,12 @@ private:
     for (const auto& change : outcome.changes)
       if (change.status == "not_confirmed" || change.status == "inconclusive" ||
           change.status == "failed")
-        fmt::print("{} {}..{} [{}]: {}{}\n", change.status, change.change.before.substr(0, 12),
+        fmt::print(out, "{} {}..{} [{}]: {}{}\n", change.status, change.change.before.substr(0, 12),
                    change.change.commit.substr(0, 12), change.change.case_name,
                    change.change.regression() ? "regression" : "improvement",
                    change.note.empty() ? "" : " (" + change.note + ")");
-    fmt::print("{} change point(s): {} new, {} handled before; {} regression finding(s), {} "
+    fmt::print(out,
+               "{} change point(s): {} new, {} handled before; {} regression finding(s), {} "
                "improvement finding(s); evidence: {}\n",
                outcome.changes.size(), outcome.changes.size() - outcome.count("handled_before"),
                outcome.count("handled_before"),

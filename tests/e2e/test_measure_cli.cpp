@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/evidence.hpp"
 #include "tests/support/git_repo.hpp"
@@ -96,6 +97,24 @@ TEST_F(MeasureCli, RunPrintsACaseTableAndWritesEvidence) {
   EXPECT_EQ(evidence->kind, "run");
   EXPECT_EQ(evidence->measurements.size(), 2U);
   EXPECT_GE(evidence->measurements[0].runs.size(), 5U);
+}
+
+TEST_F(MeasureCli, JsonToStandardOutputIsJsonAloneAndTheTableGoesToStandardError) {
+  auto run = culprit_cli({"run", "HEAD", "--json", "-"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto document = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(document.is_discarded()) << run.out;
+  auto evidence = evidence_from_json(document);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  EXPECT_EQ(evidence->kind, "run");
+  EXPECT_THAT(run.err, HasSubstr("loop"));
+
+  auto compare = culprit_cli({"compare", good, bad, "--case", "loop", "--json", "-"});
+  EXPECT_EQ(compare.exit_code, 1) << compare.err;
+  const auto compared = nlohmann::json::parse(compare.out, nullptr, false);
+  ASSERT_FALSE(compared.is_discarded()) << compare.out;
+  EXPECT_EQ(compared.at("kind"), "compare");
+  EXPECT_THAT(compare.err, HasSubstr("slower"));
 }
 
 TEST_F(MeasureCli, TheTimeFormatMeasuresTheWholeProcessLikeHyperfine) {
