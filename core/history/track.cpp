@@ -3,18 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <regex>
+#include <optional>
 #include <string>
 
 namespace culprit::history {
 namespace {
-
-int to_int(const std::ssub_match& match) {
-  int value = 0;
-  const auto text = match.str();
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return value;
-}
 
 Subject subject_of(const BuildResult& build) {
   return {build.commit, build.rev, build.key, build.artifact_id, build.artifact_dir};
@@ -37,29 +30,79 @@ std::vector<RangeCommit> select_commits(const std::vector<RangeCommit>& range,
 }
 
 Result<std::int64_t> parse_since(std::string_view text) {
-  static const std::regex k_date(
-      R"((\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?(Z|[+-]\d{2}:?\d{2})?)");
-  std::smatch match;
-  const std::string input(text);
-  if (!std::regex_match(input, match, k_date))
+  // YYYY-MM-DD, then optionally [T ]HH:MM[:SS], then optionally Z or +HH:MM, +HHMM, -...
+  std::string_view rest = text;
+  const auto digits = [&rest](std::size_t n) -> std::optional<int> {
+    if (rest.size() < n)
+      return std::nullopt;
+    int value = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (rest[i] < '0' || rest[i] > '9')
+        return std::nullopt;
+      value = (value * 10) + (rest[i] - '0');
+    }
+    rest.remove_prefix(n);
+    return value;
+  };
+  const auto literal = [&rest](char c) {
+    if (rest.empty() || rest.front() != c)
+      return false;
+    rest.remove_prefix(1);
+    return true;
+  };
+  const auto bad = [text] {
     return usage_error("--since {}: not a date; give 2026-01-31, 2026-01-31T12:00 or "
                        "2026-01-31T12:00:00+01:00",
                        text);
+  };
+  const auto y = digits(4);
+  if (!y || !literal('-'))
+    return bad();
+  const auto m = digits(2);
+  if (!m || !literal('-'))
+    return bad();
+  const auto d = digits(2);
+  if (!d)
+    return bad();
   using namespace std::chrono;
-  const year_month_day day{year{to_int(match[1])}, month{static_cast<unsigned>(to_int(match[2]))},
-                           std::chrono::day{static_cast<unsigned>(to_int(match[3]))}};
+  const year_month_day day{year{*y}, month{static_cast<unsigned>(*m)},
+                           std::chrono::day{static_cast<unsigned>(*d)}};
   if (!day.ok())
     return usage_error("--since {}: there is no such day", text);
   auto seconds = sys_days(day).time_since_epoch() / 1s;
-  if (match[4].matched)
-    seconds += (to_int(match[4]) * 3600) + (to_int(match[5]) * 60) +
-               (match[6].matched ? to_int(match[6]) : 0);
-  if (match[7].matched && match[7].str() != "Z") {
-    auto zone = match[7].str();
-    std::erase(zone, ':');
-    const int offset = (std::stoi(zone.substr(1, 2)) * 3600) + (std::stoi(zone.substr(3, 2)) * 60);
-    seconds += zone[0] == '+' ? -offset : offset;
+  if (literal('T') || literal(' ')) {
+    const auto hour = digits(2);
+    if (!hour || !literal(':'))
+      return bad();
+    const auto minute = digits(2);
+    if (!minute)
+      return bad();
+    int second = 0;
+    if (literal(':')) {
+      const auto s = digits(2);
+      if (!s)
+        return bad();
+      second = *s;
+    }
+    if (*hour > 23 || *minute > 59 || second > 60)
+      return usage_error("--since {}: there is no such time of day", text);
+    seconds += (*hour * 3600) + (*minute * 60) + second;
   }
+  if (literal('Z')) {
+    // UTC, as without a zone
+  } else if (!rest.empty() && (rest.front() == '+' || rest.front() == '-')) {
+    const bool east = rest.front() == '+';
+    rest.remove_prefix(1);
+    const auto hours = digits(2);
+    literal(':');
+    const auto minutes = digits(2);
+    if (!hours || !minutes || *hours > 23 || *minutes > 59)
+      return bad();
+    const int offset = (*hours * 3600) + (*minutes * 60);
+    seconds += east ? -offset : offset;
+  }
+  if (!rest.empty())
+    return bad();
   return seconds;
 }
 

@@ -49,7 +49,11 @@ TEST(TrackSelection, ParsesDatesInUtcOrWithAnOffset) {
   EXPECT_EQ(parse_since("2026-01-31T12:00:00Z").value(), 1769860800);
   EXPECT_EQ(parse_since("2026-01-31T12:00").value(), 1769860800);
   EXPECT_EQ(parse_since("2026-01-31T13:00:00+01:00").value(), 1769860800);
-  for (const auto* bad : {"yesterday", "2026-02-30", "2026-1-1", ""}) {
+  EXPECT_EQ(parse_since("2026-01-31 10:30-0130").value(), 1769860800);
+  EXPECT_EQ(parse_since("2026-01-31Z").value(), 1769817600);
+  for (const auto* bad :
+       {"yesterday", "2026-02-30", "2026-1-1", "", "2026-01-31T25:00", "2026-01-31T12",
+        "2026-01-31T12:00+1", "2026-01-31 and more", "2026-01-31T12:00:00+01:00x"}) {
     const auto parsed = parse_since(bad);
     ASSERT_FALSE(parsed) << bad;
     EXPECT_EQ(parsed.error().code, ExitCode::usage);
