@@ -189,10 +189,10 @@ int main(int argc, char** argv) {
       }
       const auto share = [](int n, int of) { return of == 0 ? 100.0 : 100.0 * n / of; };
       std::printf("%8zu %5.1f%% %7d %6d %8.0f%% %6.0f%% %6.0f%% %6.0f%% %7d %7d %6d %8.2f\n",
-                  commits, noise * 100, tally.series, tally.steps, share(tally.located, tally.steps),
-                  share(tally.false_series, tally.series), share(tally.sparse_found, tally.steps),
-                  share(tally.exact, tally.steps), tally.wrong, tally.dismissed, tally.open,
-                  tally.seconds / tally.series);
+                  commits, noise * 100, tally.series, tally.steps,
+                  share(tally.located, tally.steps), share(tally.false_series, tally.series),
+                  share(tally.sparse_found, tally.steps), share(tally.exact, tally.steps),
+                  tally.wrong, tally.dismissed, tally.open, tally.seconds / tally.series);
       std::fflush(stdout);
       total.series += tally.series;
       total.steps += tally.steps;
