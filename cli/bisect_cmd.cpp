@@ -47,6 +47,7 @@ Result<BisectRange> resolve_range(const git::Repository& repo, const std::string
 
 class BisectCommand final : public Command {
 public:
+  [[nodiscard]] bool handles_interrupts() const override { return true; }
   void add_flags(CLI::App& sub) override {
     sub.add_option("--good", m_good, "a revision with the old performance")->required();
     sub.add_option("--bad", m_bad, "a revision with the new performance")->required();

@@ -15,6 +15,7 @@ namespace {
 
 class BuildCommand final : public Command {
 public:
+  [[nodiscard]] bool handles_interrupts() const override { return true; }
   void add_flags(CLI::App& sub) override {
     sub.add_option("revisions", m_revisions, "revisions to build (branches, tags, commits)")
         ->required();

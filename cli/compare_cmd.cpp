@@ -12,6 +12,7 @@ namespace {
 
 class CompareCommand final : public Command {
 public:
+  [[nodiscard]] bool handles_interrupts() const override { return true; }
   void add_flags(CLI::App& sub) override {
     sub.add_option("base", m_base, "the revision to compare against")->required();
     sub.add_option("head", m_head, "the revision under test")->required();

@@ -8,6 +8,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
+#include "core/interrupt.hpp"
 #include "core/version.hpp"
 
 namespace culprit::cli {
@@ -38,6 +39,9 @@ const std::array k_commands = {
 };
 
 int run_main(int argc, char** argv) {
+  // From the first moment: a signal that arrives while the command line is read is kept, and a
+  // measuring command then exits 130 at once, never with the signal's default death.
+  install_interrupt_handlers();
   GlobalOptions global;
   global.argv.assign(argv, argv + argc);
 
@@ -79,6 +83,12 @@ int run_main(int argc, char** argv) {
   if (chosen == nullptr) {
     print_error("no command given; run 'culprit --help' for the list");
     return static_cast<int>(ExitCode::usage);
+  }
+  if (!chosen->handles_interrupts())
+    restore_default_interrupt_handlers();
+  else if (interrupt_requested()) {
+    print_error("interrupted before anything was built or measured");
+    return static_cast<int>(ExitCode::interrupted);
   }
   return chosen->run(global);
 }

@@ -14,6 +14,7 @@ namespace {
 
 class RunCommand final : public Command {
 public:
+  [[nodiscard]] bool handles_interrupts() const override { return true; }
   void add_flags(CLI::App& sub) override {
     sub.add_option("revision", m_revision, "the revision to measure")->required();
     add_measure_flags(sub, m_flags);

@@ -15,6 +15,7 @@ namespace {
 
 class TrackCommand final : public Command {
 public:
+  [[nodiscard]] bool handles_interrupts() const override { return true; }
   void add_flags(CLI::App& sub) override {
     sub.add_option("range", m_range,
                    "OLD..NEW (first-parent commits after OLD up to NEW), or one "

@@ -18,6 +18,7 @@ namespace {
 
 class TriageCommand final : public Command {
 public:
+  [[nodiscard]] bool handles_interrupts() const override { return true; }
   void add_flags(CLI::App& sub) override {
     sub.add_flag("--no-improvements", m_no_improvements,
                  "leave change points that made things faster alone");

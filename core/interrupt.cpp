@@ -23,6 +23,13 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+void restore_default_interrupt_handlers() {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (const int pending = g_signal.exchange(0); pending != 0)
+    std::raise(pending);
+}
+
 bool interrupt_requested() {
   return g_signal.load() != 0;
 }

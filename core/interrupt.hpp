@@ -7,6 +7,9 @@ namespace culprit {
 
 // Installs handlers for SIGINT and SIGTERM (without SA_RESTART, so blocking calls wake up).
 void install_interrupt_handlers();
+// Gives SIGINT and SIGTERM their default action back; a signal that arrived while the handlers
+// were installed is delivered again, so the process ends as it would have.
+void restore_default_interrupt_handlers();
 [[nodiscard]] bool interrupt_requested();
 // The signal that asked (SIGINT or SIGTERM), or 0.
 [[nodiscard]] int interrupt_signal();

@@ -1,7 +1,10 @@
 // Interruptions and faults on a small real repository (tests/support/step_project: eight commits,
 // a shell benchmark, one 30% step). Part 1 delivers SIGINT or SIGTERM (alternately) at a random
 // moment of a bisection, then runs the same command again, and counts per trial:
-//   exit     130 (interrupted), or 0 when the bisection had finished before the signal
+//   exit     130 (interrupted), or 0 when the bisection had finished before the signal; a signal
+//            that lands within milliseconds of the spawn, before culprit's main() has installed
+//            its handlers (exec and dynamic loading), kills it the default way with nothing
+//            written: counted apart as "before main"
 //   stop     time from the signal to the exit
 //   sound    PRAGMA integrity_check says ok, no counted run without samples, no orphan sample
 //   kept     every counted run stored before the signal is still there after the resumed run
@@ -9,7 +12,8 @@
 // Part 2 runs one measurement per fault (a segfault, a hang that ignores SIGTERM, a child that
 // escapes the process group holding stdout, 1 GiB of output, failures in 30% of runs at random)
 // and prints exit code, wall time and culprit's peak memory.
-// Targets: every trial exits 130 or 0, sound, kept and same; stop under 2 s.
+// Targets: every trial exits 130 or 0 (or is signalled before main), sound, kept and same; stop
+// under 2 s.
 // Usage: bench_faults [trials, default 100]
 
 #include <algorithm>
@@ -48,6 +52,7 @@ struct Tally {
   int trials = 0;
   int interrupted = 0;
   int finished_first = 0;
+  int before_main = 0;
   int other_exit = 0;
   int unsound = 0;
   int lost = 0;
@@ -80,7 +85,8 @@ void interruptions(int trials) {
     const auto cache = temp / fmt::format("cache-{}", trial);
     const int signal_number = trial % 2 == 0 ? SIGINT : SIGTERM;
     auto process = start_culprit(bisect_args(cache), project.dir());
-    std::this_thread::sleep_for(std::chrono::duration<double>(moment(rng)));
+    const double delay = moment(rng);
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
     const auto signalled = Clock::now();
     process.signal(signal_number);
     const auto stopped = process.wait();
@@ -90,8 +96,15 @@ void interruptions(int trials) {
       ++tally.interrupted;
     else if (stopped.exit_code == 0)
       ++tally.finished_first;
-    else
+    else if (stopped.exit_code == 128 + signal_number && stopped.err.empty() &&
+             !std::filesystem::exists(cache))
+      ++tally.before_main;
+    else {
       ++tally.other_exit;
+      const auto line = stopped.err.substr(0, stopped.err.find('\n'));
+      fmt::print("  trial {}: signal {} after {:.4f} s gave exit {}: {}\n", trial, signal_number,
+                 delay, stopped.exit_code, line);
+    }
     const auto kept = inspect_store(cache);
     const bool sound =
         kept.integrity == "missing" ||
@@ -112,8 +125,9 @@ void interruptions(int trials) {
   const auto& stops = tally.stop_seconds;
   fmt::print("{} trials (SIGINT and SIGTERM alternately at a uniform moment of the bisection)\n",
              tally.trials);
-  fmt::print("  exit 130: {}   finished before the signal: {}   other exits: {}\n",
-             tally.interrupted, tally.finished_first, tally.other_exit);
+  fmt::print("  exit 130: {}   finished before the signal: {}   signalled before main: {}   "
+             "other exits: {}\n",
+             tally.interrupted, tally.finished_first, tally.before_main, tally.other_exit);
   fmt::print("  store unsound: {}   measured runs lost: {}   resumed to the same culprit: {}/{}\n",
              tally.unsound, tally.lost, tally.same, tally.trials);
   if (!stops.empty())
