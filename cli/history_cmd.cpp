@@ -1,6 +1,7 @@
 // culprit history: per-case series with CIs and change points, as text, JSON, CSV, Markdown or
 // HTML.
 
+#include <cmath>
 #include <cstdlib>
 #include <set>
 
@@ -95,7 +96,7 @@ private:
       CULPRIT_TRY_ASSIGN(options.change.min_change, parse_threshold(m_threshold));
     }
     if (m_confidence) {
-      if (!(*m_confidence > 0 && *m_confidence < 1))
+      if (*m_confidence <= 0 || *m_confidence >= 1 || std::isnan(*m_confidence))
         return usage_error("--confidence {}: give a probability between 0 and 1, e.g. 0.95",
                            *m_confidence);
       options.confidence = *m_confidence;

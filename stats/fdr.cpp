@@ -24,8 +24,10 @@ Result<FalseDiscoveryControl> benjamini_hochberg(std::span<const double> p_value
   std::vector<std::size_t> order(m);
   for (std::size_t i = 0; i < m; ++i)
     order[i] = i;
-  std::ranges::stable_sort(order,
-                           [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  // Ties keep their input order (a total order, so std::sort is stable here).
+  std::ranges::sort(order, [&](std::size_t a, std::size_t b) {
+    return p_values[a] < p_values[b] || (p_values[a] == p_values[b] && a < b);
+  });
   FalseDiscoveryControl result;
   result.adjusted.resize(m);
   double running_min = 1.0;

@@ -184,6 +184,7 @@ MarkdownHistory render_markdown(const History& history, const CommitLabels& labe
     const auto changes = changes_of(history, series);
     const auto chart = fmt::format("{}-{}.svg", chart_prefix, ++n);
     std::vector<double> medians;
+    medians.reserve(series.points.size());
     for (const auto& point : series.points)
       medians.push_back(point.median);
     out += fmt::format("\n## {} [{}]\n\n![trend of {}]({})\n\n`{}` {} points\n\n",

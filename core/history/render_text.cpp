@@ -77,6 +77,7 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
       continue;
     }
     std::vector<double> medians;
+    medians.reserve(series.points.size());
     for (const auto& point : series.points)
       medians.push_back(point.median);
     out += fmt::format("  {}\n", sparkline(medians, glyphs));

@@ -176,6 +176,7 @@ Result<std::vector<ChangePoint>> find_change_points(const Series& series,
     }
     if (!smallest) {
       std::vector<ChangePoint> changes;
+      changes.reserve(indices.size());
       for (std::size_t k = 0; k < indices.size(); ++k)
         changes.push_back({.case_name = series.case_name,
                            .metric = series.metric,

@@ -130,6 +130,7 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
       positions.push_back(outcome.commits.size() - 1);
     }
     std::vector<Want> wants;
+    wants.reserve(subjects.size());
     for (const auto& subject : subjects)
       wants.push_back({&subject, settings.runs});
     CULPRIT_TRY_ASSIGN(const bool finished, sampler.ensure(wants));

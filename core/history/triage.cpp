@@ -167,11 +167,26 @@ private:
         finding.culprits.push_back(culprit);
       }
     }
-    std::ranges::stable_sort(m_outcome.findings, [](const Finding& a, const Finding& b) {
+    // Regressions first, then the findings that slowed the most cases; ties keep the order in
+    // which the culprits were found.
+    auto& findings = m_outcome.findings;
+    std::vector<std::size_t> order(findings.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::ranges::sort(order, [&findings](std::size_t i, std::size_t j) {
+      const auto& a = findings[i];
+      const auto& b = findings[j];
       if (a.regression != b.regression)
         return a.regression;
-      return a.culprits.size() > b.culprits.size();
+      if (a.culprits.size() != b.culprits.size())
+        return a.culprits.size() > b.culprits.size();
+      return i < j;
     });
+    std::vector<Finding> sorted;
+    sorted.reserve(findings.size());
+    for (const auto i : order)
+      sorted.push_back(std::move(findings[i]));
+    findings = std::move(sorted);
   }
 
   BuildProvider& m_builds;
