@@ -254,7 +254,26 @@ Result<double> parse_threshold(std::string_view text) {
   return value;
 }
 
-Result<Recipe> parse_recipe(std::string_view text, const std::filesystem::path& source) {
+namespace {
+
+// Errors are one line: control characters from the file (a TOML parser's "saw '...'", a quoted
+// key, a glob) are shown escaped.
+template <class T> Result<T> one_line(Result<T> result) {
+  if (result)
+    return result;
+  std::string flat;
+  for (const char c : result.error().message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f)
+      flat += fmt::format("\\x{:02x}", byte);
+    else
+      flat += c;
+  }
+  result.error().message = std::move(flat);
+  return result;
+}
+
+Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::path& source) {
   const std::string file = source.empty() ? std::string(k_config_file_name) : source.string();
   toml::table root;
   try {
@@ -284,6 +303,12 @@ Result<Recipe> parse_recipe(std::string_view text, const std::filesystem::path& 
   return recipe;
 }
 
+} // namespace
+
+Result<Recipe> parse_recipe(std::string_view text, const std::filesystem::path& source) {
+  return one_line(parse_recipe_text(text, source));
+}
+
 Result<Recipe> load_recipe(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
@@ -293,7 +318,9 @@ Result<Recipe> load_recipe(const std::filesystem::path& file) {
   return parse_recipe(text, file);
 }
 
-Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
+namespace {
+
+Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   if (o.build_command)
     recipe.build.command = *o.build_command;
   if (o.artifacts)
@@ -376,6 +403,12 @@ Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
     return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
                        recipe.run.direction);
   return recipe;
+}
+
+} // namespace
+
+Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
+  return one_line(check_overrides(std::move(recipe), o));
 }
 
 std::string build_recipe_hash(const BuildRecipe& build) {

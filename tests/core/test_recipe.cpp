@@ -80,6 +80,24 @@ TEST(Recipe, SyntaxErrorsNameLineAndColumn) {
   EXPECT_THAT(recipe.error().message, HasSubstr("c.toml:2:"));
 }
 
+TEST(Recipe, ErrorsStayOneLineWhateverTheFileHolds) {
+  // toml++ quotes what it saw, here a newline; a quoted key and a glob may hold one too.
+  for (const char* text : {"[build]\ncommand = \"make\"\nshell = fals\n",
+                           "[build]\ncommand = \"make\"\n\"a\\nb\" = 1\n"}) {
+    auto recipe = parse_recipe(text, "culprit.toml");
+    ASSERT_FALSE(recipe) << text;
+    EXPECT_EQ(recipe.error().message.find('\n'), std::string::npos) << recipe.error().message;
+  }
+  auto recipe =
+      parse_recipe("[build]\ncommand = \"make\"\n[run]\ncommand = \"./bench\"\n", "culprit.toml");
+  ASSERT_TRUE(recipe) << recipe.error().message;
+  RecipeOverrides overrides;
+  overrides.artifacts = std::vector<std::string>{"../a\nb"};
+  auto checked = apply_overrides(*recipe, overrides);
+  ASSERT_FALSE(checked);
+  EXPECT_THAT(checked.error().message, HasSubstr("a\\x0ab"));
+}
+
 TEST(Recipe, ThresholdTakesPercentOrFraction) {
   EXPECT_DOUBLE_EQ(parse_threshold("2%").value(), 0.02);
   EXPECT_DOUBLE_EQ(parse_threshold("0.02").value(), 0.02);
