@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "core/command_template.hpp"
 #include "core/hash.hpp"
 #include "core/interrupt.hpp"
@@ -141,7 +143,12 @@ Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup) 
       return std::unexpected(ran.error()); // could not run at all: not the benchmark's fault
     record.status = store::RunStatus::interrupted;
     record.message = ran.error().message;
-    (void)m_store.record_run(record); // best effort: we are on the way out
+    // On the way out: the interrupt is what the caller must hear about, with a word when even
+    // the record of the interrupted run could not be stored.
+    if (auto stored = m_store.record_run(record); !stored)
+      return std::unexpected(
+          Error{ExitCode::interrupted, fmt::format("{} (the interrupted run was not recorded: {})",
+                                                   ran.error().message, stored.error().message)});
     return std::unexpected(ran.error());
   }
   if (before && before->available) {
