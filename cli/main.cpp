@@ -54,8 +54,10 @@ int run_main(int argc, char** argv) {
                  "the recipe file (default: culprit.toml at the top of the working tree)");
   app.add_option("--cache-dir", global.cache_dir,
                  "where slots, builds and the store live (default: $XDG_CACHE_HOME/culprit)");
-  app.add_flag_callback("-q,--quiet", [&] { global.verbosity = -1; }, "only results and errors");
-  app.add_flag_callback("-v,--verbose", [&] { global.verbosity = 1; }, "say more about each step");
+  const auto quiet = [&global] { global.verbosity = -1; };
+  const auto verbose = [&global] { global.verbosity = 1; };
+  app.add_flag_callback("-q,--quiet", quiet, "only results and errors");
+  app.add_flag_callback("-v,--verbose", verbose, "say more about each step");
   app.add_option("--color", global.color, "colour on the terminal: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 

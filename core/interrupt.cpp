@@ -15,7 +15,7 @@ extern "C" void on_interrupt(int signal_number) {
 } // namespace
 
 void install_interrupt_handlers() {
-  struct sigaction action{};
+  struct sigaction action = {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0; // no SA_RESTART: poll() and waitpid() return EINTR

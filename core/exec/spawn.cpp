@@ -62,7 +62,7 @@ Result<std::string> find_on_path(const std::string& name, const std::string& pat
     std::string candidate = end == begin ? std::string(".") : path.substr(begin, end - begin);
     candidate += '/';
     candidate += name;
-    struct stat status{};
+    struct stat status = {};
     if (::stat(candidate.c_str(), &status) == 0 && S_ISREG(status.st_mode)) {
       if (::access(candidate.c_str(), X_OK) == 0)
         return candidate;

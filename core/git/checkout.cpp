@@ -77,7 +77,7 @@ std::vector<std::string> stale_entries(git_index* index, const std::filesystem::
     const git_index_entry* entry = git_index_get_byindex(index, i);
     if (entry == nullptr || entry->mode == GIT_FILEMODE_COMMIT)
       continue;
-    struct stat info{};
+    struct stat info = {};
     const auto path = dir / entry->path;
     const bool same =
         ::lstat(path.c_str(), &info) == 0 &&

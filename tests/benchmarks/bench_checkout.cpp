@@ -29,7 +29,7 @@ double ms_since(Clock::time_point start) {
 std::map<std::string, std::pair<ino_t, long>> stamps(const std::filesystem::path& root) {
   std::map<std::string, std::pair<ino_t, long>> out;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    struct stat info{};
+    struct stat info = {};
     lstat(entry.path().c_str(), &info);
     out[entry.path().string()] = {info.st_ino,
                                   info.st_mtim.tv_nsec + info.st_mtim.tv_sec * 1000000000L};

@@ -26,7 +26,7 @@ struct FileStamp {
   timespec mtime;
 };
 FileStamp stamp(const std::filesystem::path& file) {
-  struct stat info{};
+  struct stat info = {};
   lstat(file.c_str(), &info);
   return {info.st_ino, info.st_mtim};
 }

@@ -83,7 +83,7 @@ std::map<std::string, std::string> snapshot(const std::filesystem::path& root) {
   for (auto it = std::filesystem::recursive_directory_iterator(root);
        it != std::filesystem::recursive_directory_iterator(); ++it) {
     const auto relative = std::filesystem::relative(it->path(), root).string();
-    struct stat info{};
+    struct stat info = {};
     lstat(it->path().c_str(), &info);
     std::string entry = std::to_string(info.st_mode) + " ";
     if (it->is_symlink())
