@@ -10,6 +10,7 @@
 
 #include "core/evidence.hpp"
 #include "tests/support/git_repo.hpp"
+#include "tests/support/loop_bench.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -17,51 +18,18 @@ namespace culprit {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::k_loop_bench;
+using testing::k_loop_recipe;
 using testing::run_culprit;
 using testing::ScratchRepo;
 using testing::snapshot;
 using testing::TempDir;
 
-constexpr std::string_view k_bench = R"(#include <stdio.h>
-#include <time.h>
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-int main(void) {
-  volatile double x = 0;
-  for (int s = 0; s < 5; s++) {
-    double t0 = now();
-    for (long i = 0; i < WORK; i++) x += i * 0.5;
-    printf("{\"type\":\"sample\",\"case\":\"loop\",\"metric\":\"time\",\"unit\":\"s\","
-           "\"direction\":\"lower\",\"value\":%.9f}\n", now() - t0);
-    printf("{\"type\":\"sample\",\"case\":\"steady\",\"metric\":\"time\",\"unit\":\"s\","
-           "\"direction\":\"lower\",\"value\":%.9f}\n", 0.001);
-  }
-  return 0;
-}
-)";
-
-constexpr std::string_view k_recipe = R"([build]
-command = "cc -O1 -DWORK=$(cat {src}/work) -o {build}/bench {src}/bench.c"
-artifacts = ["bench"]
-
-[run]
-command = "{build}/bench"
-format = "culprit"
-timeout = 30
-
-[decide]
-threshold = "5%"
-max_runs = 20
-)";
-
 class MeasureCli : public ::testing::Test {
 protected:
   void SetUp() override {
-    scratch.write("bench.c", k_bench);
-    scratch.write("culprit.toml", k_recipe);
+    scratch.write("bench.c", k_loop_bench);
+    scratch.write("culprit.toml", k_loop_recipe);
     scratch.write("work", "400000\n");
     scratch.write("CODEOWNERS", "* @everyone\nwork @perf-team\n");
     good = scratch.commit("benchmark");
