@@ -85,19 +85,18 @@ public:
             : std::filesystem::path(json_flag);
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
-    if (auto saved = write_file_atomic(file, document->dump(2) + "\n"); !saved)
+    const std::string text = document->json.dump(2) + "\n";
+    if (auto saved = write_file_atomic(file, text); !saved)
       return report(saved.error());
     if (json_flag == "-")
-      fmt::print("{}\n", document->dump(2));
-    print_summary(summary_stream(m_flags.outputs), *outcome, *document, file);
+      fmt::print("{}", text);
+    print_summary(summary_stream(m_flags.outputs), *outcome, document->json, file);
     auto others = m_flags.outputs;
     others.json.clear();
     if (others.any()) {
-      auto evidence = evidence_from_json(*document);
-      if (!evidence)
-        return report(evidence.error());
-      if (auto written = write_report_outputs(*evidence, others,
-                                              render_options(*evidence, &ctx.repo, global.color));
+      if (auto written =
+              write_report_outputs(document->evidence, others,
+                                   render_options(document->evidence, &ctx.repo, global.color));
           !written)
         return report(written.error());
     }

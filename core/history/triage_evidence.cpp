@@ -38,10 +38,10 @@ std::string status_of(const TriageOutcome& outcome) {
 
 } // namespace
 
-Result<json> triage_document(Evidence header, const TriageOutcome& outcome,
-                             const git::Repository& repo, const BuildCache* cache,
-                             Executor* executor, Sampler& sampler, double confidence,
-                             std::uint64_t seed) {
+Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& outcome,
+                                       const git::Repository& repo, const BuildCache* cache,
+                                       Executor* executor, Sampler& sampler, double confidence,
+                                       std::uint64_t seed) {
   Evidence evidence = std::move(header);
   evidence.kind = "triage";
   evidence.status = status_of(outcome);
@@ -107,7 +107,7 @@ Result<json> triage_document(Evidence header, const TriageOutcome& outcome,
   json document = to_json(evidence);
   document["change_points"] = std::move(changes);
   document["findings"] = std::move(findings);
-  return document;
+  return TriageDocument{std::move(evidence), std::move(document)};
 }
 
 } // namespace culprit::history

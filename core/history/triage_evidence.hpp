@@ -21,10 +21,15 @@
 
 namespace culprit::history {
 
+struct TriageDocument {
+  Evidence evidence;   // the part every evidence reader and report format understands
+  nlohmann::json json; // the same with change_points and findings: what --json writes
+};
+
 // `header` is evidence_header()'s, with host and settings; kind and status are set here
 // (culprit_found when a new regression was named, inconclusive when only open change points
 // remain, no_change otherwise).
-Result<nlohmann::json> triage_document(Evidence header, const TriageOutcome& outcome,
+Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& outcome,
                                        const git::Repository& repo, const BuildCache* cache,
                                        Executor* executor, Sampler& sampler, double confidence,
                                        std::uint64_t seed);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/fs.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/loop_bench.hpp"
 #include "tests/support/process.hpp"
@@ -118,7 +119,9 @@ TEST_F(HistoryCli, TracksIncrementallyShowsTheStepAndTriageNamesTheCulprit) {
   EXPECT_TRUE(std::filesystem::exists(markdown));
 
   const auto evidence = temp / "triage.json";
-  auto triage = culprit_cli({"triage", "--json", evidence.string()});
+  const auto triage_md = temp / "triage.md";
+  auto triage =
+      culprit_cli({"triage", "--json", evidence.string(), "--markdown", triage_md.string()});
   ASSERT_EQ(triage.exit_code, 1) << triage.out << triage.err;
   EXPECT_THAT(triage.out, HasSubstr("regression " + culprit.substr(0, 12)));
   EXPECT_THAT(triage.out, HasSubstr("Alan Turing"));
@@ -129,6 +132,9 @@ TEST_F(HistoryCli, TracksIncrementallyShowsTheStepAndTriageNamesTheCulprit) {
   EXPECT_EQ(report.at("findings")[0].at("commit"), culprit);
   EXPECT_EQ(report.at("findings")[0].at("bisect").at("culprits")[0].at("commit"), culprit);
   EXPECT_EQ(report.at("bisect").at("culprits")[0].at("files"), nlohmann::json::array({"work"}));
+  const auto triage_text = read_file(triage_md);
+  ASSERT_TRUE(triage_text) << triage_text.error().message;
+  EXPECT_THAT(*triage_text, HasSubstr(culprit.substr(0, 12)));
 
   auto second = culprit_cli({"triage", "--json", evidence.string()});
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
