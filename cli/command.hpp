@@ -50,6 +50,6 @@ std::unique_ptr<Command> make_track_command();
 std::unique_ptr<Command> make_history_command();
 std::unique_ptr<Command> make_triage_command();
 std::unique_ptr<Command> make_import_command();
-std::unique_ptr<Command> make_not_yet_command(const char* name, const char* issue);
+std::unique_ptr<Command> make_worker_command();
 
 } // namespace culprit::cli

@@ -17,9 +17,6 @@ namespace {
 std::unique_ptr<Command> make_report() {
   return make_report_command();
 }
-std::unique_ptr<Command> make_worker() {
-  return make_not_yet_command("worker", "issue #10");
-}
 
 const std::array k_commands = {
     CommandEntry{"init", "write a commented culprit.toml for the repo in hand", make_init_command},
@@ -35,7 +32,8 @@ const std::array k_commands = {
     CommandEntry{"triage", "confirm and bisect every new change point; group by culprit",
                  make_triage_command},
     CommandEntry{"import", "take results made elsewhere into the store", make_import_command},
-    CommandEntry{"worker", "(internal) run a measurement batch on a cluster node", make_worker},
+    CommandEntry{"worker", "(internal) run a measurement batch on a cluster node",
+                 make_worker_command},
 };
 
 int run_main(int argc, char** argv) {

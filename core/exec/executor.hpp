@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ struct ExecRequest {
   Seconds kill_grace{1.0};                // between SIGTERM and SIGKILL when the run is stopped
   std::vector<int> cpus;                  // empty: no pinning
   std::size_t output_limit = k_default_output_limit; // bytes kept of stdout and of stderr each
+  // false: runs to its end even once an interrupt is requested (clean-up commands such as
+  // scancel, which must run on the way out).
+  bool interruptible = true;
 };
 
 struct ExecResult {
@@ -50,6 +54,9 @@ struct ExecResult {
   Seconds sys{0};                 // likewise
   long max_rss_kb = 0;            // the largest resident set among those processes
   std::vector<std::string> notes; // what a person should know about the run, one line each
+  // When the run started, in microseconds since the epoch, from executors that ran it elsewhere
+  // (a cluster node); the caller's own clock otherwise.
+  std::optional<std::int64_t> started_micros;
 
   // Exited with status 0, not by a signal, within its timeout.
   [[nodiscard]] bool succeeded() const { return exit_code == 0 && signal == 0 && !timed_out; }
@@ -65,6 +72,16 @@ struct ExecResult {
 // A short name for the command: the file name of the program (argv[0], or the first word of a
 // shell string), e.g. "bench" for "{build}/bench --fast". Used as the case of the `time` format.
 [[nodiscard]] std::string command_name(const ExecRequest& request);
+
+// A device that runs batches elsewhere: the id its runs are stored under (host::host_id of the
+// node's fingerprint, GPUs included) and what to record about it.
+struct BatchDevice {
+  std::string host_id;
+  std::string host_json; // the node's fingerprint as JSON text
+  std::string node;
+  std::string job_id;
+  std::vector<std::string> gpus; // UUIDs
+};
 
 class Executor {
 public:
@@ -86,6 +103,16 @@ public:
   // requests after it are not run and get the same error. An executor that ships work elsewhere
   // (a cluster allocation) overrides this to send the whole batch at once.
   virtual std::vector<Result<ExecResult>> run_batch(std::span<const ExecRequest> requests);
+
+  // Whether run_batch sends a batch elsewhere as one unit (a cluster allocation) rather than
+  // running the requests one by one here. Callers then plan whole batches instead of single runs.
+  [[nodiscard]] virtual bool ships_batches() const { return false; }
+
+  // Where the next batch will run, when that is not this machine: the node and its host id, found
+  // by asking for an allocation if there is none yet. nullopt for executors that run here.
+  virtual Result<std::optional<BatchDevice>> device() { return std::nullopt; }
+  // The device that ran the last batch (an allocation may change when a batch is retried).
+  [[nodiscard]] virtual std::optional<BatchDevice> batch_device() const { return std::nullopt; }
 
   // "local", "fake", ...: where the runs happen, for evidence and messages.
   [[nodiscard]] virtual std::string_view name() const = 0;
