@@ -136,7 +136,7 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
       break;
     }
     if (!exited && supervision.stop == StopReason::none) {
-      if (interrupt_requested())
+      if (request.interruptible && interrupt_requested())
         supervision.stop = StopReason::interrupt;
       else if (now >= deadline)
         supervision.stop = StopReason::timeout;
@@ -185,7 +185,7 @@ Seconds to_seconds(const timeval& time) {
 } // namespace
 
 Result<ExecResult> LocalExecutor::run(const ExecRequest& request) {
-  if (interrupt_requested())
+  if (request.interruptible && interrupt_requested())
     return fail(ExitCode::interrupted,
                 "interrupted before running '" + command_line(request) + "'");
   if (request.timeout < Seconds::zero() || request.kill_grace < Seconds::zero())

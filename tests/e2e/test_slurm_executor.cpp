@@ -1,0 +1,274 @@
+// The Slurm executor against stand-in salloc, srun and scancel scripts that run the real
+// `culprit worker` here: every fault the cluster can throw at it, on demand.
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/exec/slurm_executor.hpp"
+#include "core/fs.hpp"
+#include "core/interrupt.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+// salloc grants job ids from 100 up unless told to refuse or to wait in the queue; srun runs the
+// worker with SLURM_* set unless told to fail a number of steps, to skip the worker, or to cut its
+// results; scancel notes the job. Every call is logged in `calls`.
+constexpr const char* k_salloc = R"(#!/bin/sh
+dir=$(dirname "$0")
+echo "salloc $*" >> "$dir/calls"
+if [ -f "$dir/refuse" ]; then
+  echo "salloc: error: invalid partition specified: nosuch" >&2
+  echo "salloc: error: Job submit/allocate failed: Invalid partition name specified" >&2
+  exit 1
+fi
+if [ -f "$dir/queue" ]; then
+  echo "salloc: Pending job allocation 99" >&2
+  exec sleep 30
+fi
+n=$(cat "$dir/next" 2>/dev/null || echo 100)
+echo $((n + 1)) > "$dir/next"
+echo "salloc: Granted job allocation $n" >&2
+)";
+
+constexpr const char* k_srun = R"(#!/bin/sh
+dir=$(dirname "$0")
+echo "srun $*" >> "$dir/calls"
+job=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --jobid=*) job=${1#--jobid=}; shift ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+if [ -f "$dir/fail_steps" ]; then
+  left=$(cat "$dir/fail_steps")
+  if [ "$left" -gt 0 ]; then
+    echo $((left - 1)) > "$dir/fail_steps"
+    echo "srun: error: Node failure on fake01" >&2
+    exit 1
+  fi
+fi
+if [ -f "$dir/skip_worker" ]; then exit 0; fi
+for last in "$@"; do :; done
+SLURM_JOB_ID=$job SLURMD_NODENAME=fake01 SLURM_STEP_ID=0 "$@"
+status=$?
+if [ -f "$dir/cut" ] && [ -f "$last/batch.json" ] && grep -q argv "$last/batch.json"; then
+  printf '{"started": 1, "exit_co' >> "$last/results.jsonl"
+fi
+exit $status
+)";
+
+constexpr const char* k_scancel = R"(#!/bin/sh
+dir=$(dirname "$0")
+echo "scancel $*" >> "$dir/calls"
+)";
+
+class SlurmExecutorTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    for (const auto& [name, text] : {std::pair{"salloc", k_salloc}, std::pair{"srun", k_srun},
+                                     std::pair{"scancel", k_scancel}}) {
+      const auto file = m_bin.path() / name;
+      ASSERT_TRUE(write_file_atomic(file, text));
+      std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+    }
+  }
+
+  [[nodiscard]] SlurmOptions options(bool with_fakes = true) const {
+    SlurmOptions options;
+    options.alloc_args = {"-p", "gpu", "--gres=gpu:1"};
+    options.srun_args = {"--exclusive"};
+    options.worker = CULPRIT_EXE;
+    options.batch_root = m_cache.path() / "batches";
+    options.queue_timeout = Seconds(2);
+    const char* path = std::getenv("PATH");
+    options.env["PATH"] = with_fakes ? m_bin.path().string() + ":" + (path ? path : "/usr/bin:/bin")
+                                     : std::string("/nonexistent");
+    return options;
+  }
+
+  void touch(const std::string& name, const std::string& text = "") const {
+    ASSERT_TRUE(write_file_atomic(m_bin.path() / name, text));
+  }
+
+  [[nodiscard]] std::vector<std::string> calls(std::string_view program) const {
+    std::ifstream in(m_bin.path() / "calls");
+    std::vector<std::string> found;
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with(program))
+        found.push_back(line);
+    return found;
+  }
+
+  static ExecRequest echo(const std::string& text) {
+    ExecRequest request;
+    request.command = std::vector<std::string>{"/bin/echo", text};
+    return request;
+  }
+
+  TempDir m_bin;
+  TempDir m_cache;
+};
+
+TEST_F(SlurmExecutorTest, RunsABatchInOneStepOfAnAllocationAndCancelsItWhenDone) {
+  {
+    SlurmExecutor executor(options(), "lane0");
+    auto device = executor.device();
+    ASSERT_TRUE(device) << device.error().message;
+    ASSERT_TRUE(*device);
+    EXPECT_EQ((*device)->node, "fake01");
+    EXPECT_EQ((*device)->job_id, "100");
+    EXPECT_FALSE((*device)->host_id.empty());
+
+    const std::vector<ExecRequest> requests = {echo("one"), echo("two"), echo("three")};
+    auto outcomes = executor.run_batch(requests);
+    ASSERT_EQ(outcomes.size(), 3U);
+    for (std::size_t i = 0; i < 3; ++i) {
+      ASSERT_TRUE(outcomes[i]) << outcomes[i].error().message;
+      EXPECT_TRUE(outcomes[i]->succeeded());
+      EXPECT_TRUE(outcomes[i]->started_micros.has_value());
+    }
+    EXPECT_EQ(outcomes[1]->out, "two\n");
+    ASSERT_EQ(executor.jobs().size(), 1U);
+    EXPECT_EQ(executor.jobs()[0].node, "fake01");
+    EXPECT_EQ(executor.jobs()[0].runs, 3);
+    EXPECT_EQ(executor.batch_device()->job_id, "100");
+  }
+  const auto salloc = calls("salloc");
+  ASSERT_EQ(salloc.size(), 1U);
+  EXPECT_THAT(salloc[0], HasSubstr("--no-shell -J culprit -p gpu --gres=gpu:1"));
+  const auto srun = calls("srun");
+  ASSERT_EQ(srun.size(), 2U); // the device probe and the batch
+  EXPECT_THAT(srun[1], HasSubstr("--jobid=100 -N1 -n1 --exclusive"));
+  EXPECT_THAT(srun[1], HasSubstr(" worker "));
+  EXPECT_EQ(calls("scancel"), std::vector<std::string>{"scancel 100"});
+  // The batch directories are gone once their results are read.
+  EXPECT_TRUE(std::filesystem::is_empty(m_cache.path() / "batches"));
+}
+
+TEST_F(SlurmExecutorTest, AStepThatFailsIsRetriedOnANewAllocation) {
+  touch("fail_steps", "2");
+  SlurmExecutor executor(options(), "lane0");
+  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x")});
+  ASSERT_TRUE(outcomes[0]) << outcomes[0].error().message;
+  EXPECT_EQ(outcomes[0]->out, "x\n");
+  EXPECT_EQ(executor.retries(), 2);
+  ASSERT_EQ(executor.jobs().size(), 3U);
+  EXPECT_THAT(executor.jobs()[0].ended, HasSubstr("Node failure on fake01"));
+  EXPECT_THAT(calls("scancel"), ::testing::ElementsAre("scancel 100", "scancel 101"));
+}
+
+TEST_F(SlurmExecutorTest, StepsThatKeepFailingAreReportedAfterTheLastAttempt) {
+  touch("fail_steps", "99");
+  auto settings = options();
+  settings.max_attempts = 2;
+  SlurmExecutor executor(settings, "lane0");
+  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x"), echo("y")});
+  ASSERT_EQ(outcomes.size(), 2U);
+  ASSERT_FALSE(outcomes[0]);
+  EXPECT_EQ(outcomes[0].error().code, ExitCode::infrastructure);
+  EXPECT_THAT(outcomes[0].error().message, HasSubstr("2 attempts"));
+  EXPECT_THAT(outcomes[0].error().message, HasSubstr("Node failure"));
+  EXPECT_EQ(calls("salloc").size(), 2U);
+}
+
+TEST_F(SlurmExecutorTest, AnAllocationSlurmRefusesIsReportedAtOnceWithSlurmsReason) {
+  touch("refuse");
+  SlurmExecutor executor(options(), "lane0");
+  auto device = executor.device();
+  ASSERT_FALSE(device);
+  EXPECT_EQ(device.error().code, ExitCode::infrastructure);
+  EXPECT_THAT(device.error().message, HasSubstr("Slurm refused the allocation"));
+  EXPECT_THAT(device.error().message, HasSubstr("Invalid partition name specified"));
+  EXPECT_THAT(device.error().message, HasSubstr("sbatch_args"));
+  EXPECT_EQ(calls("salloc").size(), 1U); // not worth asking again
+  EXPECT_TRUE(calls("srun").empty());
+}
+
+TEST_F(SlurmExecutorTest, AnAllocationThatWaitsTooLongInTheQueueIsAskedForAgainThenReported) {
+  touch("queue");
+  auto settings = options();
+  settings.queue_timeout = Seconds(0.3);
+  settings.max_attempts = 2;
+  SlurmExecutor executor(settings, "lane0");
+  auto device = executor.device();
+  ASSERT_FALSE(device);
+  EXPECT_EQ(device.error().code, ExitCode::infrastructure);
+  EXPECT_THAT(device.error().message, HasSubstr("no allocation was granted within"));
+  EXPECT_EQ(calls("salloc").size(), 2U);
+}
+
+TEST_F(SlurmExecutorTest, MissingSlurmToolsSayWhatToInstall) {
+  SlurmExecutor executor(options(false), "lane0");
+  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x")});
+  ASSERT_FALSE(outcomes[0]);
+  EXPECT_EQ(outcomes[0].error().code, ExitCode::infrastructure);
+  EXPECT_THAT(outcomes[0].error().message, HasSubstr("salloc"));
+  EXPECT_THAT(outcomes[0].error().message, HasSubstr("--executor local"));
+}
+
+TEST_F(SlurmExecutorTest, AWorkerThatLeftNoResultsOrCutResultsFailsTheWholeBatch) {
+  {
+    SlurmExecutor executor(options(), "lane0");
+    ASSERT_TRUE(executor.device());
+    touch("skip_worker");
+    auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x")});
+    ASSERT_FALSE(outcomes[0]);
+    EXPECT_EQ(outcomes[0].error().code, ExitCode::infrastructure);
+    EXPECT_THAT(outcomes[0].error().message, HasSubstr("node.json"));
+  }
+  std::filesystem::remove(m_bin.path() / "skip_worker");
+  touch("cut");
+  SlurmExecutor executor(options(), "lane0");
+  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x"), echo("y")});
+  ASSERT_EQ(outcomes.size(), 2U);
+  for (const auto& outcome : outcomes) {
+    ASSERT_FALSE(outcome);
+    EXPECT_EQ(outcome.error().code, ExitCode::infrastructure);
+    EXPECT_THAT(outcome.error().message, HasSubstr("cut line"));
+  }
+}
+
+TEST_F(SlurmExecutorTest, AnInterruptKeepsTheFinishedRunsAndCancelsTheAllocation) {
+  SlurmExecutor executor(options(), "lane0");
+  ASSERT_TRUE(executor.device());
+  ExecRequest slow;
+  slow.command = std::vector<std::string>{"/bin/sleep", "20"};
+  const std::vector<ExecRequest> requests = {echo("done"), slow, echo("never")};
+  std::jthread interrupter([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    request_interrupt(SIGINT);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto outcomes = executor.run_batch(requests);
+  interrupter.join();
+  clear_interrupt();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+  ASSERT_EQ(outcomes.size(), 3U);
+  ASSERT_TRUE(outcomes[0]) << outcomes[0].error().message;
+  EXPECT_EQ(outcomes[0]->out, "done\n");
+  for (std::size_t i = 1; i < 3; ++i) {
+    ASSERT_FALSE(outcomes[i]);
+    EXPECT_EQ(outcomes[i].error().code, ExitCode::interrupted);
+  }
+  EXPECT_EQ(calls("scancel"), std::vector<std::string>{"scancel 100"});
+  EXPECT_EQ(executor.jobs()[0].ended, "interrupted");
+}
+
+TEST(SlurmArguments, AStringIsSplitAtWhitespace) {
+  EXPECT_EQ(split_arguments("  -p gpu\t--gres=gpu:1 --exclusive "),
+            (std::vector<std::string>{"-p", "gpu", "--gres=gpu:1", "--exclusive"}));
+  EXPECT_TRUE(split_arguments("").empty());
+}
+
+} // namespace
+} // namespace culprit
