@@ -61,12 +61,14 @@ void validate(const FakeCommit& model) {
   }
 }
 
-std::string sample_lines(const FakeCommit& model, SplitMix64& random, Seconds& simulated) {
+std::string sample_lines(const FakeCommit& model, SplitMix64& random, Seconds& simulated,
+                         double scale) {
   std::string out = R"({"type":"header","format":"culprit-jsonl","version":1,)"
                     R"("harness":"culprit fake executor","backend":"cpu","device":"fake"})"
                     "\n";
   for (const auto& fake_case : model.cases) {
-    const double run_level = fake_case.median * std::exp(fake_case.run_sigma * random.normal());
+    const double run_level =
+        scale * fake_case.median * std::exp(fake_case.run_sigma * random.normal());
     for (int index = 0; index < model.samples_per_run; ++index) {
       double value = run_level * std::exp(fake_case.sigma * random.normal());
       if (random.uniform() <= fake_case.outlier_rate)
@@ -136,7 +138,10 @@ Result<ExecResult> FakeExecutor::run(const ExecRequest& request) {
   switch (model->behaviour) {
   case FakeBehaviour::measure: {
     SplitMix64 random(m_seed ^ fnv1a(commit) ^ (static_cast<std::uint64_t>(run_index) << 32U));
-    result.out = sample_lines(*model, random, result.wall);
+    double scale = 1;
+    if (const auto it = request.env.find("CULPRIT_FAKE_SCALE"); it != request.env.end())
+      scale = std::stod(it->second);
+    result.out = sample_lines(*model, random, result.wall, scale);
     break;
   }
   case FakeBehaviour::fail:

@@ -9,6 +9,8 @@
 // unit of replication) and Z per sample; with probability outlier_rate a sample is multiplied by
 // outlier_factor. The output of the k-th run of a commit depends only on the seed, the commit and
 // k, not on what else ran in between, so interleaving orders do not change the numbers.
+// CULPRIT_FAKE_SCALE in the request's environment multiplies every level: a device that runs
+// everything a fixed fraction faster or slower than another.
 
 #include <cstdint>
 #include <map>

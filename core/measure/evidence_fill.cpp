@@ -135,8 +135,8 @@ std::string verdict_status(const CompareOutcome& outcome) {
 }
 
 Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
-                            const BisectOutcome& outcome, Sampler& sampler, double confidence,
-                            std::uint64_t seed) {
+                            const BisectOutcome& outcome, std::span<Sampler* const> lanes,
+                            double confidence, std::uint64_t seed) {
   for (const auto& [commit, build] : outcome.builds)
     evidence.builds.push_back(build_entry(build));
   const auto& good = outcome.subjects.at(range.good);
@@ -148,21 +148,34 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
   if (cases.empty())
     for (const auto& verdict : outcome.confirmation.cases)
       cases.push_back(verdict.selected);
+  std::vector<Sampler*> devices;
+  for (auto* lane : lanes) {
+    if (std::ranges::none_of(devices, [&](const Sampler* seen) {
+          return seen->options().host_id == lane->options().host_id;
+        }))
+      devices.push_back(lane);
+  }
   for (const auto& [commit, subject] : outcome.subjects) {
-    for (const auto& selected : cases) {
-      CULPRIT_TRY_ASSIGN(auto m,
-                         measurement_entry(sampler, subject, selected, 0, confidence, seed));
-      if (m.runs.empty())
-        continue;
-      if (const auto it = outcome.reused_from.find(commit); it != outcome.reused_from.end())
-        m.reused_from = it->second;
-      evidence.measurements.push_back(std::move(m));
+    for (auto* device : devices) {
+      for (const auto& selected : cases) {
+        CULPRIT_TRY_ASSIGN(auto m,
+                           measurement_entry(*device, subject, selected, 0, confidence, seed));
+        if (m.runs.empty())
+          continue;
+        if (const auto it = outcome.reused_from.find(commit); it != outcome.reused_from.end())
+          m.reused_from = it->second;
+        if (devices.size() > 1)
+          m.host_id = device->options().host_id;
+        evidence.measurements.push_back(std::move(m));
+      }
     }
   }
   EvidenceBisect b;
   b.good = range.good;
   b.bad = range.bad;
   b.commits_in_range = static_cast<int>(range.commits.size());
+  b.rounds = static_cast<int>(outcome.rounds);
+  b.parallel = static_cast<int>(outcome.lanes);
   for (const auto& c : outcome.cases)
     b.cases.push_back(c.key.case_name);
   for (const auto& step : outcome.steps) {

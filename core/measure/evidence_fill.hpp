@@ -32,10 +32,11 @@ verdict_status(const CompareOutcome& outcome); // no_change | slower | faster | 
 
 // Everything of a bisection: builds, measurements of every measured commit, the confirmation,
 // the steps and the culprits with their change and share (describe_culprits in
-// core/culprit_hints adds their commit metadata, owners and hints).
+// core/culprit_hints adds their commit metadata, owners and hints). With several lanes (devices),
+// a commit gets one measurement per device that measured it, each with its host id.
 Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
-                            const BisectOutcome& outcome, Sampler& sampler, double confidence,
-                            std::uint64_t seed);
+                            const BisectOutcome& outcome, std::span<Sampler* const> lanes,
+                            double confidence, std::uint64_t seed);
 
 // "1.23 ms", "456 us", "2.5 GB/s": a value with its unit, for people.
 std::string format_value(double value, const std::string& unit);

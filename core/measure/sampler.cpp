@@ -13,9 +13,6 @@
 namespace culprit {
 namespace {
 
-// A subject whose runs fail this many times in a row is given up on.
-constexpr int k_max_consecutive_failures = 5;
-
 store::RunStatus status_of(const ExecResult& result) {
   if (result.timed_out)
     return store::RunStatus::timeout;
@@ -61,6 +58,8 @@ Result<std::vector<store::CaseMetric>> Sampler::cases(const Subject& subject) {
 }
 
 Result<bool> Sampler::ensure(std::span<const Want> wants) {
+  if (m_executor.ships_batches())
+    return ensure_batched(wants);
   struct Need {
     const Subject* subject;
     std::size_t missing;
@@ -92,19 +91,16 @@ Result<bool> Sampler::ensure(std::span<const Want> wants) {
         need.failures_in_a_row = 0;
         continue;
       }
-      if (++need.failures_in_a_row >= k_max_consecutive_failures)
-        return infra_error("{} runs of {} in a row failed; the last: {}",
-                           k_max_consecutive_failures, subject.commit.substr(0, 12),
-                           m_last_message);
+      if (++need.failures_in_a_row >= k_max_failures_in_a_row)
+        return infra_error("{} runs of {} in a row failed; the last: {}", k_max_failures_in_a_row,
+                           subject.commit.substr(0, 12), m_last_message);
     }
     std::erase_if(needs, [](const Need& need) { return need.missing == 0; });
   }
   return true;
 }
 
-Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup) {
-  if (interrupt_requested())
-    return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
+Result<ExecRequest> Sampler::request_for(const Subject& subject) const {
   const TemplateValues values{subject.artifact_dir.string(), subject.artifact_dir.string(),
                               subject.commit, subject.rev};
   ExecRequest request;
@@ -123,7 +119,10 @@ Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup) 
     request.env[name] = value;
   request.timeout = m_options.run.timeout;
   request.cpus = m_options.run.cpus;
+  return request;
+}
 
+store::RunRecord Sampler::record_for(const Subject& subject, bool warmup) const {
   store::RunRecord record;
   record.artifact_id = subject.artifact_id;
   record.build_key = subject.build_key;
@@ -133,7 +132,50 @@ Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup) 
   record.warmup = warmup;
   record.session = m_options.session;
   record.started = store::now();
+  return record;
+}
 
+void Sampler::fill_record(store::RunRecord& record, const ExecRequest& request,
+                          const ExecResult& ran) const {
+  if (ran.started_micros)
+    record.started = store::from_micros(*ran.started_micros);
+  record.wall_seconds = ran.wall.count();
+  record.user_seconds = ran.user.count();
+  record.sys_seconds = ran.sys.count();
+  record.max_rss_kib = ran.max_rss_kb;
+  if (ran.signal != 0)
+    record.signal = ran.signal;
+  else
+    record.exit_code = ran.exit_code;
+  record.timed_out = ran.timed_out;
+  record.status = status_of(ran);
+  if (record.status == store::RunStatus::ok) {
+    ParseOptions parse = m_options.parse;
+    if (parse.time.case_name.empty())
+      parse.time.case_name = command_name(request); // the `time` format's case: the program
+    auto parsed = parse_run_output(ran, parse);
+    if (!parsed) {
+      record.status = store::RunStatus::parse_error;
+      record.message = parsed.error().message;
+    } else if (parsed->samples.empty()) {
+      record.status = store::RunStatus::parse_error;
+      record.message = "the benchmark printed no samples";
+    } else {
+      record.samples = std::move(parsed->samples);
+    }
+  } else {
+    const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;
+    record.message = fmt::format("the benchmark {}{}{}", describe_outcome(ran, request),
+                                 tail.empty() ? "" : ": ", tail);
+  }
+  std::replace(record.message.begin(), record.message.end(), '\n', ' ');
+}
+
+Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup) {
+  if (interrupt_requested())
+    return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
+  CULPRIT_TRY_ASSIGN(const auto request, request_for(subject));
+  auto record = record_for(subject, warmup);
   std::optional<host::GpuSnapshot> before;
   if (m_options.gpu != nullptr)
     before = m_options.gpu->snapshot();
@@ -151,44 +193,16 @@ Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup) 
                                                    ran.error().message, stored.error().message)});
     return std::unexpected(ran.error());
   }
+  fill_record(record, request, *ran);
   if (before && before->available) {
     const auto finding = host::throttled_between(*before, m_options.gpu->snapshot());
     record.gpu_throttled = finding.throttled;
     if (finding.throttled) {
       ++m_throttled;
-      record.message = "GPU throttled: " + finding.why;
+      if (record.message.empty())
+        record.message = "GPU throttled: " + finding.why;
     }
   }
-  record.wall_seconds = ran->wall.count();
-  record.user_seconds = ran->user.count();
-  record.sys_seconds = ran->sys.count();
-  record.max_rss_kib = ran->max_rss_kb;
-  if (ran->signal != 0)
-    record.signal = ran->signal;
-  else
-    record.exit_code = ran->exit_code;
-  record.timed_out = ran->timed_out;
-  record.status = status_of(*ran);
-  if (record.status == store::RunStatus::ok) {
-    ParseOptions parse = m_options.parse;
-    if (parse.time.case_name.empty())
-      parse.time.case_name = command_name(request); // the `time` format's case: the program
-    auto parsed = parse_run_output(*ran, parse);
-    if (!parsed) {
-      record.status = store::RunStatus::parse_error;
-      record.message = parsed.error().message;
-    } else if (parsed->samples.empty()) {
-      record.status = store::RunStatus::parse_error;
-      record.message = "the benchmark printed no samples";
-    } else {
-      record.samples = std::move(parsed->samples);
-    }
-  } else {
-    const auto tail = ran->err.size() > 300 ? ran->err.substr(ran->err.size() - 300) : ran->err;
-    record.message = fmt::format("the benchmark {}{}{}", describe_outcome(*ran, request),
-                                 tail.empty() ? "" : ": ", tail);
-  }
-  std::replace(record.message.begin(), record.message.end(), '\n', ' ');
   m_last_message = record.message;
   CULPRIT_TRY(m_store.record_run(record));
   ++m_runs_made;

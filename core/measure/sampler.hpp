@@ -15,6 +15,11 @@
 // - A run that fails (non-zero exit, signal, timeout, unreadable output) is recorded with its
 //   status and does not count; a subject whose runs keep failing is an infrastructure error.
 // - A time budget stops the loop between runs; ensure() then reports that it could not finish.
+// - With an executor that ships batches (a Slurm allocation), the missing runs are planned as one
+//   batch in the same interleaved order, every subject's warm-up runs at the start of each batch
+//   (a batch is a fresh process on a node that may have idled), and the batch is imported into the
+//   store in one transaction once it is back. Runs are keyed by the device that made them (the
+//   node's host id, GPUs included), so the runs a driver compares all come from one device.
 
 #include <chrono>
 #include <cstdint>
@@ -22,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,6 +41,9 @@
 #include "core/store/store.hpp"
 
 namespace culprit {
+
+// A subject whose runs fail this many times in a row is given up on.
+inline constexpr int k_max_failures_in_a_row = 5;
 
 struct SamplerOptions {
   RunRecipe run;
@@ -64,6 +73,13 @@ struct Want {
   std::size_t runs = 0; // counted runs it must have
 };
 
+// A batch planned for an executor that ships batches: the requests and what each one is.
+struct BatchPlan {
+  std::vector<ExecRequest> requests;
+  std::vector<const Subject*> subjects; // one per request
+  std::vector<bool> warmups;            // one per request
+};
+
 class Sampler {
 public:
   Sampler(Executor& executor, store::Store& store, SamplerOptions options);
@@ -82,8 +98,23 @@ public:
   [[nodiscard]] int throttled_runs() const { return m_throttled; }
   void on_run(std::function<void(const RunEvent&)> callback) { m_on_run = std::move(callback); }
   [[nodiscard]] const SamplerOptions& options() const { return m_options; }
+  [[nodiscard]] Executor& executor() { return m_executor; }
+
+  // The batch steps of ensure(), for drivers that run several samplers' batches at once
+  // (ensure_lanes). plan_batch first moves the sampler to the executor's device (which may ask for
+  // an allocation); it returns nullopt when every want is met.
+  Result<std::optional<BatchPlan>> plan_batch(std::span<const Want> wants);
+  // Imports the outcomes of a planned batch in one transaction. Errors: interrupted (after the
+  // finished runs are stored), a batch that could not run, a subject whose runs keep failing.
+  Status import_batch(const BatchPlan& plan, std::vector<Result<ExecResult>> outcomes);
 
 private:
+  Result<bool> ensure_batched(std::span<const Want> wants);
+  Status use_device(const BatchDevice& device);
+  [[nodiscard]] Result<ExecRequest> request_for(const Subject& subject) const;
+  [[nodiscard]] store::RunRecord record_for(const Subject& subject, bool warmup) const;
+  void fill_record(store::RunRecord& record, const ExecRequest& request,
+                   const ExecResult& ran) const;
   [[nodiscard]] store::MeasurementKey key_of(const Subject& subject) const;
   Result<store::RunStatus> run_once(const Subject& subject, bool warmup);
 
@@ -94,9 +125,21 @@ private:
   std::uint64_t m_rounds = 0;
   int m_runs_made = 0;
   int m_throttled = 0;
-  std::map<std::string, bool> m_warmed; // artifact id -> warm-up done in this process
-  std::string m_last_message;           // of the last run that failed
+  std::map<std::string, bool> m_warmed;           // artifact id -> warm-up done in this process
+  std::string m_last_message;                     // of the last run that failed
+  std::map<std::string, int> m_failures_in_a_row; // artifact id -> failed runs since the last ok
+  std::set<std::string> m_recorded_hosts;         // devices recorded in the store
   std::function<void(const RunEvent&)> m_on_run;
 };
+
+// Wants of several samplers (one per lane of a cluster), met together: in each round every lane
+// with something missing ships one batch, lanes on executors that ship batches at the same time
+// (one thread each, waiting on its executor; the store is only touched from the calling thread).
+// Returns false when a budget ran out.
+struct LaneWants {
+  Sampler* sampler = nullptr;
+  std::vector<Want> wants;
+};
+Result<bool> ensure_lanes(std::span<LaneWants> lanes);
 
 } // namespace culprit

@@ -49,6 +49,12 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   return session;
 }
 
+std::unique_ptr<Sampler> MeasureSession::make_sampler(Executor& executor) const {
+  auto options = m_sampler->options();
+  options.gpu = nullptr; // the lane's GPUs are on its node, not here
+  return std::make_unique<Sampler>(executor, *m_store, std::move(options));
+}
+
 MeasureSession::~MeasureSession() {
   std::error_code ignored;
   if (!m_scratch.empty())

@@ -38,6 +38,9 @@ public:
 
   [[nodiscard]] store::Store& store() { return *m_store; }
   [[nodiscard]] Sampler& sampler() { return *m_sampler; }
+  // Another sampler over the same store and recipe that runs through `executor` (a lane of a
+  // cluster: its runs are keyed by the device it gets).
+  [[nodiscard]] std::unique_ptr<Sampler> make_sampler(Executor& executor) const;
   [[nodiscard]] const host::HostFingerprint& host() const { return m_host; }
   [[nodiscard]] const nlohmann::json& host_json() const { return m_host_json; }
   // One line each: a noisy host (powersave governor, load, a VM, ...), what to do about it.

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,9 @@ public:
   // Records one run and all its samples atomically; returns the run's id. The run's host must
   // have been recorded first. Samples must be finite.
   Result<std::int64_t> record_run(const RunRecord& run);
+  // Records a batch of runs in one transaction: all of them, or none (a batch imported from a
+  // cluster node is never half in the store).
+  Result<std::vector<std::int64_t>> record_runs(std::span<const RunRecord> runs);
 
   // The samples of each counted run (ok, not warm-up) of one case and metric.
   Result<CaseRuns> counted_runs(const MeasurementKey& key, std::string_view case_name,

@@ -140,26 +140,49 @@ Status check_host_known(sqlite::Database& db, const RunRecord& run) {
 
 } // namespace
 
-Result<std::int64_t> Store::record_run(const RunRecord& run) {
-  CULPRIT_TRY(check_samples(run));
-  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
-  CULPRIT_TRY(check_host_known(m_db, run));
+namespace {
+
+Result<std::int64_t> insert_run(sqlite::Database& db, const RunRecord& run) {
+  CULPRIT_TRY(check_host_known(db, run));
   CULPRIT_TRY_ASSIGN(
       auto insert,
-      m_db.prepare("INSERT INTO runs (artifact_id, build_key, commit_id, recipe_hash, host_id, "
-                   "started, wall_seconds, user_seconds, sys_seconds, max_rss_kib, exit_code, "
-                   "signal, timed_out, status, warmup, gpu_throttled, message, session) VALUES "
-                   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                   "?18)"));
+      db.prepare("INSERT INTO runs (artifact_id, build_key, commit_id, recipe_hash, host_id, "
+                 "started, wall_seconds, user_seconds, sys_seconds, max_rss_kib, exit_code, "
+                 "signal, timed_out, status, warmup, gpu_throttled, message, session) VALUES "
+                 "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+                 "?18)"));
   insert.bind_all(run.artifact_id, run.build_key, run.commit_id, run.recipe_hash, run.host_id,
                   to_micros(run.started), run.wall_seconds, run.user_seconds, run.sys_seconds,
                   run.max_rss_kib, run.exit_code, run.signal, run.timed_out, to_string(run.status),
                   run.warmup, run.gpu_throttled, run.message, run.session);
   CULPRIT_TRY(insert.run());
-  const auto run_id = m_db.last_insert_rowid();
-  CULPRIT_TRY(insert_samples(m_db, run, run_id));
+  const auto run_id = db.last_insert_rowid();
+  CULPRIT_TRY(insert_samples(db, run, run_id));
+  return run_id;
+}
+
+} // namespace
+
+Result<std::int64_t> Store::record_run(const RunRecord& run) {
+  CULPRIT_TRY(check_samples(run));
+  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
+  CULPRIT_TRY_ASSIGN(const auto run_id, insert_run(m_db, run));
   CULPRIT_TRY(transaction.commit());
   return run_id;
+}
+
+Result<std::vector<std::int64_t>> Store::record_runs(std::span<const RunRecord> runs) {
+  for (const auto& run : runs)
+    CULPRIT_TRY(check_samples(run));
+  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
+  std::vector<std::int64_t> ids;
+  ids.reserve(runs.size());
+  for (const auto& run : runs) {
+    CULPRIT_TRY_ASSIGN(const auto run_id, insert_run(m_db, run));
+    ids.push_back(run_id);
+  }
+  CULPRIT_TRY(transaction.commit());
+  return ids;
 }
 
 Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view case_name,

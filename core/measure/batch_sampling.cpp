@@ -1,0 +1,187 @@
+// The Sampler's batch path: runs planned and shipped as one batch to an executor that runs them
+// elsewhere (a Slurm allocation), imported in one transaction once they are back.
+#include <algorithm>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/hash.hpp"
+#include "core/interrupt.hpp"
+#include "core/measure/sampler.hpp"
+
+namespace culprit {
+
+Status Sampler::use_device(const BatchDevice& device) {
+  if (!m_recorded_hosts.contains(device.host_id)) {
+    const auto now = store::now();
+    CULPRIT_TRY(m_store.record_host({device.host_id, device.host_json, now, now}));
+    m_recorded_hosts.insert(device.host_id);
+  }
+  m_options.host_id = device.host_id;
+  return {};
+}
+
+Result<std::optional<BatchPlan>> Sampler::plan_batch(std::span<const Want> wants) {
+  if (interrupt_requested())
+    return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
+  CULPRIT_TRY_ASSIGN(const auto device, m_executor.device());
+  if (device)
+    CULPRIT_TRY(use_device(*device));
+  struct Need {
+    const Subject* subject;
+    std::size_t missing;
+  };
+  std::vector<Need> needs;
+  for (const auto& want : wants) {
+    CULPRIT_TRY_ASSIGN(const auto have, counted_runs(*want.subject));
+    if (have < want.runs)
+      needs.push_back({want.subject, want.runs - have});
+  }
+  if (needs.empty())
+    return std::nullopt;
+  BatchPlan plan;
+  std::set<std::string> warmed;
+  auto add = [&](const Subject& subject, bool warmup) -> Status {
+    CULPRIT_TRY_ASSIGN(auto request, request_for(subject));
+    plan.requests.push_back(std::move(request));
+    plan.subjects.push_back(&subject);
+    plan.warmups.push_back(warmup);
+    return {};
+  };
+  // The same rounds as the one-run-at-a-time path: each a fresh seeded shuffle of what is left.
+  while (!needs.empty()) {
+    std::mt19937_64 rng(std::hash<std::string>{}(
+        Hasher().add(std::to_string(m_options.seed)).add(std::to_string(m_rounds++)).hex()));
+    std::shuffle(needs.begin(), needs.end(), rng);
+    for (auto& need : needs) {
+      if (warmed.insert(need.subject->artifact_id).second) {
+        for (int i = 0; i < m_options.warmup; ++i)
+          CULPRIT_TRY(add(*need.subject, true));
+      }
+      CULPRIT_TRY(add(*need.subject, false));
+      --need.missing;
+    }
+    std::erase_if(needs, [](const Need& need) { return need.missing == 0; });
+  }
+  return plan;
+}
+
+Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResult>> outcomes) {
+  // The device that ran the batch: the allocation may have changed under a retry.
+  if (const auto ran_on = m_executor.batch_device())
+    CULPRIT_TRY(use_device(*ran_on));
+  std::vector<store::RunRecord> records;
+  std::optional<Error> stop;
+  for (std::size_t i = 0; i < outcomes.size() && i < plan.requests.size(); ++i) {
+    if (!outcomes[i]) {
+      stop = outcomes[i].error();
+      break;
+    }
+    auto record = record_for(*plan.subjects[i], plan.warmups[i]);
+    fill_record(record, plan.requests[i], *outcomes[i]);
+    records.push_back(std::move(record));
+  }
+  if (stop && stop->code != ExitCode::interrupted)
+    return std::unexpected(*stop); // the batch could not run: nothing of it is imported
+  CULPRIT_TRY(m_store.record_runs(records));
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& record = records[i];
+    ++m_runs_made;
+    if (m_on_run)
+      m_on_run({plan.subjects[i], record.warmup, record.status, record.message, m_runs_made});
+  }
+  if (stop)
+    return std::unexpected(*stop);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& record = records[i];
+    if (record.warmup)
+      continue;
+    auto& failures = m_failures_in_a_row[record.artifact_id];
+    if (record.status == store::RunStatus::ok) {
+      failures = 0;
+      continue;
+    }
+    m_last_message = record.message;
+    if (++failures >= k_max_failures_in_a_row)
+      return infra_error("{} runs of {} in a row failed; the last: {}", k_max_failures_in_a_row,
+                         plan.subjects[i]->commit.substr(0, 12), m_last_message);
+  }
+  return {};
+}
+
+Result<bool> Sampler::ensure_batched(std::span<const Want> wants) {
+  while (true) {
+    if (budget_exhausted())
+      return false;
+    CULPRIT_TRY_ASSIGN(auto plan, plan_batch(wants));
+    if (!plan)
+      return true;
+    auto outcomes = m_executor.run_batch(plan->requests);
+    CULPRIT_TRY(import_batch(*plan, std::move(outcomes)));
+  }
+}
+
+Result<bool> ensure_lanes(std::span<LaneWants> lanes) {
+  // Lanes that run here (the local executor) go one after the other: measurements on one machine
+  // at once would disturb each other.
+  for (auto& lane : lanes) {
+    if (!lane.sampler->executor().ships_batches()) {
+      CULPRIT_TRY_ASSIGN(const bool complete, lane.sampler->ensure(lane.wants));
+      if (!complete)
+        return false;
+    }
+  }
+  std::vector<LaneWants*> shipping;
+  for (auto& lane : lanes) {
+    if (lane.sampler->executor().ships_batches())
+      shipping.push_back(&lane);
+  }
+  while (!shipping.empty()) {
+    // Devices first (a lane without an allocation asks for one), all lanes at once.
+    std::vector<Status> found(shipping.size());
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t i = 0; i < shipping.size(); ++i)
+        threads.emplace_back([&, i] {
+          auto device = shipping[i]->sampler->executor().device();
+          if (!device)
+            found[i] = std::unexpected(device.error());
+        });
+    }
+    for (const auto& status : found)
+      CULPRIT_TRY(status);
+    std::vector<LaneWants*> busy;
+    std::vector<BatchPlan> plans;
+    for (auto* lane : shipping) {
+      if (lane->sampler->budget_exhausted())
+        return false;
+      CULPRIT_TRY_ASSIGN(auto plan, lane->sampler->plan_batch(lane->wants));
+      if (plan) {
+        busy.push_back(lane);
+        plans.push_back(std::move(*plan));
+      }
+    }
+    if (busy.empty())
+      return true;
+    std::vector<std::vector<Result<ExecResult>>> outcomes(busy.size());
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t i = 0; i < busy.size(); ++i)
+        threads.emplace_back(
+            [&, i] { outcomes[i] = busy[i]->sampler->executor().run_batch(plans[i].requests); });
+    }
+    // Every lane's finished runs are imported before an error is reported.
+    Status first_error;
+    for (std::size_t i = 0; i < busy.size(); ++i) {
+      auto imported = busy[i]->sampler->import_batch(plans[i], std::move(outcomes[i]));
+      if (!imported && first_error)
+        first_error = std::move(imported);
+    }
+    CULPRIT_TRY(first_error);
+    shipping = std::move(busy);
+  }
+  return true;
+}
+
+} // namespace culprit
