@@ -73,19 +73,20 @@ public:
     print_host_warnings(*ctx.session, global.verbosity);
 
     ProgressLine progress(global.verbosity);
-    auto& sampler = ctx.session->sampler();
     std::string status_line = "building the ends...";
     progress.update(status_line);
-    sampler.on_run([&](const RunEvent& event) {
-      progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
-    });
     BisectSettings settings;
     settings.compare = ctx.compare_settings();
     settings.improvement = m_improvement;
     BuilderProvider builds(*ctx.builder, ctx.build_options);
-    auto outcome = run_bisect(*range, builds, sampler, settings, [&](const BisectProgress& p) {
+    const auto lanes = ctx.lanes();
+    for (auto* lane : lanes)
+      lane->on_run([&](const RunEvent& event) {
+        progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
+      });
+    auto outcome = run_bisect(*range, builds, lanes, settings, [&](const BisectProgress& p) {
       auto info = ctx.repo.commit_info(p.commit);
-      status_line = fmt::format("step {} of about {}: {} {} [{}]", p.step, p.expected_steps,
+      status_line = fmt::format("round {} of about {}: {} {} [{}]", p.round, p.expected_rounds,
                                 p.commit.substr(0, 12),
                                 info ? info->subject.substr(0, 40) : std::string(), p.case_name);
       progress.update(fmt::format("{} ({} runs)", status_line, p.runs_made));
@@ -103,9 +104,10 @@ public:
     evidence.kind = "bisect";
     evidence.status = outcome->status;
     evidence.host = ctx.session->host_json();
+    evidence.executor = ctx.executor_json();
     evidence.warnings = ctx.session->warnings();
     evidence.settings.direction = m_improvement ? "improvement" : "regression";
-    if (auto filled = fill_bisect_evidence(evidence, *range, *outcome, sampler,
+    if (auto filled = fill_bisect_evidence(evidence, *range, *outcome, lanes,
                                            settings.compare.confidence, settings.compare.seed);
         !filled)
       return report(filled.error());
@@ -127,6 +129,7 @@ public:
         outputs.json = file.string();
     }
     std::FILE* out = summary_stream(outputs);
+    m_executor_summary = ctx.executor_summary();
     print_summary(out, evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, outputs,
@@ -166,9 +169,14 @@ private:
       for (const auto& commit : b.candidates)
         fmt::print(out, "  {}\n", commit.substr(0, 12));
     }
-    fmt::print(out, "{} commits in range, {} probes, {} builds; evidence: {}\n", b.commits_in_range,
-               b.steps.size(), evidence.builds.size(), where);
+    fmt::print(out, "{} commits in range, {} probes in {} round{}, {} builds; evidence: {}\n",
+               b.commits_in_range, b.steps.size(), outcome.rounds, outcome.rounds == 1 ? "" : "s",
+               evidence.builds.size(), where);
+    if (!m_executor_summary.empty())
+      fmt::print(out, "{}\n", m_executor_summary);
   }
+
+  std::string m_executor_summary;
 
   std::string m_good;
   std::string m_bad;

@@ -1,9 +1,14 @@
 #include "cli/measure_context.hpp"
 
+#include <fmt/ranges.h>
+
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "cli/recipe_flags.hpp"
+#include "core/fs.hpp"
 #include "core/interrupt.hpp"
+
+#include <utility>
 
 namespace culprit::cli {
 
@@ -12,6 +17,23 @@ void add_measure_flags(CLI::App& sub, MeasureFlags& flags) {
   sub.add_flag("--fresh", flags.fresh, "measure again, ignoring runs stored by earlier commands");
   sub.add_flag("--rebuild", flags.rebuild, "build again even when a build is cached or failed");
   add_report_output_flags(sub, flags.outputs);
+}
+
+Result<SlurmOptions> slurm_options(const Recipe& recipe, const std::filesystem::path& cache) {
+  SlurmOptions options;
+  options.alloc_args = recipe.executor.sbatch_args;
+  options.srun_args = recipe.executor.srun_args;
+  options.max_attempts = recipe.executor.max_attempts;
+  options.queue_timeout = recipe.executor.queue_timeout;
+  std::error_code error;
+  options.worker = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error)
+    return infra_error("cannot tell where culprit itself is ({}); the Slurm executor runs it on "
+                       "the nodes",
+                       error.message());
+  options.batch_root = cache / "batches";
+  CULPRIT_TRY(ensure_writable_dir(options.batch_root, "cache directory"));
+  return options;
 }
 
 InputCheck revisions_resolve(std::vector<std::string> revisions) {
@@ -37,14 +59,82 @@ Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions
                      load_recipe(global, context->repo, flags.overrides, RecipeUse::build_and_run));
   CULPRIT_TRY(check(context->repo));
   CULPRIT_TRY_ASSIGN(context->cache, repository_cache(global, context->repo));
-  context->builder = std::make_unique<Builder>(context->repo, context->recipe.build, context->cache,
-                                               context->executor);
+  const auto& where = context->recipe.executor;
+  Executor* measure_on = &context->executor;
+  Executor* build_on = &context->executor;
+  if (where.kind == "slurm") {
+    CULPRIT_TRY_ASSIGN(const auto options, slurm_options(context->recipe, context->cache));
+    for (int lane = 0; lane < where.parallel; ++lane)
+      context->slurm_lanes.push_back(
+          std::make_unique<SlurmExecutor>(options, fmt::format("lane{}", lane)));
+    measure_on = context->slurm_lanes.front().get();
+    if (where.build_on == "slurm") {
+      context->slurm_builds = std::make_unique<SlurmExecutor>(options, "build");
+      build_on = context->slurm_builds.get();
+    }
+  }
+  context->builder =
+      std::make_unique<Builder>(context->repo, context->recipe.build, context->cache, *build_on);
   context->build_options.rebuild = flags.rebuild;
   context->build_options.on_message = [](std::string_view message) { print_warning(message); };
   CULPRIT_TRY_ASSIGN(context->session,
-                     MeasureSession::open(context->executor, context->recipe,
+                     MeasureSession::open(*measure_on, context->recipe,
                                           {.repo_cache = context->cache, .fresh = flags.fresh}));
+  for (std::size_t lane = 1; lane < context->slurm_lanes.size(); ++lane)
+    context->lane_samplers.push_back(context->session->make_sampler(*context->slurm_lanes[lane]));
   return context;
+}
+
+std::vector<Sampler*> MeasureContext::lanes() {
+  std::vector<Sampler*> lanes = {&session->sampler()};
+  for (const auto& sampler : lane_samplers)
+    lanes.push_back(sampler.get());
+  while (std::cmp_less(lanes.size(), recipe.executor.parallel))
+    lanes.push_back(&session->sampler());
+  return lanes;
+}
+
+nlohmann::json MeasureContext::executor_json() const {
+  nlohmann::json out = {{"kind", recipe.executor.kind}, {"parallel", recipe.executor.parallel}};
+  if (recipe.executor.kind != "slurm")
+    return out;
+  out["build_on"] = recipe.executor.build_on;
+  nlohmann::json jobs = nlohmann::json::array();
+  int retries = 0;
+  auto add = [&](const SlurmExecutor& lane, std::string_view role) {
+    retries += lane.retries();
+    for (const auto& job : lane.jobs())
+      jobs.push_back({{"job_id", job.job_id},
+                      {"role", role},
+                      {"node", job.node},
+                      {"gpus", job.gpus},
+                      {"host_id", job.host_id},
+                      {"batches", job.batches},
+                      {"runs", job.runs},
+                      {"ended", job.ended.empty() ? "held" : job.ended}});
+  };
+  for (const auto& lane : slurm_lanes)
+    add(*lane, "measure");
+  if (slurm_builds)
+    add(*slurm_builds, "build");
+  out["jobs"] = std::move(jobs);
+  out["retries"] = retries;
+  return out;
+}
+
+std::string MeasureContext::executor_summary() const {
+  std::vector<std::string> jobs;
+  int retries = 0;
+  for (const auto& lane : slurm_lanes) {
+    retries += lane->retries();
+    for (const auto& job : lane->jobs())
+      jobs.push_back(fmt::format("job {} on {}", job.job_id, job.node.empty() ? "?" : job.node));
+  }
+  if (jobs.empty())
+    return {};
+  return fmt::format("measured on {} Slurm allocation{}: {}{}", jobs.size(),
+                     jobs.size() == 1 ? "" : "s", fmt::join(jobs, ", "),
+                     retries > 0 ? fmt::format(" ({} retried)", retries) : std::string());
 }
 
 Result<Subject> MeasureContext::build_subject(const std::string& revision) {

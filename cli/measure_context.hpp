@@ -3,7 +3,9 @@
 // measurement session over the local executor.
 
 #include <functional>
+
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "core/build.hpp"
 #include "core/compare.hpp"
 #include "core/exec/local_executor.hpp"
+#include "core/exec/slurm_executor.hpp"
 #include "core/git/repository.hpp"
 #include "core/measure/session.hpp"
 #include "core/recipe.hpp"
@@ -45,12 +48,24 @@ public:
   Result<Subject> build_subject(const std::string& revision);
   [[nodiscard]] CompareSettings compare_settings() const;
 
+  // Samplers of the lanes a driver may measure on at once (--parallel K): with Slurm, one per
+  // allocation; locally the session's sampler K times (runs stay serial on one machine).
+  [[nodiscard]] std::vector<Sampler*> lanes();
+  // For the evidence: where builds and runs happened (Evidence::executor).
+  [[nodiscard]] nlohmann::json executor_json() const;
+  // One line for people when runs happened elsewhere ("measured on 2 Slurm allocations: job 41
+  // on gpu07, ..."); empty for the local executor.
+  [[nodiscard]] std::string executor_summary() const;
+
   git::Repository repo;
   Recipe recipe;
   std::filesystem::path cache;
-  LocalExecutor executor;
+  LocalExecutor executor; // builds (unless built on Slurm), culprit's own commands, local runs
+  std::vector<std::unique_ptr<SlurmExecutor>> slurm_lanes;
+  std::unique_ptr<SlurmExecutor> slurm_builds; // [executor] build_on = "slurm"
   std::unique_ptr<Builder> builder;
   std::unique_ptr<MeasureSession> session;
+  std::vector<std::unique_ptr<Sampler>> lane_samplers; // lanes after the first
   BuildOptions build_options;
   std::vector<BuildResult> builds;
 

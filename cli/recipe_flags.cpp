@@ -42,6 +42,13 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
       ->allow_extra_args(false)
       ->delimiter(',')
       ->group("Recipe");
+  app.add_option("--executor", o.executor,
+                 "where builds and runs happen: local (default) or slurm ([executor] in "
+                 "culprit.toml)")
+      ->group("Executor");
+  app.add_option("--parallel", o.parallel,
+                 "K: probes per bisection round, Slurm jobs at once, local build slots (default 1)")
+      ->group("Executor");
 }
 
 } // namespace culprit::cli

@@ -63,14 +63,15 @@ public:
     history::TrackSettings settings;
     settings.runs = m_runs > 0 ? m_runs : static_cast<std::size_t>(ctx.recipe.decide.min_runs);
     ProgressLine progress(global.verbosity);
-    auto& sampler = ctx.session->sampler();
     std::string status_line;
-    sampler.on_run([&](const RunEvent& event) {
-      progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
-    });
+    const auto lanes = ctx.lanes();
+    for (auto* lane : lanes)
+      lane->on_run([&](const RunEvent& event) {
+        progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
+      });
     BuilderProvider builds(*ctx.builder, ctx.build_options);
     auto outcome = history::track_commits(
-        commits, builds, sampler, *ledger, settings, [&](const history::TrackProgress& p) {
+        commits, builds, lanes, *ledger, settings, [&](const history::TrackProgress& p) {
           status_line =
               fmt::format("commit {} of {}: {}", p.done + 1, p.total, p.commit.substr(0, 12));
           progress.update(status_line);
@@ -92,6 +93,8 @@ public:
                outcome->failed_builds > 0
                    ? fmt::format(", {} did not build", outcome->failed_builds)
                    : std::string());
+    if (const auto where = ctx.executor_summary(); !where.empty())
+      fmt::print("{}\n", where);
     return 0;
   }
 

@@ -55,8 +55,8 @@ public:
     auto outcome = history::run_triage(
         *history, builds, sampler, graph, *ledger, settings, [&](const history::TriageProgress& p) {
           status_line =
-              fmt::format("change {} of {}: step {} of about {} [{}]", p.group + 1, p.groups,
-                          p.bisect.step, p.bisect.expected_steps, p.bisect.case_name);
+              fmt::format("change {} of {}: round {} of about {} [{}]", p.group + 1, p.groups,
+                          p.bisect.round, p.bisect.expected_rounds, p.bisect.case_name);
           progress.update(status_line);
         });
     progress.clear();

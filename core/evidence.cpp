@@ -171,6 +171,7 @@ Status read_measurement(const Reader& r, EvidenceMeasurement& m) {
   CULPRIT_TRY(r.get("direction", m.direction, false));
   CULPRIT_TRY(r.get("artifact_id", m.artifact_id, false));
   CULPRIT_TRY(r.get("reused_from", m.reused_from, false));
+  CULPRIT_TRY(r.get("host_id", m.host_id, false));
   CULPRIT_TRY(r.get("runs", m.runs));
   CULPRIT_TRY_ASSIGN(const auto summary, r.child("summary"));
   CULPRIT_TRY(summary.get("median", m.summary.median));
@@ -204,6 +205,7 @@ Status read_step(const Reader& r, EvidenceStep& s) {
   CULPRIT_TRY(r.get_optional("position", s.position));
   CULPRIT_TRY(r.get_optional("ci", s.ci));
   CULPRIT_TRY(r.get("runs", s.runs, false));
+  CULPRIT_TRY(r.get("host_id", s.host_id, false));
   return r.get("note", s.note, false);
 }
 
@@ -304,6 +306,8 @@ Status read_bisect(const Reader& r, EvidenceBisect& b) {
   CULPRIT_TRY(r.get("good", b.good));
   CULPRIT_TRY(r.get("bad", b.bad));
   CULPRIT_TRY(r.get("commits_in_range", b.commits_in_range));
+  CULPRIT_TRY(r.get("rounds", b.rounds, false));
+  CULPRIT_TRY(r.get("parallel", b.parallel, false));
   CULPRIT_TRY(r.get("cases", b.cases, false));
   CULPRIT_TRY(r.each("steps", b.steps, read_step));
   CULPRIT_TRY(r.each("culprits", b.culprits, read_culprit));
@@ -324,16 +328,20 @@ nlohmann::json to_json(const Evidence& e) {
                       {"log", b.log},
                       {"message", b.message}});
   json measurements = json::array();
-  for (const auto& m : e.measurements)
-    measurements.push_back({{"commit", m.commit},
-                            {"case", m.case_name},
-                            {"metric", m.metric},
-                            {"unit", m.unit},
-                            {"direction", m.direction},
-                            {"artifact_id", m.artifact_id},
-                            {"reused_from", m.reused_from},
-                            {"runs", m.runs},
-                            {"summary", summary_json(m.summary)}});
+  for (const auto& m : e.measurements) {
+    json item = {{"commit", m.commit},
+                 {"case", m.case_name},
+                 {"metric", m.metric},
+                 {"unit", m.unit},
+                 {"direction", m.direction},
+                 {"artifact_id", m.artifact_id},
+                 {"reused_from", m.reused_from},
+                 {"runs", m.runs},
+                 {"summary", summary_json(m.summary)}};
+    if (!m.host_id.empty())
+      item["host_id"] = m.host_id;
+    measurements.push_back(std::move(item));
+  }
   json comparisons = json::array();
   for (const auto& c : e.comparisons) {
     json item = {{"base", c.base},       {"head", c.head},           {"case", c.case_name},
@@ -352,6 +360,7 @@ nlohmann::json to_json(const Evidence& e) {
               {"created", e.created},
               {"repo", {{"path", e.repo_path}, {"head", e.repo_head}}},
               {"host", e.host},
+              {"executor", e.executor},
               {"settings",
                {{"build", e.settings.build},
                 {"run", e.settings.run},
@@ -377,6 +386,8 @@ nlohmann::json to_json(const Evidence& e) {
           {"commit", s.commit}, {"classified", s.classified}, {"runs", s.runs}, {"note", s.note}};
       step["position"] = s.position ? json(*s.position) : json(nullptr);
       step["ci"] = s.ci ? pair_json(*s.ci) : json(nullptr);
+      if (!s.host_id.empty())
+        step["host_id"] = s.host_id;
       steps.push_back(std::move(step));
     }
     json culprits = json::array();
@@ -389,13 +400,10 @@ nlohmann::json to_json(const Evidence& e) {
       culprit["hints"] = c.hints ? hints_json(*c.hints) : json(nullptr);
       culprits.push_back(std::move(culprit));
     }
-    doc["bisect"] = {{"good", b.good},
-                     {"bad", b.bad},
-                     {"commits_in_range", b.commits_in_range},
-                     {"cases", b.cases},
-                     {"steps", steps},
-                     {"culprits", culprits},
-                     {"candidates", b.candidates}};
+    doc["bisect"] = {
+        {"good", b.good},     {"bad", b.bad},           {"commits_in_range", b.commits_in_range},
+        {"rounds", b.rounds}, {"parallel", b.parallel}, {"cases", b.cases},
+        {"steps", steps},     {"culprits", culprits},   {"candidates", b.candidates}};
   }
   return doc;
 }
@@ -422,6 +430,8 @@ Result<Evidence> evidence_from_json(const nlohmann::json& doc) {
   CULPRIT_TRY(repo.get("head", e.repo_head));
   if (const auto it = doc.find("host"); it != doc.end() && it->is_object())
     e.host = *it;
+  if (const auto it = doc.find("executor"); it != doc.end() && it->is_object())
+    e.executor = *it;
   CULPRIT_TRY_ASSIGN(const auto settings, r.child("settings"));
   auto& s = e.settings;
   CULPRIT_TRY(settings.get("build", s.build));

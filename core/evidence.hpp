@@ -62,6 +62,7 @@ struct EvidenceMeasurement {
   std::string direction; // lower | higher
   std::string artifact_id;
   std::string reused_from; // a commit whose byte-identical artifacts were measured instead
+  std::string host_id;     // the device the runs come from, when a driver measured on several
   std::vector<std::vector<double>> runs;
   EvidenceSummary summary;
 };
@@ -90,6 +91,7 @@ struct EvidenceStep {
   std::optional<std::array<double, 2>> ci;
   int runs = 0;
   std::string note;
+  std::string host_id; // the device the probe was classified on, when there were several lanes
 };
 
 // What changed between a culprit and its parent, as facts read from git and the build cache
@@ -177,6 +179,8 @@ struct EvidenceBisect {
   std::string good;
   std::string bad;
   int commits_in_range = 0;
+  int rounds = 0;   // of probes, `parallel` at a time
+  int parallel = 1; // probes per round (K)
   std::vector<std::string> cases;
   std::vector<EvidenceStep> steps;
   std::vector<EvidenceCulprit> culprits;
@@ -194,6 +198,9 @@ struct Evidence {
   std::string repo_path;
   std::string repo_head;
   nlohmann::json host = nlohmann::json::object(); // the host fingerprint as `culprit env` gives it
+  // Where builds and runs happened: {"kind": "local"}, or for Slurm {"kind": "slurm", "parallel":
+  // K, "retries": N, "jobs": [{"job_id", "node", "gpus", "host_id", "batches", "runs", "ended"}]}.
+  nlohmann::json executor = nlohmann::json::object();
   EvidenceSettings settings;
   std::vector<EvidenceBuild> builds;
   std::vector<EvidenceMeasurement> measurements;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "core/exec/slurm_executor.hpp"
 #include "core/fs.hpp"
 #include "core/hash.hpp"
 
@@ -144,6 +145,35 @@ Status read_build(TableReader& reader, BuildRecipe& build) {
     build.timeout = std::chrono::seconds(static_cast<std::int64_t>(std::ceil(*timeout)));
   }
   CULPRIT_TRY(reader.read("ptxas_report", build.ptxas_report));
+  return reader.finish();
+}
+
+Status read_executor(TableReader& reader, ExecutorRecipe& executor) {
+  CULPRIT_TRY(reader.read("kind", executor.kind));
+  for (const auto& [key, out] : {std::pair{"srun_args", &executor.srun_args},
+                                 std::pair{"sbatch_args", &executor.sbatch_args}}) {
+    if (const auto* node = reader.find(key); node != nullptr && node->is_string())
+      *out = split_arguments(**node->as_string());
+    else
+      CULPRIT_TRY(reader.read(key, *out));
+  }
+  CULPRIT_TRY(reader.read("build_on", executor.build_on));
+  std::optional<std::int64_t> number;
+  for (const auto& [key, out] : {std::pair{"parallel", &executor.parallel},
+                                 std::pair{"max_attempts", &executor.max_attempts}}) {
+    number.reset();
+    CULPRIT_TRY(reader.read_integer(key, number));
+    if (number && (*number < 1 || *number > 64))
+      return usage_error("{}: [executor] {} must be between 1 and 64", reader.file(), key);
+    if (number)
+      *out = static_cast<int>(*number);
+  }
+  std::optional<double> timeout;
+  CULPRIT_TRY(reader.read_number("queue_timeout", timeout));
+  if (timeout && !(*timeout > 0))
+    return usage_error("{}: [executor] queue_timeout must be positive (seconds)", reader.file());
+  if (timeout)
+    executor.queue_timeout = std::chrono::duration<double>(*timeout);
   return reader.finish();
 }
 
@@ -286,9 +316,9 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
   recipe.source = source;
   for (const auto& [key, value] : root) {
     const auto name = key.str();
-    if (name != "build" && name != "run" && name != "decide")
-      return usage_error("{}:{}: unknown section or key '{}'; the sections are [build], [run] and "
-                         "[decide]",
+    if (name != "build" && name != "run" && name != "decide" && name != "executor")
+      return usage_error("{}:{}: unknown section or key '{}'; the sections are [build], [run], "
+                         "[decide] and [executor]",
                          file, key.source().begin.line, name);
     if (!value.is_table())
       return usage_error("{}:{}: '{}' must be a section ([{}])", file, key.source().begin.line,
@@ -300,6 +330,8 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
   CULPRIT_TRY(read_run(run, recipe.run));
   TableReader decide(root["decide"].as_table(), "decide", file);
   CULPRIT_TRY(read_decide(decide, recipe.decide));
+  TableReader executor(root["executor"].as_table(), "executor", file);
+  CULPRIT_TRY(read_executor(executor, recipe.executor));
   return recipe;
 }
 
@@ -352,6 +384,10 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
     recipe.decide.seed = *o.seed;
   if (o.cpus)
     recipe.run.cpus = *o.cpus;
+  if (o.executor)
+    recipe.executor.kind = *o.executor;
+  if (o.parallel)
+    recipe.executor.parallel = *o.parallel;
 
   const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
   if (recipe.build.command.find_first_not_of(" \t\n") == std::string::npos)
@@ -398,6 +434,13 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
     return usage_error("the run timeout must be positive (seconds)");
   if (recipe.decide.budget && !(recipe.decide.budget->count() > 0))
     return usage_error("the budget must be positive (seconds)");
+  if (recipe.executor.kind != "local" && recipe.executor.kind != "slurm")
+    return usage_error(R"(unknown executor '{}'; use "local" or "slurm")", recipe.executor.kind);
+  if (recipe.executor.build_on != "local" && recipe.executor.build_on != "slurm")
+    return usage_error(R"([executor] build_on '{}' must be "local" or "slurm")",
+                       recipe.executor.build_on);
+  if (recipe.executor.parallel < 1 || recipe.executor.parallel > 64)
+    return usage_error("--parallel {} must be between 1 and 64", recipe.executor.parallel);
   if (!recipe.run.direction.empty() && recipe.run.direction != "lower" &&
       recipe.run.direction != "higher")
     return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",

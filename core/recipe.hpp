@@ -58,10 +58,23 @@ struct DecideOptions {
   std::uint64_t seed = 1;
 };
 
+// Where builds and runs happen (DESIGN.md, "Executors are a seam"). Not part of any hash: the
+// same build and run on a cluster measure the same thing, and runs are keyed by device anyway.
+struct ExecutorRecipe {
+  std::string kind = "local";           // local | slurm
+  std::vector<std::string> srun_args;   // for each Slurm step (a string is split at spaces)
+  std::vector<std::string> sbatch_args; // for each allocation, e.g. -p gpu --gres=gpu:1
+  std::string build_on = "local";       // local | slurm: where builds run with kind = "slurm"
+  int parallel = 1;                     // probes per bisection round; lanes; build slots
+  int max_attempts = 3;                 // allocations tried for one batch
+  std::chrono::duration<double> queue_timeout{600.0}; // for an allocation to be granted
+};
+
 struct Recipe {
   BuildRecipe build;
   RunRecipe run;
   DecideOptions decide;
+  ExecutorRecipe executor;
   std::filesystem::path source; // the file it came from; empty when from flags only
 };
 
@@ -82,6 +95,8 @@ struct RecipeOverrides {
   std::optional<double> budget;
   std::optional<std::uint64_t> seed;
   std::optional<std::vector<int>> cpus;
+  std::optional<std::string> executor;
+  std::optional<int> parallel;
 };
 
 inline constexpr std::string_view k_config_file_name = "culprit.toml";

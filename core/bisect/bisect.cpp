@@ -1,8 +1,10 @@
 #include "core/bisect/bisect.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
+#include <span>
 
 #include "core/measure/stats_bridge.hpp"
 
@@ -13,13 +15,15 @@ constexpr int k_good = -1;
 
 class Bisection {
 public:
-  Bisection(const BisectRange& range, BuildProvider& builds, Sampler& sampler,
+  Bisection(const BisectRange& range, BuildProvider& builds, std::span<Sampler* const> lanes,
             const BisectSettings& settings,
             const std::function<void(const BisectProgress&)>& progress)
-      : m_range(range), m_builds(builds), m_sampler(sampler), m_settings(settings),
-        m_progress(progress) {
+      : m_range(range), m_builds(builds), m_lanes(lanes.begin(), lanes.end()),
+        m_sampler(*lanes.front()), m_settings(settings), m_progress(progress) {
+    // K probes a round split a range of n commits into K + 1 parts.
     const auto n = static_cast<double>(std::max<std::size_t>(range.commits.size(), 1));
-    m_expected_steps = static_cast<std::size_t>(std::ceil(std::log2(n)));
+    m_expected_rounds = static_cast<std::size_t>(
+        std::ceil(std::log(n) / std::log(static_cast<double>(m_lanes.size() + 1)) - 1e-9));
   }
 
   Result<BisectOutcome> run();
@@ -40,24 +44,41 @@ private:
     return index == k_good ? m_range.good : m_range.commits[static_cast<std::size_t>(index)];
   }
   Result<const Subject*> subject_at(int index);
-  Result<Classification> classify(const SelectedCase& selected, const Subject& probe,
-                                  const Reference& lo, const Reference& hi);
-  Result<Classification> confirm_intermediate(const SelectedCase& selected, const Subject& probe,
-                                              const Reference& lo, const Reference& hi,
-                                              std::size_t probe_runs,
+  // One probe being classified in a round, on its lane.
+  struct Job {
+    int index = 0;
+    const Subject* probe = nullptr;
+    Sampler* lane = nullptr;
+    std::size_t n = 0; // probe runs asked for
+    bool done = false;
+    Classification result;
+  };
+  Result<std::vector<Job>> round_of(const SelectedCase& selected, const Reference& lo,
+                                    const Reference& hi, std::vector<int> indices);
+  Status classify(const SelectedCase& selected, std::vector<Job>& jobs, const Reference& lo,
+                  const Reference& hi);
+  Result<Classification> confirm_intermediate(const SelectedCase& selected, Sampler& lane,
+                                              const Subject& probe, const Reference& lo,
+                                              const Reference& hi, std::size_t probe_runs,
                                               const stats::StepOptions& options);
+  [[nodiscard]] std::vector<int> choose_probes(const Reference& lo, const Reference& hi) const;
+  [[nodiscard]] stats::StepOptions step_options() const;
   Status search(const SelectedCase& selected, Reference lo, Reference hi);
   Status add_culprit(const SelectedCase& selected, const Reference& parent, int index);
-  Result<stats::Runs> runs_of(const Subject& subject, const CaseKey& key, std::size_t first_n);
+  static Result<stats::Runs> runs_of(Sampler& lane, const Subject& subject, const CaseKey& key,
+                                     std::size_t first_n);
   std::size_t& target_of(const Subject& subject) { return m_targets[subject.artifact_id]; }
 
   const BisectRange& m_range;
   BuildProvider& m_builds;
-  Sampler& m_sampler;
+  std::vector<Sampler*> m_lanes;
+  Sampler& m_sampler; // the first lane: the confirmation, and culprits' changes
+  std::map<std::string, Sampler*> m_lane_of; // commit -> the lane that classified it
   const BisectSettings& m_settings;
   const std::function<void(const BisectProgress&)>& m_progress;
-  std::size_t m_expected_steps = 0;
+  std::size_t m_expected_rounds = 0;
   std::size_t m_probes = 0;
+  std::size_t m_rounds = 0;
   BisectOutcome m_outcome;
   std::set<int> m_skipped;
   std::map<std::string, std::size_t> m_targets; // artifact id -> runs a reference must have
@@ -84,72 +105,96 @@ Result<const Subject*> Bisection::subject_at(int index) {
   return &(m_outcome.subjects[commit] = std::move(subject));
 }
 
-Result<stats::Runs> Bisection::runs_of(const Subject& subject, const CaseKey& key,
+Result<stats::Runs> Bisection::runs_of(Sampler& lane, const Subject& subject, const CaseKey& key,
                                        std::size_t first_n) {
-  CULPRIT_TRY_ASSIGN(auto runs, m_sampler.runs(subject, key, first_n));
+  CULPRIT_TRY_ASSIGN(auto runs, lane.runs(subject, key, first_n));
   return std::move(runs.samples);
 }
 
-Result<Bisection::Classification> Bisection::classify(const SelectedCase& selected,
-                                                      const Subject& probe, const Reference& lo,
-                                                      const Reference& hi) {
-  Classification result;
-  // Byte-identical artifacts: the same measurement, no run needed.
-  if (probe.artifact_id == lo.subject->artifact_id ||
-      probe.artifact_id == hi.subject->artifact_id) {
-    const bool like_lo = probe.artifact_id == lo.subject->artifact_id;
-    result.step = like_lo ? stats::StepClass::good_like : stats::StepClass::bad_like;
-    result.note = fmt::format("artifacts identical to {}'s: classified without running",
-                              commit_at(like_lo ? lo.index : hi.index).substr(0, 12));
-    return result;
-  }
+stats::StepOptions Bisection::step_options() const {
   const auto& compare = m_settings.compare;
-  const std::size_t batch = compare.batch > 0 ? compare.batch : compare.min_runs;
   stats::StepOptions options;
   options.statistic = compare.statistic;
   options.threshold = compare.threshold;
   options.bootstrap.confidence = m_settings.classify_confidence;
   options.bootstrap.seed = compare.seed;
   options.bootstrap.threads = compare.threads;
-  for (std::size_t n = compare.min_runs;; n = std::min(n + batch, compare.max_runs)) {
+  return options;
+}
+
+// The probes of a round are classified in lockstep: each pass asks every lane for its probe's next
+// runs, interleaved with fresh runs of both references on the same lane (so on the same device),
+// and the lanes measure at once when their executor allows it.
+Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
+                           const Reference& lo, const Reference& hi) {
+  const auto& compare = m_settings.compare;
+  const std::size_t batch = compare.batch > 0 ? compare.batch : compare.min_runs;
+  const auto options = step_options();
+  for (auto& job : jobs) {
+    // Byte-identical artifacts: the same measurement, no run needed.
+    const bool like_lo = job.probe->artifact_id == lo.subject->artifact_id;
+    if (like_lo || job.probe->artifact_id == hi.subject->artifact_id) {
+      job.result.step = like_lo ? stats::StepClass::good_like : stats::StepClass::bad_like;
+      job.result.note = fmt::format("artifacts identical to {}'s: classified without running",
+                                    commit_at(like_lo ? lo.index : hi.index).substr(0, 12));
+      job.done = true;
+    }
+    job.n = compare.min_runs;
+  }
+  while (std::ranges::any_of(jobs, [](const Job& job) { return !job.done; })) {
     auto& lo_target = target_of(*lo.subject);
     auto& hi_target = target_of(*hi.subject);
     lo_target += m_settings.reference_runs_per_batch;
     hi_target += m_settings.reference_runs_per_batch;
-    const std::vector<Want> wants = {{&probe, n}, {lo.subject, lo_target}, {hi.subject, hi_target}};
-    CULPRIT_TRY_ASSIGN(const bool complete, m_sampler.ensure(wants));
-    CULPRIT_TRY_ASSIGN(const auto lo_runs, runs_of(*lo.subject, selected.key, lo_target));
-    CULPRIT_TRY_ASSIGN(const auto hi_runs, runs_of(*hi.subject, selected.key, hi_target));
-    CULPRIT_TRY_ASSIGN(const auto probe_runs, runs_of(probe, selected.key, n));
-    result.runs = probe_runs.size();
-    if (probe_runs.size() < 2) {
-      result.note = "the case did not appear in the probe's runs";
-      return result;
+    std::vector<LaneWants> wants;
+    for (const auto& job : jobs) {
+      if (!job.done)
+        wants.push_back(
+            {job.lane, {{job.probe, job.n}, {lo.subject, lo_target}, {hi.subject, hi_target}}});
     }
-    CULPRIT_TRY_ASSIGN(
-        result.position,
-        lift(stats::step_position(lo_runs, hi_runs, probe_runs, options), selected.key.case_name));
-    result.step = result.position->classification;
-    if (result.step == stats::StepClass::intermediate)
-      return confirm_intermediate(selected, probe, lo, hi, n, options);
-    if (result.step != stats::StepClass::unresolved)
-      return result;
-    if (!complete) {
-      result.note = "the time budget ran out";
-      return result;
-    }
-    if (n >= compare.max_runs) {
-      result.note = fmt::format("still unresolved after {} runs", n);
-      return result;
+    CULPRIT_TRY_ASSIGN(const bool complete, ensure_lanes(wants));
+    for (auto& job : jobs) {
+      if (job.done)
+        continue;
+      auto& result = job.result;
+      CULPRIT_TRY_ASSIGN(const auto lo_runs,
+                         runs_of(*job.lane, *lo.subject, selected.key, lo_target));
+      CULPRIT_TRY_ASSIGN(const auto hi_runs,
+                         runs_of(*job.lane, *hi.subject, selected.key, hi_target));
+      CULPRIT_TRY_ASSIGN(const auto probe_runs,
+                         runs_of(*job.lane, *job.probe, selected.key, job.n));
+      result.runs = probe_runs.size();
+      job.done = true;
+      if (probe_runs.size() < 2) {
+        result.note = "the case did not appear in the probe's runs";
+        continue;
+      }
+      CULPRIT_TRY_ASSIGN(result.position,
+                         lift(stats::step_position(lo_runs, hi_runs, probe_runs, options),
+                              selected.key.case_name));
+      result.step = result.position->classification;
+      if (result.step == stats::StepClass::intermediate) {
+        CULPRIT_TRY_ASSIGN(
+            result, confirm_intermediate(selected, *job.lane, *job.probe, lo, hi, job.n, options));
+      } else if (result.step == stats::StepClass::unresolved) {
+        if (!complete)
+          result.note = "the time budget ran out";
+        else if (job.n >= compare.max_runs)
+          result.note = fmt::format("still unresolved after {} runs", job.n);
+        else
+          job.done = false; // more runs
+      }
+      job.n = std::min(job.n + batch, compare.max_runs);
     }
   }
+  return {};
 }
 
 // An intermediate level splits the range, so it must not come from drift: the references' runs
 // span the whole bisection while the probe's come from one stretch of time. The probe and both
 // references are measured again side by side, interleaved, and only those runs decide.
 Result<Bisection::Classification>
-Bisection::confirm_intermediate(const SelectedCase& selected, const Subject& probe,
+Bisection::confirm_intermediate(const SelectedCase& selected, Sampler& lane, const Subject& probe,
                                 const Reference& lo, const Reference& hi, std::size_t probe_runs,
                                 const stats::StepOptions& options) {
   const std::size_t fresh = std::max<std::size_t>(2 * m_settings.compare.min_runs, 10);
@@ -162,10 +207,10 @@ Bisection::confirm_intermediate(const SelectedCase& selected, const Subject& pro
   const std::size_t probe_to = probe_runs + fresh;
   const std::vector<Want> wants = {
       {&probe, probe_to}, {lo.subject, lo_target}, {hi.subject, hi_target}};
-  CULPRIT_TRY(m_sampler.ensure(wants));
+  CULPRIT_TRY(lane.ensure(wants));
   auto window = [&](const Subject& subject, std::size_t from,
                     std::size_t to) -> Result<stats::Runs> {
-    CULPRIT_TRY_ASSIGN(auto runs, runs_of(subject, selected.key, to));
+    CULPRIT_TRY_ASSIGN(auto runs, runs_of(lane, subject, selected.key, to));
     runs.erase(runs.begin(),
                runs.begin() + static_cast<std::ptrdiff_t>(std::min(from, runs.size())));
     return runs;
@@ -197,9 +242,16 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
   CULPRIT_TRY_ASSIGN(const auto* subject, subject_at(index));
   if (subject != nullptr && subject->artifact_id != parent.subject->artifact_id) {
     const auto& compare = m_settings.compare;
+    // The change is measured on one device: the lane that classified the culprit, where the
+    // parent gets its runs too if another lane classified it.
+    const auto lane_it = m_lane_of.find(culprit.commit);
+    auto& lane = lane_it != m_lane_of.end() ? *lane_it->second : m_sampler;
+    const std::size_t parent_runs = std::max(target_of(*parent.subject), compare.min_runs);
+    const std::vector<Want> wants = {{parent.subject, parent_runs}, {subject, compare.min_runs}};
+    CULPRIT_TRY(lane.ensure(wants));
     CULPRIT_TRY_ASSIGN(const auto before,
-                       runs_of(*parent.subject, selected.key, target_of(*parent.subject)));
-    CULPRIT_TRY_ASSIGN(const auto after, runs_of(*subject, selected.key, 0));
+                       runs_of(lane, *parent.subject, selected.key, parent_runs));
+    CULPRIT_TRY_ASSIGN(const auto after, runs_of(lane, *subject, selected.key, 0));
     stats::CompareOptions options;
     options.statistic = compare.statistic;
     options.rule.threshold = compare.threshold;
@@ -222,78 +274,155 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
   return {};
 }
 
-Status Bisection::search(const SelectedCase& selected, Reference lo, Reference hi) {
-  while (hi.index - lo.index > 1) {
-    // The commit nearest the middle that has not failed to build.
-    const int middle = lo.index + (hi.index - lo.index) / 2;
-    int probe_index = -2;
-    for (int distance = 0; probe_index == -2 && distance < hi.index - lo.index; ++distance) {
-      for (const int candidate : {middle - distance, middle + distance}) {
-        if (candidate > lo.index && candidate < hi.index && !m_skipped.contains(candidate)) {
-          probe_index = candidate;
-          break;
-        }
+// K probes that split (lo, hi) into K + 1 parts as evenly as the commits allow, each the commit
+// nearest its place that has not failed to build and is not taken. With K = 1: the middle.
+std::vector<int> Bisection::choose_probes(const Reference& lo, const Reference& hi) const {
+  const int k = static_cast<int>(m_lanes.size());
+  const int span = hi.index - lo.index;
+  std::vector<int> chosen;
+  for (int i = 1; i <= k; ++i) {
+    const int place = lo.index + i * span / (k + 1);
+    for (int distance = 0; distance < span; ++distance) {
+      const auto free = [&](int candidate) {
+        return candidate > lo.index && candidate < hi.index && !m_skipped.contains(candidate) &&
+               std::ranges::find(chosen, candidate) == chosen.end();
+      };
+      if (free(place - distance)) {
+        chosen.push_back(place - distance);
+        break;
+      }
+      if (free(place + distance)) {
+        chosen.push_back(place + distance);
+        break;
       }
     }
-    if (probe_index == -2) {
+  }
+  std::ranges::sort(chosen);
+  return chosen;
+}
+
+// Builds the probes of a round (all at once when the provider can) and classifies those that
+// built, each on a lane of its own.
+Result<std::vector<Bisection::Job>> Bisection::round_of(const SelectedCase& selected,
+                                                        const Reference& lo, const Reference& hi,
+                                                        std::vector<int> indices) {
+  ++m_rounds;
+  std::vector<std::pair<std::string, std::string>> wanted;
+  for (const int index : indices) {
+    if (!m_outcome.builds.contains(commit_at(index)))
+      wanted.emplace_back(commit_at(index), commit_at(index));
+  }
+  if (wanted.size() > 1)
+    CULPRIT_TRY(m_builds.prepare(wanted));
+  std::vector<Job> jobs;
+  for (const int index : indices) {
+    ++m_probes;
+    if (m_progress)
+      m_progress({m_rounds, m_expected_rounds, commit_at(index), selected.key.case_name,
+                  m_sampler.runs_made()});
+    CULPRIT_TRY_ASSIGN(const auto* probe, subject_at(index));
+    Job job;
+    job.index = index;
+    job.probe = probe;
+    job.lane = m_lanes[jobs.size() % m_lanes.size()];
+    jobs.push_back(job);
+  }
+  std::vector<Job> built;
+  for (const auto& job : jobs) {
+    if (job.probe != nullptr)
+      built.push_back(job);
+  }
+  CULPRIT_TRY(classify(selected, built, lo, hi));
+  for (auto& job : jobs) {
+    for (const auto& done : built) {
+      if (done.index == job.index)
+        job = done;
+    }
+  }
+  return jobs;
+}
+
+Status Bisection::search(const SelectedCase& selected, Reference lo, Reference hi) {
+  while (hi.index - lo.index > 1) {
+    const auto indices = choose_probes(lo, hi);
+    if (indices.empty()) {
       // Every commit between the two is skipped: the culprit is one of them or hi.
       for (int i = lo.index + 1; i <= hi.index; ++i)
         m_outcome.candidates.push_back(commit_at(i));
       m_outcome.note = "commits that fail to build leave more than one candidate";
       return {};
     }
-    ++m_probes;
-    if (m_progress)
-      m_progress({m_probes, m_expected_steps, commit_at(probe_index), selected.key.case_name,
-                  m_sampler.runs_made()});
-    CULPRIT_TRY_ASSIGN(const auto* probe, subject_at(probe_index));
-    BisectStep step{commit_at(probe_index), selected.key.case_name, "skip", std::nullopt, 0, ""};
-    if (probe == nullptr) {
-      m_skipped.insert(probe_index);
-      step.note = m_outcome.builds[step.commit].message;
+    CULPRIT_TRY_ASSIGN(auto jobs, round_of(selected, lo, hi, indices));
+    // The steps, in commit order; then the new bracket: the first bad-like probe and the last
+    // good-like one before it. An intermediate probe below that bracket splits the range.
+    Reference new_lo = lo;
+    Reference new_hi = hi;
+    const Job* split = nullptr;
+    const Job* unresolved = nullptr;
+    for (const auto& job : jobs) {
+      const auto& c = job.result;
+      BisectStep step{
+          commit_at(job.index), selected.key.case_name, "skip", c.position, c.runs, c.note, ""};
+      if (job.probe == nullptr) {
+        m_skipped.insert(job.index);
+        step.note = m_outcome.builds[step.commit].message;
+        m_outcome.steps.push_back(std::move(step));
+        continue;
+      }
+      m_lane_of[step.commit] = job.lane;
+      if (m_lanes.size() > 1)
+        step.host_id = job.lane->options().host_id;
+      if (const auto it = m_outcome.reused_from.find(step.commit);
+          it != m_outcome.reused_from.end() && step.note.empty())
+        step.note = fmt::format("artifacts identical to {}'s: its runs were reused",
+                                it->second.substr(0, 12));
+      const bool above = new_hi.index != hi.index || split != nullptr;
+      const Reference here{job.index, job.probe};
+      switch (c.step) {
+      case stats::StepClass::good_like:
+        step.classified = "good";
+        if (!above) {
+          new_lo = here;
+          unresolved = nullptr; // a good-like probe above it: the bracket no longer holds it
+        }
+        break;
+      case stats::StepClass::bad_like:
+        step.classified = "bad";
+        if (!above)
+          new_hi = here;
+        break;
+      case stats::StepClass::intermediate:
+        step.classified = "intermediate";
+        if (!above)
+          split = &job;
+        break;
+      case stats::StepClass::unresolved:
+        step.classified = "unresolved";
+        if (!above && unresolved == nullptr)
+          unresolved = &job;
+        break;
+      }
       m_outcome.steps.push_back(std::move(step));
-      continue;
     }
-    CULPRIT_TRY_ASSIGN(auto classification, classify(selected, *probe, lo, hi));
-    step.position = classification.position;
-    step.runs = classification.runs;
-    step.note = classification.note;
-    if (const auto it = m_outcome.reused_from.find(step.commit);
-        it != m_outcome.reused_from.end() && step.note.empty())
-      step.note = fmt::format("artifacts identical to {}'s: its runs were reused",
-                              it->second.substr(0, 12));
-    const Reference here{probe_index, probe};
-    switch (classification.step) {
-    case stats::StepClass::good_like:
-      step.classified = "good";
-      m_outcome.steps.push_back(std::move(step));
-      lo = here;
-      break;
-    case stats::StepClass::bad_like:
-      step.classified = "bad";
-      m_outcome.steps.push_back(std::move(step));
-      hi = here;
-      break;
-    case stats::StepClass::intermediate: {
-      step.classified = "intermediate";
-      m_outcome.steps.push_back(std::move(step));
-      // More than one culprit: the probe is the upper reference of the first half and the lower
-      // reference of the second.
-      target_of(*probe) = std::max(target_of(*probe), classification.runs);
-      CULPRIT_TRY(search(selected, lo, here));
-      return search(selected, here, hi);
-    }
-    case stats::StepClass::unresolved:
-      step.classified = "unresolved";
-      m_outcome.steps.push_back(std::move(step));
-      for (int i = lo.index + 1; i <= hi.index; ++i)
+    if (unresolved != nullptr) {
+      for (int i = new_lo.index + 1; i <= new_hi.index; ++i)
         m_outcome.candidates.push_back(commit_at(i));
       if (m_outcome.note.empty())
-        m_outcome.note = classification.note.empty()
+        m_outcome.note = unresolved->result.note.empty()
                              ? "a probe could not be classified with the runs allowed"
-                             : classification.note;
+                             : unresolved->result.note;
       return {};
     }
+    if (split != nullptr) {
+      // More than one culprit: the probe is the upper reference of the first half and the lower
+      // reference of the second.
+      const Reference here{split->index, split->probe};
+      target_of(*split->probe) = std::max(target_of(*split->probe), split->result.runs);
+      CULPRIT_TRY(search(selected, new_lo, here));
+      return search(selected, here, hi);
+    }
+    lo = new_lo;
+    hi = new_hi;
   }
   return add_culprit(selected, lo, hi.index);
 }
@@ -336,6 +465,8 @@ Result<BisectOutcome> Bisection::run() {
   }
   if (m_outcome.status.empty())
     m_outcome.status = "culprit_found";
+  m_outcome.rounds = m_rounds;
+  m_outcome.lanes = m_lanes.size();
   // Say so when the culprits found do not account for the whole change of a case: a smaller
   // culprit may hide behind a probe that looked like one end.
   for (const auto& selected : m_outcome.cases) {
@@ -364,7 +495,19 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
   if (range.commits.empty())
     return usage_error("the range {}..{} holds no commits to bisect", range.good_rev,
                        range.bad_rev);
-  Bisection bisection(range, builds, sampler, settings, progress);
+  const std::array<Sampler*, 1> lanes = {&sampler};
+  return run_bisect(range, builds, lanes, settings, progress);
+}
+
+Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds,
+                                 std::span<Sampler* const> lanes, const BisectSettings& settings,
+                                 const std::function<void(const BisectProgress&)>& progress) {
+  if (range.commits.empty())
+    return usage_error("the range {}..{} holds no commits to bisect", range.good_rev,
+                       range.bad_rev);
+  if (lanes.empty())
+    return usage_error("internal error: a bisection needs at least one lane to measure on");
+  Bisection bisection(range, builds, lanes, settings, progress);
   return bisection.run();
 }
 

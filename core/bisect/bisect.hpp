@@ -24,7 +24,9 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/build.hpp"
@@ -45,6 +47,11 @@ public:
   BuildProvider(BuildProvider&&) = delete;
   BuildProvider& operator=(BuildProvider&&) = delete;
   virtual Result<BuildResult> build(const std::string& commit, const std::string& rev) = 0;
+  // Builds several commits (commit, rev) ahead of build(), at once when the provider can; build()
+  // then finds them done. The default does nothing: build() builds them one by one.
+  virtual Status prepare(std::span<const std::pair<std::string, std::string>> /*commits*/) {
+    return {};
+  }
 };
 
 class BuilderProvider final : public BuildProvider {
@@ -82,6 +89,7 @@ struct BisectStep {
   std::optional<stats::StepPosition> position;
   std::size_t runs = 0;
   std::string note;
+  std::string host_id; // of the lane that classified it
 };
 
 struct FoundCulprit {
@@ -93,8 +101,8 @@ struct FoundCulprit {
 };
 
 struct BisectProgress {
-  std::size_t step = 0;
-  std::size_t expected_steps = 0; // about log2 of the range
+  std::size_t round = 0;
+  std::size_t expected_rounds = 0; // about log_(K+1) of the range, K probes a round
   std::string commit;
   std::string case_name;
   int runs_made = 0;
@@ -107,6 +115,8 @@ struct BisectOutcome {
   std::vector<BisectStep> steps;
   std::vector<FoundCulprit> culprits;
   std::vector<std::string> candidates;            // when inconclusive
+  std::size_t rounds = 0;                         // of probes, K at a time
+  std::size_t lanes = 1;                          // K
   std::map<std::string, BuildResult> builds;      // by commit
   std::map<std::string, Subject> subjects;        // measured, by commit
   std::map<std::string, std::string> reused_from; // commit -> commit measured instead
@@ -115,6 +125,16 @@ struct BisectOutcome {
 
 Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds, Sampler& sampler,
                                  const BisectSettings& settings,
+                                 const std::function<void(const BisectProgress&)>& progress = {});
+
+// K-ary bisection over K lanes (--parallel K): each round probes K commits spread evenly over the
+// range, each on its own lane, so rounds fall from about log2 N to about log_(K+1) N. A probe is
+// only compared with runs of the references made on its own lane (its own device). The bracket
+// after a round is the first bad-like probe and the last good-like probe before it; an
+// intermediate probe below it splits the range as in step 2; an unresolved one inside it ends the
+// search with candidates. With one lane this is the binary search above.
+Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds,
+                                 std::span<Sampler* const> lanes, const BisectSettings& settings,
                                  const std::function<void(const BisectProgress&)>& progress = {});
 
 } // namespace culprit

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -109,50 +110,113 @@ Result<std::int64_t> parse_since(std::string_view text) {
 Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
                                    Sampler& sampler, Ledger& ledger, const TrackSettings& settings,
                                    const std::function<void(const TrackProgress&)>& progress) {
+  Sampler* const lanes[] = {&sampler};
+  return track_commits(commits, builds, lanes, ledger, settings, progress);
+}
+
+std::vector<std::vector<std::size_t>> lane_blocks(std::size_t commits, std::size_t lanes) {
+  lanes = std::max<std::size_t>(1, std::min(lanes, commits));
+  std::vector<std::vector<std::size_t>> blocks(lanes);
+  for (std::size_t b = 0; b < lanes; ++b) {
+    const std::size_t begin = b * commits / lanes;
+    const std::size_t end = (b + 1) * commits / lanes;
+    for (std::size_t i = begin; i < end; ++i)
+      blocks[b].push_back(i);
+    if (b + 1 < lanes)
+      blocks[b].push_back(end); // the overlap: the next block's first commit, on this device too
+  }
+  return blocks;
+}
+
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
+                                   std::span<Sampler* const> lanes, Ledger& ledger,
+                                   const TrackSettings& settings,
+                                   const std::function<void(const TrackProgress&)>& progress) {
   TrackOutcome outcome;
-  const int runs_before = sampler.runs_made();
+  int runs_before = 0;
+  for (auto* lane : lanes)
+    runs_before += lane->runs_made();
   const std::size_t chunk = std::max<std::size_t>(settings.chunk, 1);
-  for (std::size_t first = 0; first < commits.size(); first += chunk) {
-    const std::size_t last = std::min(commits.size(), first + chunk);
-    std::vector<Subject> subjects;
-    std::vector<std::size_t> positions;
-    for (std::size_t i = first; i < last; ++i) {
-      if (progress)
-        progress({.done = i, .total = commits.size(), .commit = commits[i].id});
-      CULPRIT_TRY_ASSIGN(auto built, builds.build(commits[i].id, commits[i].id));
-      const bool ok = built.ok();
-      outcome.commits.push_back({commits[i].id, std::move(built), false});
-      if (!ok) {
-        ++outcome.failed_builds;
-        continue;
-      }
-      subjects.push_back(subject_of(outcome.commits.back().build));
-      positions.push_back(outcome.commits.size() - 1);
+  const auto blocks = lane_blocks(commits.size(), lanes.size());
+  std::map<std::size_t, std::size_t> position_of; // commit index -> index in outcome.commits
+  std::size_t done = 0;
+  std::size_t longest = 0;
+  for (const auto& block : blocks)
+    longest = std::max(longest, block.size());
+  for (std::size_t first = 0; first < longest; first += chunk) {
+    // The next chunk of every lane's block: built, then measured on all lanes at once.
+    std::vector<std::vector<std::size_t>> chunk_of(blocks.size());
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      for (std::size_t i = first; i < std::min(blocks[b].size(), first + chunk); ++i)
+        chunk_of[b].push_back(blocks[b][i]);
     }
-    std::vector<Want> wants;
-    wants.reserve(subjects.size());
-    for (const auto& subject : subjects)
-      wants.push_back({&subject, settings.runs});
-    CULPRIT_TRY_ASSIGN(const bool finished, sampler.ensure(wants));
+    std::vector<std::pair<std::string, std::string>> wanted;
+    for (const auto& indices : chunk_of)
+      for (const auto index : indices)
+        if (!position_of.contains(index))
+          wanted.emplace_back(commits[index].id, commits[index].id);
+    if (wanted.size() > 1)
+      CULPRIT_TRY(builds.prepare(wanted));
+    std::vector<std::vector<Subject>> subjects(blocks.size());
+    std::vector<std::vector<std::size_t>> positions(blocks.size());
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      subjects[b].reserve(chunk_of[b].size());
+      for (const auto index : chunk_of[b]) {
+        auto [it, fresh] = position_of.try_emplace(index, outcome.commits.size());
+        if (fresh) {
+          if (progress)
+            progress({.done = done++, .total = commits.size(), .commit = commits[index].id});
+          CULPRIT_TRY_ASSIGN(auto built, builds.build(commits[index].id, commits[index].id));
+          if (!built.ok())
+            ++outcome.failed_builds;
+          outcome.commits.push_back({commits[index].id, std::move(built), false});
+        }
+        const auto& tracked = outcome.commits[it->second];
+        if (!tracked.build.ok())
+          continue;
+        subjects[b].push_back(subject_of(tracked.build));
+        positions[b].push_back(index);
+      }
+    }
+    std::vector<LaneWants> wants(blocks.size());
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      wants[b].sampler = lanes[b];
+      for (const auto& subject : subjects[b])
+        wants[b].wants.push_back({&subject, settings.runs});
+    }
+    CULPRIT_TRY_ASSIGN(const bool finished, ensure_lanes(wants));
     if (!finished)
       return infra_error("the time budget ran out after {} of {} commits; everything measured "
                          "is kept: run the same command again to go on",
-                         first, commits.size());
-    for (std::size_t k = 0; k < subjects.size(); ++k) {
-      const auto& commit = commits[positions[k]];
-      CULPRIT_TRY(ledger.record_tracked({.commit = subjects[k].commit,
-                                         .host_id = sampler.options().host_id,
-                                         .recipe_hash = sampler.options().recipe_hash,
-                                         .artifact_id = subjects[k].artifact_id,
-                                         .source = "track",
-                                         .file = {},
-                                         .commit_time = commit.time,
-                                         .tracked_at = store::now()}));
-      outcome.commits[positions[k]].measured = true;
-      ++outcome.measured;
+                         outcome.measured, commits.size());
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      for (std::size_t k = 0; k < subjects[b].size(); ++k) {
+        const auto& commit = commits[positions[b][k]];
+        CULPRIT_TRY(ledger.record_tracked({.commit = subjects[b][k].commit,
+                                           .host_id = lanes[b]->options().host_id,
+                                           .recipe_hash = lanes[b]->options().recipe_hash,
+                                           .artifact_id = subjects[b][k].artifact_id,
+                                           .source = "track",
+                                           .file = {},
+                                           .commit_time = commit.time,
+                                           .tracked_at = store::now()}));
+        auto& tracked = outcome.commits[position_of.at(positions[b][k])];
+        if (!tracked.measured) {
+          tracked.measured = true;
+          ++outcome.measured;
+        }
+      }
     }
   }
-  outcome.runs_made = sampler.runs_made() - runs_before;
+  std::vector<TrackedCommit> ordered; // in the order given
+  ordered.reserve(outcome.commits.size());
+  for (const auto& [index, position] : position_of)
+    ordered.push_back(std::move(outcome.commits[position]));
+  outcome.commits = std::move(ordered);
+  int runs_after = 0;
+  for (auto* lane : lanes)
+    runs_after += lane->runs_made();
+  outcome.runs_made = runs_after - runs_before;
   if (!commits.empty() && outcome.measured == 0)
     return infra_error("none of the {} commits built (the first failed: {}); fix the build or "
                        "see the build logs",

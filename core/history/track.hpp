@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,5 +69,20 @@ struct TrackProgress {
 Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
                                    Sampler& sampler, Ledger& ledger, const TrackSettings& settings,
                                    const std::function<void(const TrackProgress&)>& progress = {});
+
+// Over K lanes (--parallel K, one Slurm allocation each): the commits are split into K contiguous
+// blocks, block b measured on lane b, and each block also measures the first commit of the next,
+// so that every pair of neighbouring commits was measured on one device. A commit is recorded in
+// the ledger under each device that measured it: `culprit history` shows one device's stretch with
+// --host, or all with --all-hosts (where a fixed offset between devices can show at a block's
+// edge). The chunks of all lanes are built, then measured at once.
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
+                                   std::span<Sampler* const> lanes, Ledger& ledger,
+                                   const TrackSettings& settings,
+                                   const std::function<void(const TrackProgress&)>& progress = {});
+
+// The commit indices of each lane's block: K contiguous blocks of n commits, each with the next
+// block's first commit added at its end.
+std::vector<std::vector<std::size_t>> lane_blocks(std::size_t commits, std::size_t lanes);
 
 } // namespace culprit::history

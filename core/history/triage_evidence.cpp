@@ -53,7 +53,8 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
     if (group.bisect.status.empty())
       continue; // the bisection failed; its change points say why
     Evidence part;
-    CULPRIT_TRY(fill_bisect_evidence(part, group.range, group.bisect, sampler, confidence, seed));
+    Sampler* const lanes[] = {&sampler};
+    CULPRIT_TRY(fill_bisect_evidence(part, group.range, group.bisect, lanes, confidence, seed));
     CULPRIT_TRY(describe_culprits(part, repo, cache, executor));
     for (auto& build : part.builds)
       if (built.insert(build.commit).second)

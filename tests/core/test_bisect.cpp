@@ -15,41 +15,7 @@ using testing::fake_case;
 using testing::FakeBuildProvider;
 using testing::FakeRig;
 
-// A history of `n` commits after "g"; each case's level is its base times the product of the
-// steps planted at or before the commit.
-struct History {
-  BisectRange range;
-  std::map<std::string, std::map<int, double>> steps; // case -> commit index -> factor
-
-  explicit History(int n) {
-    range.good = range.good_rev = "g";
-    for (int i = 0; i < n; ++i)
-      range.commits.push_back(fmt::format("c{:02}", i));
-    range.bad = range.bad_rev = range.commits.back();
-  }
-
-  void plant(const std::string& case_name, int index, double factor) {
-    steps[case_name][index] = factor;
-  }
-
-  void install(FakeRig& rig, std::vector<std::pair<std::string, double>> cases, double sigma,
-               Direction direction = Direction::lower_is_better) const {
-    for (int i = -1; i < static_cast<int>(range.commits.size()); ++i) {
-      FakeCommit model;
-      model.samples_per_run = 5;
-      for (const auto& [name, base] : cases) {
-        double level = base;
-        if (const auto it = steps.find(name); it != steps.end())
-          for (const auto& [at, factor] : it->second)
-            if (at <= i)
-              level *= factor;
-        model.cases.push_back(fake_case(name, level, sigma, direction));
-      }
-      rig.executor().set_commit(i < 0 ? range.good : range.commits[static_cast<std::size_t>(i)],
-                                model);
-    }
-  }
-};
+using History = testing::PlantedHistory;
 
 std::vector<std::string> culprits(const BisectOutcome& outcome) {
   std::vector<std::string> out;

@@ -50,8 +50,8 @@ Evidence sample() {
   b.good = "c0";
   b.bad = "c9";
   b.commits_in_range = 9;
-  b.steps.push_back({"c5", "bad", 0.97, std::array<double, 2>{0.9, 1.04}, 10, ""});
-  b.steps.push_back({"c3", "skip", std::nullopt, std::nullopt, 0, "build failed"});
+  b.steps.push_back({"c5", "bad", 0.97, std::array<double, 2>{0.9, 1.04}, 10, "", ""});
+  b.steps.push_back({"c3", "skip", std::nullopt, std::nullopt, 0, "build failed", ""});
   b.culprits.push_back({"c4",
                         "c3",
                         "<b>slow</b>",

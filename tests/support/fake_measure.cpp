@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <utility>
+
 namespace culprit::testing {
 
 Result<BuildResult> FakeBuildProvider::build(const std::string& commit, const std::string& rev) {
@@ -61,6 +64,58 @@ Sampler& FakeRig::new_sampler(int warmup, std::optional<double> budget_seconds) 
 Subject FakeRig::subject(const std::string& commit, const std::string& artifact_id) {
   const auto artifact = artifact_id.empty() ? "artifact-" + commit : artifact_id;
   return {commit, commit, "key-" + commit, artifact, "/nonexistent/" + artifact};
+}
+
+Result<ExecResult> FakeDeviceExecutor::run(const ExecRequest& request) {
+  auto outcomes = run_batch(std::span(&request, 1));
+  return std::move(outcomes.front());
+}
+
+std::vector<Result<ExecResult>>
+FakeDeviceExecutor::run_batch(std::span<const ExecRequest> requests) {
+  ++m_batches;
+  std::vector<Result<ExecResult>> outcomes;
+  if (std::exchange(m_fail_next, false)) {
+    const Error missing{ExitCode::infrastructure,
+                        "the worker left no results.jsonl; it did not finish"};
+    outcomes.assign(requests.size(), std::unexpected(missing));
+    return outcomes;
+  }
+  std::int64_t started = store::to_micros(store::now());
+  for (const auto& request : requests) {
+    auto scaled = request;
+    scaled.env["CULPRIT_FAKE_SCALE"] = std::to_string(m_speed);
+    auto outcome = m_models.run(scaled);
+    if (outcome)
+      outcome->started_micros = started++;
+    outcomes.push_back(std::move(outcome));
+  }
+  return outcomes;
+}
+
+PlantedHistory::PlantedHistory(int n) {
+  range.good = range.good_rev = "g";
+  for (int i = 0; i < n; ++i)
+    range.commits.push_back(fmt::format("c{:02}", i));
+  range.bad = range.bad_rev = range.commits.back();
+}
+
+void PlantedHistory::install(FakeRig& rig, const std::vector<std::pair<std::string, double>>& cases,
+                             double sigma, Direction direction) const {
+  for (int i = -1; i < static_cast<int>(range.commits.size()); ++i) {
+    FakeCommit model;
+    model.samples_per_run = 5;
+    for (const auto& [name, base] : cases) {
+      double level = base;
+      if (const auto it = steps.find(name); it != steps.end())
+        for (const auto& [at, factor] : it->second)
+          if (at <= i)
+            level *= factor;
+      model.cases.push_back(fake_case(name, level, sigma, direction));
+    }
+    rig.executor().set_commit(i < 0 ? range.good : range.commits[static_cast<std::size_t>(i)],
+                              model);
+  }
 }
 
 FakeCase fake_case(const std::string& name, double median, double sigma, Direction direction) {

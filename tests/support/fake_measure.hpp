@@ -5,7 +5,9 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,49 @@ private:
   std::unique_ptr<store::Store> m_store;
   std::unique_ptr<Sampler> m_sampler;
   std::uint64_t m_seed;
+};
+
+// A device of a simulated cluster: it ships batches like the Slurm executor (one call runs a whole
+// batch) and runs them through the rig's fake executor, every level multiplied by `speed` (a node
+// a few percent faster or slower than another). Its runs are stored under "device-NAME".
+class FakeDeviceExecutor final : public Executor {
+public:
+  FakeDeviceExecutor(FakeExecutor& models, std::string name, double speed)
+      : m_models(models), m_name(std::move(name)), m_speed(speed) {}
+  Result<ExecResult> run(const ExecRequest& request) override;
+  std::vector<Result<ExecResult>> run_batch(std::span<const ExecRequest> requests) override;
+  [[nodiscard]] bool ships_batches() const override { return true; }
+  Result<std::optional<BatchDevice>> device() override { return BatchDevice{describe()}; }
+  [[nodiscard]] std::optional<BatchDevice> batch_device() const override { return describe(); }
+  [[nodiscard]] std::string_view name() const override { return "fake-device"; }
+  [[nodiscard]] int batches() const { return m_batches; }
+  // The next batch fails as a whole (a worker whose results are missing), once.
+  void fail_next_batch() { m_fail_next = true; }
+
+private:
+  [[nodiscard]] BatchDevice describe() const {
+    return {"device-" + m_name, "{}", m_name, "job-" + m_name, {}};
+  }
+  FakeExecutor& m_models;
+  std::string m_name;
+  double m_speed;
+  int m_batches = 0;
+  bool m_fail_next = false;
+};
+
+// A history of `n` commits c00, c01, ... after "g"; each case's level is its base times the
+// product of the steps planted at or before the commit.
+struct PlantedHistory {
+  BisectRange range;
+  std::map<std::string, std::map<int, double>> steps; // case -> commit index -> factor
+
+  explicit PlantedHistory(int n);
+  void plant(const std::string& case_name, int index, double factor) {
+    steps[case_name][index] = factor;
+  }
+  // Gives every commit its model in the rig's fake executor.
+  void install(FakeRig& rig, const std::vector<std::pair<std::string, double>>& cases, double sigma,
+               Direction direction = Direction::lower_is_better) const;
 };
 
 // One lognormal case with a median in seconds.
