@@ -78,13 +78,13 @@ public:
     BisectSettings settings;
     settings.compare = ctx.compare_settings();
     settings.improvement = m_improvement;
-    BuilderProvider builds(*ctx.builder, ctx.build_options);
+    const auto builds = ctx.build_provider();
     const auto lanes = ctx.lanes();
     for (auto* lane : lanes)
       lane->on_run([&](const RunEvent& event) {
         progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
       });
-    auto outcome = run_bisect(*range, builds, lanes, settings, [&](const BisectProgress& p) {
+    auto outcome = run_bisect(*range, *builds, lanes, settings, [&](const BisectProgress& p) {
       auto info = ctx.repo.commit_info(p.commit);
       status_line = fmt::format("round {} of about {}: {} {} [{}]", p.round, p.expected_rounds,
                                 p.commit.substr(0, 12),
@@ -92,6 +92,7 @@ public:
       progress.update(fmt::format("{} ({} runs)", status_line, p.runs_made));
     });
     progress.clear();
+    ctx.release_allocations();
     if (!outcome) {
       if (outcome.error().code == ExitCode::interrupted)
         return report(Error{ExitCode::interrupted,

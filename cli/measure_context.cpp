@@ -5,6 +5,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "cli/recipe_flags.hpp"
+#include "core/build_pool.hpp"
 #include "core/fs.hpp"
 #include "core/interrupt.hpp"
 
@@ -120,6 +121,23 @@ nlohmann::json MeasureContext::executor_json() const {
   out["jobs"] = std::move(jobs);
   out["retries"] = retries;
   return out;
+}
+
+std::unique_ptr<BuildProvider> MeasureContext::build_provider() {
+  const auto& where = recipe.executor;
+  const bool local_builds = where.kind == "local" || where.build_on == "local";
+  if (!local_builds || where.parallel <= 1)
+    return std::make_unique<BuilderProvider>(*builder, build_options);
+  const auto path = repo.workdir().empty() ? repo.common_dir() : repo.workdir();
+  return std::make_unique<BuildPool>(*builder, build_options, path, recipe.build, cache,
+                                     where.parallel);
+}
+
+void MeasureContext::release_allocations() {
+  for (const auto& lane : slurm_lanes)
+    lane->release();
+  if (slurm_builds)
+    slurm_builds->release();
 }
 
 std::string MeasureContext::executor_summary() const {

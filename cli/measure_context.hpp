@@ -11,6 +11,7 @@
 
 #include "cli/command.hpp"
 #include "cli/report_outputs.hpp"
+#include "core/bisect/bisect.hpp"
 #include "core/build.hpp"
 #include "core/compare.hpp"
 #include "core/exec/local_executor.hpp"
@@ -51,8 +52,13 @@ public:
   // Samplers of the lanes a driver may measure on at once (--parallel K): with Slurm, one per
   // allocation; locally the session's sampler K times (runs stay serial on one machine).
   [[nodiscard]] std::vector<Sampler*> lanes();
+  // What drivers build through: with --parallel K and local builds, a pool that builds a round's
+  // commits in up to three slots at once; otherwise the builder, one commit at a time.
+  [[nodiscard]] std::unique_ptr<BuildProvider> build_provider();
   // For the evidence: where builds and runs happened (Evidence::executor).
   [[nodiscard]] nlohmann::json executor_json() const;
+  // Gives back every Slurm allocation held (scancel): measuring is over.
+  void release_allocations();
   // One line for people when runs happened elsewhere ("measured on 2 Slurm allocations: job 41
   // on gpu07, ..."); empty for the local executor.
   [[nodiscard]] std::string executor_summary() const;

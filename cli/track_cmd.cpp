@@ -69,14 +69,15 @@ public:
       lane->on_run([&](const RunEvent& event) {
         progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
       });
-    BuilderProvider builds(*ctx.builder, ctx.build_options);
+    const auto builds = ctx.build_provider();
     auto outcome = history::track_commits(
-        commits, builds, lanes, *ledger, settings, [&](const history::TrackProgress& p) {
+        commits, *builds, lanes, *ledger, settings, [&](const history::TrackProgress& p) {
           status_line =
               fmt::format("commit {} of {}: {}", p.done + 1, p.total, p.commit.substr(0, 12));
           progress.update(status_line);
         });
     progress.clear();
+    ctx.release_allocations();
     if (!outcome) {
       if (outcome.error().code == ExitCode::interrupted)
         return report(Error{ExitCode::interrupted, "interrupted; everything measured is kept: "

@@ -51,8 +51,10 @@ void keep_visible_gpus(host::HostFingerprint& host) {
 BatchNode describe_node() {
   auto host = host::probe_host();
   keep_visible_gpus(host);
+  // On a cluster the node's name is its identity (and normally its hostname too).
+  host.hostname = env_or("SLURMD_NODENAME", host.hostname);
   BatchNode node;
-  node.node = env_or("SLURMD_NODENAME", host.hostname);
+  node.node = host.hostname;
   node.job_id = env_or("SLURM_JOB_ID", "");
   node.step_id = env_or("SLURM_STEP_ID", "");
   for (const auto& gpu : host.gpu.gpus)

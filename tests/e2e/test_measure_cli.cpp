@@ -18,8 +18,6 @@ namespace culprit {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::k_loop_bench;
-using testing::k_loop_recipe;
 using testing::run_culprit;
 using testing::ScratchRepo;
 using testing::snapshot;
@@ -28,21 +26,10 @@ using testing::TempDir;
 class MeasureCli : public ::testing::Test {
 protected:
   void SetUp() override {
-    scratch.write("bench.c", k_loop_bench);
-    scratch.write("culprit.toml", k_loop_recipe);
-    scratch.write("work", "400000\n");
-    scratch.write("CODEOWNERS", "* @everyone\nwork @perf-team\n");
-    good = scratch.commit("benchmark");
-    for (int i = 0; i < 4; ++i) {
-      scratch.write("NOTES", "note " + std::to_string(i) + "\n");
-      scratch.commit("notes " + std::to_string(i), "Grace Hopper");
-    }
-    scratch.write("work", "600000\n");
-    culprit = scratch.commit("Do half as much work again", "Alan Turing");
-    for (int i = 0; i < 3; ++i) {
-      scratch.write("NOTES", "later " + std::to_string(i) + "\n");
-      bad = scratch.commit("later " + std::to_string(i));
-    }
+    const testing::LoopHistory history(scratch);
+    good = history.good;
+    culprit = history.culprit;
+    bad = history.bad;
   }
 
   testing::ProcessOutput culprit_cli(std::vector<std::string> args) {

@@ -10,6 +10,7 @@
 #include "core/exec/slurm_executor.hpp"
 #include "core/fs.hpp"
 #include "core/interrupt.hpp"
+#include "tests/support/fake_slurm.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {
@@ -18,70 +19,9 @@ namespace {
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-// salloc grants job ids from 100 up unless told to refuse or to wait in the queue; srun runs the
-// worker with SLURM_* set unless told to fail a number of steps, to skip the worker, or to cut its
-// results; scancel notes the job. Every call is logged in `calls`.
-constexpr const char* k_salloc = R"(#!/bin/sh
-dir=$(dirname "$0")
-echo "salloc $*" >> "$dir/calls"
-if [ -f "$dir/refuse" ]; then
-  echo "salloc: error: invalid partition specified: nosuch" >&2
-  echo "salloc: error: Job submit/allocate failed: Invalid partition name specified" >&2
-  exit 1
-fi
-if [ -f "$dir/queue" ]; then
-  echo "salloc: Pending job allocation 99" >&2
-  exec sleep 30
-fi
-n=$(cat "$dir/next" 2>/dev/null || echo 100)
-echo $((n + 1)) > "$dir/next"
-echo "salloc: Granted job allocation $n" >&2
-)";
-
-constexpr const char* k_srun = R"(#!/bin/sh
-dir=$(dirname "$0")
-echo "srun $*" >> "$dir/calls"
-job=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --jobid=*) job=${1#--jobid=}; shift ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-if [ -f "$dir/fail_steps" ]; then
-  left=$(cat "$dir/fail_steps")
-  if [ "$left" -gt 0 ]; then
-    echo $((left - 1)) > "$dir/fail_steps"
-    echo "srun: error: Node failure on fake01" >&2
-    exit 1
-  fi
-fi
-if [ -f "$dir/skip_worker" ]; then exit 0; fi
-for last in "$@"; do :; done
-SLURM_JOB_ID=$job SLURMD_NODENAME=fake01 SLURM_STEP_ID=0 "$@"
-status=$?
-if [ -f "$dir/cut" ] && [ -f "$last/batch.json" ] && grep -q argv "$last/batch.json"; then
-  printf '{"started": 1, "exit_co' >> "$last/results.jsonl"
-fi
-exit $status
-)";
-
-constexpr const char* k_scancel = R"(#!/bin/sh
-dir=$(dirname "$0")
-echo "scancel $*" >> "$dir/calls"
-)";
-
 class SlurmExecutorTest : public ::testing::Test {
 protected:
-  void SetUp() override {
-    for (const auto& [name, text] : {std::pair{"salloc", k_salloc}, std::pair{"srun", k_srun},
-                                     std::pair{"scancel", k_scancel}}) {
-      const auto file = m_bin.path() / name;
-      ASSERT_TRUE(write_file_atomic(file, text));
-      std::filesystem::permissions(file, std::filesystem::perms::owner_all);
-    }
-  }
+  void SetUp() override { testing::install_fake_slurm(m_bin.path()); }
 
   [[nodiscard]] SlurmOptions options(bool with_fakes = true) const {
     SlurmOptions options;

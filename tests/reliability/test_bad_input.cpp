@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 
 #include "tests/reliability/reliability_support.hpp"
+#include "tests/support/fake_slurm.hpp"
 
 namespace culprit::testing {
 namespace {
@@ -29,6 +30,10 @@ struct BadInput {
   const char* config = ""; // when set: written to {config}, and --config {config} is passed
   const char* script = ""; // when set: written to {script}, a benchmark for --run
   Leaves leaves = Leaves::nothing;
+  // When set: PATH is a directory of its own holding what this lists, '|'-separated: "tools" (the
+  // basic tools), the Slurm stand-ins by name, and "+MODE" or "+MODE=TEXT" files that steer them
+  // (tests/support/fake_slurm.hpp).
+  const char* slurm = "";
 };
 
 void PrintTo(const BadInput& input, std::ostream* os) {
@@ -197,7 +202,83 @@ const BadInput k_table[] = {
      "",
      Leaves::failed_runs},
     {"RegexWithoutPattern", {"run", "HEAD", "--format", "regex"}, 2, "pattern"},
+    // Slurm: every case exits 4 before a run counts.
+    {"SlurmToolsMissing",
+     {"run", "HEAD", "--executor", "slurm"},
+     4,
+     "install Slurm's client tools",
+     "",
+     "",
+     Leaves::failed_runs,
+     "tools"},
+    {"SrunMissing",
+     {"run", "HEAD", "--executor", "slurm"},
+     4,
+     "cannot start a Slurm step",
+     "",
+     "",
+     Leaves::failed_runs,
+     "tools|salloc|scancel"},
+    {"SlurmUnknownPartition",
+     {"run", "HEAD", "--executor", "slurm"},
+     4,
+     "Invalid partition name specified",
+     "",
+     "",
+     Leaves::failed_runs,
+     "tools|salloc|srun|scancel|+refuse"},
+    {"SlurmJobRefused",
+     {"run", "HEAD", "--executor", "slurm"},
+     4,
+     "Requested node configuration is not available",
+     "",
+     "",
+     Leaves::failed_runs,
+     "tools|salloc|srun|scancel|+refuse=salloc: error: Job submit/allocate failed: Requested node "
+     "configuration is not available"},
+    {"SlurmWorkerLeftNoResults",
+     {"run", "HEAD", "--executor", "slurm"},
+     4,
+     "node.json",
+     "",
+     "",
+     Leaves::failed_runs,
+     "tools|salloc|srun|scancel|+skip_worker"},
+    {"SlurmWorkerResultsCut",
+     {"run", "HEAD", "--executor", "slurm"},
+     4,
+     "cut line",
+     "",
+     "",
+     Leaves::failed_runs,
+     "tools|salloc|srun|scancel|+cut"},
+    {"ParallelZero", {"run", "HEAD", "--parallel", "0"}, 2, "--parallel 0"},
+    {"UnknownExecutor", {"run", "HEAD", "--executor", "kubernetes"}, 2, "unknown executor"},
 };
+
+// The PATH directory a row's `slurm` asks for.
+std::filesystem::path fake_cluster(const std::filesystem::path& dir, std::string_view spec) {
+  const auto bin = dir / "slurm-bin";
+  std::vector<std::string> programs;
+  while (!spec.empty()) {
+    const auto bar = spec.find('|');
+    const auto item = std::string(spec.substr(0, bar));
+    spec = bar == std::string_view::npos ? std::string_view{} : spec.substr(bar + 1);
+    if (item == "tools") {
+      link_basic_tools(bin);
+    } else if (item.starts_with('+')) {
+      const auto equals = item.find('=');
+      std::filesystem::create_directories(bin);
+      std::ofstream(bin /
+                    item.substr(1, equals == std::string::npos ? std::string::npos : equals - 1))
+          << (equals == std::string::npos ? "" : item.substr(equals + 1) + "\n");
+    } else {
+      programs.push_back(item);
+    }
+  }
+  install_fake_slurm(bin, programs);
+  return bin;
+}
 
 class BadInputTable : public ::testing::TestWithParam<BadInput> {
 protected:
@@ -270,7 +351,10 @@ TEST_P(BadInputTable, IsRefusedWithOneLineAndLeavesNothingBehind) {
   const auto cache_before = snapshot_or_empty(cache());
   const auto health_before = inspect_store(cache());
 
-  const auto result = run_culprit(args, s_project->dir());
+  std::map<std::string, std::string> env;
+  if (*input.slurm != '\0')
+    env["PATH"] = fake_cluster(tmp.path(), input.slurm).string();
+  const auto result = run_culprit(args, s_project->dir(), env);
 
   EXPECT_EQ(result.exit_code, input.exit_code) << result.out << result.err;
   EXPECT_THAT(one_error_line(result), HasSubstr(expand(input.message, values)));

@@ -3,7 +3,10 @@
 // and whose "steady" case never changes, with the culprit.toml that builds and runs it: the
 // project of the end-to-end tests that measure for real.
 
+#include <string>
 #include <string_view>
+
+#include "tests/support/git_repo.hpp"
 
 namespace culprit::testing {
 
@@ -41,5 +44,30 @@ timeout = 30
 threshold = "5%"
 max_runs = 20
 )";
+
+// The commits of the end-to-end tests' history: the benchmark at `good`, four commits that touch
+// only notes, `culprit` making the loop 50% longer (its file `work` owned by @perf-team), and three
+// more notes up to `bad`.
+struct LoopHistory {
+  std::string good, culprit, bad;
+
+  explicit LoopHistory(ScratchRepo& scratch) {
+    scratch.write("bench.c", k_loop_bench);
+    scratch.write("culprit.toml", k_loop_recipe);
+    scratch.write("work", "400000\n");
+    scratch.write("CODEOWNERS", "* @everyone\nwork @perf-team\n");
+    good = scratch.commit("benchmark");
+    for (int i = 0; i < 4; ++i) {
+      scratch.write("NOTES", "note " + std::to_string(i) + "\n");
+      scratch.commit("notes " + std::to_string(i), "Grace Hopper");
+    }
+    scratch.write("work", "600000\n");
+    culprit = scratch.commit("Do half as much work again", "Alan Turing");
+    for (int i = 0; i < 3; ++i) {
+      scratch.write("NOTES", "later " + std::to_string(i) + "\n");
+      bad = scratch.commit("later " + std::to_string(i));
+    }
+  }
+};
 
 } // namespace culprit::testing

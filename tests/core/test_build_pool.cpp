@@ -1,0 +1,75 @@
+#include <fstream>
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/build_pool.hpp"
+#include "core/exec/local_executor.hpp"
+#include "tests/support/git_repo.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit {
+namespace {
+
+using testing::ScratchRepo;
+using testing::TempDir;
+
+TEST(BuildPool, BuildsARoundsCommitsAtOnceInSlotsOfTheirOwn) {
+  TempDir temp{"culprit-pool"};
+  ScratchRepo scratch{temp.path() / "project"};
+  std::vector<std::pair<std::string, std::string>> commits;
+  for (int i = 0; i < 4; ++i) {
+    scratch.write("bench.sh", "#!/bin/sh\necho " + std::to_string(i) + "\n", true);
+    const auto id = scratch.commit("version " + std::to_string(i));
+    commits.emplace_back(id, id);
+  }
+  const auto before = testing::snapshot(scratch.dir());
+  // Each build notes when it started and ended and in which slot, and takes a moment.
+  const auto journal = temp.path() / "journal";
+  BuildRecipe recipe;
+  recipe.command = "echo \"start $(date +%s.%N) {src}\" >> " + journal.string() +
+                   " && sleep 0.4 && cp {src}/bench.sh {build}/bench && echo \"end $(date "
+                   "+%s.%N)\" >> " +
+                   journal.string();
+  recipe.artifacts = {"bench"};
+  auto repo = git::Repository::open(scratch.dir()).value();
+  LocalExecutor executor;
+  Builder main(repo, recipe, temp.path() / "cache", executor);
+  BuildPool pool(main, {}, scratch.dir(), recipe, temp.path() / "cache", 8);
+  EXPECT_EQ(pool.threads(), k_max_parallel_builds);
+  ASSERT_TRUE(pool.prepare(commits));
+  for (const auto& [commit, rev] : commits) {
+    auto built = pool.build(commit, rev);
+    ASSERT_TRUE(built) << built.error().message;
+    EXPECT_EQ(built->status, BuildStatus::built) << built->message;
+    EXPECT_EQ(built->commit, commit);
+  }
+  // Builds overlapped in time, in more than one slot.
+  std::ifstream in(journal);
+  std::vector<double> starts;
+  std::vector<double> ends;
+  std::set<std::string> slots;
+  for (std::string word; in >> word;) {
+    double when = 0;
+    in >> when;
+    if (word == "start") {
+      starts.push_back(when);
+      std::string slot;
+      in >> slot;
+      slots.insert(slot);
+    } else {
+      ends.push_back(when);
+    }
+  }
+  ASSERT_EQ(starts.size(), 4U);
+  ASSERT_EQ(ends.size(), 4U);
+  // The first three builds had all started before any build ended.
+  EXPECT_LT(std::max({starts[0], starts[1], starts[2]}), *std::ranges::min_element(ends));
+  EXPECT_EQ(slots.size(), static_cast<std::size_t>(k_max_parallel_builds));
+  // The user's checkout is untouched.
+  EXPECT_EQ(testing::snapshot(scratch.dir()), before);
+}
+
+} // namespace
+} // namespace culprit
