@@ -9,7 +9,7 @@ packages=(
   libsqlite3-dev libgtest-dev libgmock-dev libre2-dev libcsv-dev
   python3 python3-scipy python3-numpy
   clang-19 clang-tidy-19 clang-format-19 libclang-rt-19-dev
-  groff-base chromium
+  groff-base chromium slurm-wlm munge
 )
 if [[ -n "${CULPRIT_EXTRA_PACKAGES:-}" ]]; then
   read -r -a extra <<<"$CULPRIT_EXTRA_PACKAGES"
