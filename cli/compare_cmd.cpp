@@ -42,6 +42,7 @@ public:
     const auto settings = ctx.compare_settings();
     auto outcome = compare_subjects(ctx.session->sampler(), *base, *head, settings);
     progress.clear();
+    ctx.release_allocations();
     if (!outcome)
       return report(outcome.error());
 
@@ -49,6 +50,7 @@ public:
     evidence.kind = "compare";
     evidence.status = verdict_status(*outcome);
     evidence.host = ctx.session->host_json();
+    evidence.executor = ctx.executor_json();
     evidence.warnings = ctx.session->warnings();
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));

@@ -70,7 +70,9 @@ Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions
           std::make_unique<SlurmExecutor>(options, fmt::format("lane{}", lane)));
     measure_on = context->slurm_lanes.front().get();
     if (where.build_on == "slurm") {
-      context->slurm_builds = std::make_unique<SlurmExecutor>(options, "build");
+      auto build_options = options;
+      build_options.hold = false;
+      context->slurm_builds = std::make_unique<SlurmExecutor>(build_options, "build");
       build_on = context->slurm_builds.get();
     }
   }

@@ -68,6 +68,8 @@ public:
         break;
     }
     progress.clear();
+    ctx.release_allocations();
+    evidence.executor = ctx.executor_json();
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
     std::FILE* out = summary_stream(m_flags.outputs);

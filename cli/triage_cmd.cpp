@@ -60,6 +60,7 @@ public:
           progress.update(status_line);
         });
     progress.clear();
+    ctx.release_allocations();
     if (!outcome) {
       if (outcome.error().code == ExitCode::interrupted)
         return report(Error{ExitCode::interrupted, "interrupted; everything measured is kept: "
@@ -68,6 +69,7 @@ public:
     }
     Evidence header = evidence_header(global.argv, ctx.repo, ctx.recipe);
     header.host = ctx.session->host_json();
+    header.executor = ctx.executor_json();
     header.warnings = ctx.session->warnings();
     auto document = history::triage_document(
         std::move(header), *outcome, ctx.repo, &ctx.builder->cache(), &ctx.executor, sampler,

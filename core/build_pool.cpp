@@ -45,6 +45,7 @@ Status BuildPool::prepare(std::span<const std::pair<std::string, std::string>> c
   std::vector<Status> outcomes(threads);
   {
     std::vector<std::jthread> running;
+    running.reserve(threads);
     for (std::size_t t = 0; t < threads; ++t)
       running.emplace_back([&, t] {
         // Round robin: thread t builds commits t, t + threads, ...

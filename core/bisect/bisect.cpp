@@ -54,7 +54,7 @@ private:
     Classification result;
   };
   Result<std::vector<Job>> round_of(const SelectedCase& selected, const Reference& lo,
-                                    const Reference& hi, std::vector<int> indices);
+                                    const Reference& hi, const std::vector<int>& indices);
   Status classify(const SelectedCase& selected, std::vector<Job>& jobs, const Reference& lo,
                   const Reference& hi);
   Result<Classification> confirm_intermediate(const SelectedCase& selected, Sampler& lane,
@@ -305,7 +305,7 @@ std::vector<int> Bisection::choose_probes(const Reference& lo, const Reference& 
 // built, each on a lane of its own.
 Result<std::vector<Bisection::Job>> Bisection::round_of(const SelectedCase& selected,
                                                         const Reference& lo, const Reference& hi,
-                                                        std::vector<int> indices) {
+                                                        const std::vector<int>& indices) {
   ++m_rounds;
   std::vector<std::pair<std::string, std::string>> wanted;
   for (const int index : indices) {

@@ -88,10 +88,16 @@ void SlurmExecutor::release(std::string_view why) {
     return;
   auto request = slurm_command({"scancel", m_allocation->job_id}, Seconds(30));
   request.interruptible = false; // on the way out of an interrupt, too
-  (void)m_local.run(request);    // a job that is already gone is what we want anyway
+  // A job that is already gone is what we want anyway; any other failure is worth a word.
+  const auto cancelled = m_local.run(request);
+  std::string ended(why);
+  if (!cancelled)
+    ended += fmt::format(" (scancel could not run: {})", cancelled.error().message);
+  else if (!cancelled->succeeded() && cancelled->err.find("Invalid job id") == std::string::npos)
+    ended += fmt::format(" (scancel: {})", last_line(cancelled->err));
   for (auto& job : m_jobs) {
     if (job.job_id == m_allocation->job_id && job.ended.empty())
-      job.ended = why;
+      job.ended = ended;
   }
   m_allocation.reset();
 }
@@ -223,6 +229,8 @@ std::vector<Result<ExecResult>> SlurmExecutor::run_batch(std::span<const ExecReq
       result.result.started_micros = result.started_micros;
       outcomes.emplace_back(std::move(result.result));
     }
+    if (!m_options.hold && end != StepEnd::interrupted)
+      release();
     if (end == StepEnd::interrupted) {
       release("interrupted");
       const Error interrupted{ExitCode::interrupted,

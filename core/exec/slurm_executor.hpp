@@ -45,6 +45,9 @@ struct SlurmOptions {
   int max_attempts = 3;                   // allocations tried for one batch
   Seconds queue_timeout{600};             // how long an allocation may wait to be granted
   std::map<std::string, std::string> env; // for every Slurm command
+  // Keep the allocation between batches (a measuring lane keeps its device). false: release it
+  // after each batch (builds, so that an idle build lane holds no node the lanes wait for).
+  bool hold = true;
 };
 
 // What a lane did with one allocation, for the evidence.

@@ -142,6 +142,7 @@ Result<bool> ensure_lanes(std::span<LaneWants> lanes) {
     std::vector<Status> found(shipping.size());
     {
       std::vector<std::jthread> threads;
+      threads.reserve(shipping.size());
       for (std::size_t i = 0; i < shipping.size(); ++i)
         threads.emplace_back([&, i] {
           auto device = shipping[i]->sampler->executor().device();
@@ -167,6 +168,7 @@ Result<bool> ensure_lanes(std::span<LaneWants> lanes) {
     std::vector<std::vector<Result<ExecResult>>> outcomes(busy.size());
     {
       std::vector<std::jthread> threads;
+      threads.reserve(busy.size());
       for (std::size_t i = 0; i < busy.size(); ++i)
         threads.emplace_back(
             [&, i] { outcomes[i] = busy[i]->sampler->executor().run_batch(plans[i].requests); });

@@ -11,7 +11,6 @@ namespace culprit {
 namespace {
 
 using ::testing::ElementsAre;
-using testing::fake_case;
 using testing::FakeBuildProvider;
 using testing::FakeRig;
 
