@@ -27,6 +27,14 @@ using testing::SlurmCluster;
 using testing::snapshot;
 using testing::TempDir;
 
+// A benchmark that takes half a second a run, so that a signal or a cancel lands inside a step.
+constexpr const char* k_slow_recipe =
+    "[build]\ncommand = \"echo x > {build}/x\"\n[run]\ncommand = \"sleep 0.5; "
+    "echo '{\\\"type\\\":\\\"sample\\\",\\\"case\\\":\\\"k\\\","
+    "\\\"metric\\\":\\\"time\\\",\\\"unit\\\":\\\"s\\\",\\\"direction\\\":"
+    "\\\"lower\\\",\\\"value\\\":1}'\"\nformat = \"culprit\"\n[decide]\nmin_runs = "
+    "30\nmax_runs = 30\n";
+
 class RealSlurm : public ::testing::Test {
 protected:
   static void SetUpTestSuite() { s_cluster = SlurmCluster::start(&s_why_not); }
@@ -124,13 +132,7 @@ TEST_F(RealSlurm, APartitionThatDoesNotExistIsExitFourWithSlurmsReason) {
 }
 
 TEST_F(RealSlurm, CtrlCCancelsCulpritsJobsAndKeepsWhatWasMeasured) {
-  // A slow benchmark, so that the interrupt lands inside a step.
-  scratch.write("slow.toml",
-                "[build]\ncommand = \"echo x > {build}/x\"\n[run]\ncommand = \"sleep 0.5; "
-                "echo '{\\\"type\\\":\\\"sample\\\",\\\"case\\\":\\\"k\\\","
-                "\\\"metric\\\":\\\"time\\\",\\\"unit\\\":\\\"s\\\",\\\"direction\\\":"
-                "\\\"lower\\\",\\\"value\\\":1}'\"\nformat = \"culprit\"\n[decide]\nmin_runs = "
-                "30\nmax_runs = 30\n");
+  scratch.write("slow.toml", k_slow_recipe);
   auto env = s_cluster->env();
   auto running = testing::start_culprit({"--cache-dir", (temp / "cache").string(), "--config",
                                          (scratch.dir() / "slow.toml").string(), "run", "HEAD",
@@ -149,6 +151,39 @@ TEST_F(RealSlurm, CtrlCCancelsCulpritsJobsAndKeepsWhatWasMeasured) {
   const auto health = testing::inspect_store(temp / "cache");
   EXPECT_EQ(health.integrity, "ok");
   EXPECT_GT(health.ok_runs, 0);
+}
+
+TEST_F(RealSlurm, AJobCancelledUnderAStepIsRetriedOnANewAllocation) {
+  // Someone (an administrator, preemption, a node failure) ends the allocation while it measures.
+  scratch.write("slow.toml", k_slow_recipe);
+  const auto json = (temp / "run.json").string();
+  auto running = testing::start_culprit({"--cache-dir", (temp / "cache").string(), "--config",
+                                         (scratch.dir() / "slow.toml").string(), "run", "HEAD",
+                                         "--executor", "slurm", "--json", json},
+                                        scratch.dir(), s_cluster->env());
+  std::string first;
+  for (int i = 0; i < 200 && first.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto listed = jobs_left();
+    if (listed.find("RUNNING") != std::string::npos)
+      first = listed.substr(0, listed.find(' '));
+  }
+  ASSERT_FALSE(first.empty()) << "culprit's job never ran";
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const auto cancelled = testing::run_process({"scancel", first}, "/", s_cluster->env());
+  ASSERT_EQ(cancelled.exit_code, 0) << cancelled.err;
+  ASSERT_TRUE(running.wait_for(std::chrono::seconds(120)));
+  const auto finished = running.wait();
+  ASSERT_EQ(finished.exit_code, 0) << finished.err;
+  auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  const auto& executor = evidence->executor;
+  EXPECT_GE(executor.at("retries").get<int>(), 1);
+  ASSERT_GE(executor.at("jobs").size(), 2U);
+  EXPECT_EQ(executor.at("jobs")[0].at("job_id"), first);
+  EXPECT_THAT(executor.at("jobs")[0].at("ended").get<std::string>(), HasSubstr("failed"));
+  EXPECT_EQ(executor.at("jobs").back().at("ended"), "released");
+  EXPECT_EQ(jobs_left(), "");
 }
 
 } // namespace
