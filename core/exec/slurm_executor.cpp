@@ -160,9 +160,12 @@ Result<BatchReadback> SlurmExecutor::run_step(std::span<const ExecRequest> reque
       return infra_error("cannot start a Slurm step: {}; install Slurm's client tools or use "
                          "--executor local",
                          ran.error().message);
-    // Whatever the worker finished before it was stopped is kept.
+    // Whatever the worker finished before it was stopped is kept; the interrupt is what the
+    // caller must hear about, even when nothing could be read back.
     end = StepEnd::interrupted;
     back = read_batch_results(dir, requests.size(), false);
+    if (!back)
+      back = BatchReadback{};
   } else if (!ran->succeeded()) {
     end = StepEnd::failed;
     back = infra_error("the step in job {} {}: {}", m_allocation->job_id,

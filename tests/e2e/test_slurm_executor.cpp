@@ -204,6 +204,22 @@ TEST_F(SlurmExecutorTest, AnInterruptKeepsTheFinishedRunsAndCancelsTheAllocation
   EXPECT_EQ(executor.jobs()[0].ended, "interrupted");
 }
 
+TEST_F(SlurmExecutorTest, AnInterruptIsAnInterruptEvenWhenTheResultsCannotBeRead) {
+  SlurmExecutor executor(options(), "lane0");
+  ASSERT_TRUE(executor.device());
+  touch("garbage");
+  std::jthread interrupter([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    request_interrupt(SIGTERM);
+  });
+  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x")});
+  interrupter.join();
+  clear_interrupt();
+  ASSERT_FALSE(outcomes[0]);
+  EXPECT_EQ(outcomes[0].error().code, ExitCode::interrupted) << outcomes[0].error().message;
+  EXPECT_EQ(calls("scancel"), std::vector<std::string>{"scancel 100"});
+}
+
 TEST(SlurmArguments, AStringIsSplitAtWhitespace) {
   EXPECT_EQ(split_arguments("  -p gpu\t--gres=gpu:1 --exclusive "),
             (std::vector<std::string>{"-p", "gpu", "--gres=gpu:1", "--exclusive"}));

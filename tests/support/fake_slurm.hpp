@@ -8,8 +8,10 @@
 // runs the worker with SLURM_JOB_ID, SLURMD_NODENAME=fake01 (fakeJOBID when `node_per_job` is
 // there: each allocation on a node of its own) and SLURM_STEP_ID set, unless
 // `fail_steps` holds a positive count (that many steps fail with a node failure), `skip_worker`
-// is there (it exits 0 without running it) or `cut` is (it appends a cut line to the results of
-// batches that hold requests). scancel notes the job. Every call is logged in the file `calls`.
+// is there (it exits 0 without running it), `cut` is (it appends a cut line to the results of
+// batches that hold requests) or `garbage` is (for a batch with requests it writes an unreadable
+// results line and waits 20 s instead of running the worker). scancel notes the job. Every call is
+// logged in the file `calls`.
 
 #include <filesystem>
 #include <string>
