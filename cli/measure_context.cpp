@@ -85,11 +85,23 @@ Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions
                                           {.repo_cache = context->cache, .fresh = flags.fresh}));
   for (std::size_t lane = 1; lane < context->slurm_lanes.size(); ++lane)
     context->lane_samplers.push_back(context->session->make_sampler(*context->slurm_lanes[lane]));
+  if (where.kind == "local" && where.parallel_runs) {
+    // Every lane ships its batches, the first included, so that all of them run at once.
+    const auto& host = context->session->sampler().options().host_id;
+    for (int lane = 0; lane < where.parallel; ++lane) {
+      context->local_lanes.push_back(
+          std::make_unique<LocalLaneExecutor>(host, context->session->host_json().dump()));
+      context->lane_samplers.push_back(
+          context->session->make_sampler(*context->local_lanes.back()));
+    }
+  }
   return context;
 }
 
 std::vector<Sampler*> MeasureContext::lanes() {
-  std::vector<Sampler*> lanes = {&session->sampler()};
+  std::vector<Sampler*> lanes;
+  if (local_lanes.empty())
+    lanes.push_back(&session->sampler());
   for (const auto& sampler : lane_samplers)
     lanes.push_back(sampler.get());
   while (std::cmp_less(lanes.size(), recipe.executor.parallel))
@@ -99,8 +111,10 @@ std::vector<Sampler*> MeasureContext::lanes() {
 
 nlohmann::json MeasureContext::executor_json() const {
   nlohmann::json out = {{"kind", recipe.executor.kind}, {"parallel", recipe.executor.parallel}};
-  if (recipe.executor.kind != "slurm")
+  if (recipe.executor.kind != "slurm") {
+    out["parallel_runs"] = recipe.executor.parallel_runs;
     return out;
+  }
   out["build_on"] = recipe.executor.build_on;
   nlohmann::json jobs = nlohmann::json::array();
   int retries = 0;

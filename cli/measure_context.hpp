@@ -71,7 +71,8 @@ public:
   std::unique_ptr<SlurmExecutor> slurm_builds; // [executor] build_on = "slurm"
   std::unique_ptr<Builder> builder;
   std::unique_ptr<MeasureSession> session;
-  std::vector<std::unique_ptr<Sampler>> lane_samplers; // lanes after the first
+  std::vector<std::unique_ptr<LocalLaneExecutor>> local_lanes; // --parallel-runs
+  std::vector<std::unique_ptr<Sampler>> lane_samplers;         // lanes after the first
   BuildOptions build_options;
   std::vector<BuildResult> builds;
 

@@ -49,6 +49,10 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
   app.add_option("--parallel", o.parallel,
                  "K: probes per bisection round, Slurm jobs at once, local build slots (default 1)")
       ->group("Executor");
+  app.add_flag("--parallel-runs", o.parallel_runs,
+               "with the local executor, measure the K probes of a round at once (they disturb "
+               "each other)")
+      ->group("Executor");
 }
 
 } // namespace culprit::cli

@@ -158,6 +158,7 @@ Status read_executor(TableReader& reader, ExecutorRecipe& executor) {
       CULPRIT_TRY(reader.read(key, *out));
   }
   CULPRIT_TRY(reader.read("build_on", executor.build_on));
+  CULPRIT_TRY(reader.read("parallel_runs", executor.parallel_runs));
   std::optional<std::int64_t> number;
   for (const auto& [key, out] : {std::pair{"parallel", &executor.parallel},
                                  std::pair{"max_attempts", &executor.max_attempts}}) {
@@ -388,6 +389,8 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
     recipe.executor.kind = *o.executor;
   if (o.parallel)
     recipe.executor.parallel = *o.parallel;
+  if (o.parallel_runs)
+    recipe.executor.parallel_runs = *o.parallel_runs;
 
   const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
   if (recipe.build.command.find_first_not_of(" \t\n") == std::string::npos)

@@ -66,7 +66,8 @@ struct ExecutorRecipe {
   std::vector<std::string> sbatch_args; // for each allocation, e.g. -p gpu --gres=gpu:1
   std::string build_on = "local";       // local | slurm: where builds run with kind = "slurm"
   int parallel = 1;                     // probes per bisection round; lanes; build slots
-  int max_attempts = 3;                 // allocations tried for one batch
+  bool parallel_runs = false; // local: measure the lanes at once (they disturb each other)
+  int max_attempts = 3;       // allocations tried for one batch
   std::chrono::duration<double> queue_timeout{600.0}; // for an allocation to be granted
 };
 
@@ -97,6 +98,7 @@ struct RecipeOverrides {
   std::optional<std::vector<int>> cpus;
   std::optional<std::string> executor;
   std::optional<int> parallel;
+  std::optional<bool> parallel_runs;
 };
 
 inline constexpr std::string_view k_config_file_name = "culprit.toml";

@@ -29,4 +29,23 @@ public:
   [[nodiscard]] std::string_view name() const override { return "local"; }
 };
 
+// A lane of this machine for drivers that measure several probes at once when asked (the
+// recipe's [executor] parallel_runs): it ships batches, so that the lanes' batches run at the same
+// time, each a series of local runs; its device is this host. Runs side by side on one machine
+// disturb each other, which is why this is never the default.
+class LocalLaneExecutor final : public Executor {
+public:
+  LocalLaneExecutor(std::string host_id, std::string host_json)
+      : m_device{std::move(host_id), std::move(host_json), "localhost", "", {}} {}
+  Result<ExecResult> run(const ExecRequest& request) override { return m_local.run(request); }
+  [[nodiscard]] bool ships_batches() const override { return true; }
+  Result<std::optional<BatchDevice>> device() override { return m_device; }
+  [[nodiscard]] std::optional<BatchDevice> batch_device() const override { return m_device; }
+  [[nodiscard]] std::string_view name() const override { return "local"; }
+
+private:
+  LocalExecutor m_local;
+  BatchDevice m_device;
+};
+
 } // namespace culprit

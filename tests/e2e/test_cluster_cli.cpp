@@ -71,6 +71,21 @@ TEST_F(ClusterCli, LocalParallelBisectionBuildsARoundAtOnceAndNamesTheSameCulpri
   EXPECT_TRUE(snapshot(scratch.dir()) == before) << "the checkout changed";
 }
 
+TEST_F(ClusterCli, LocalLanesMeasureAtOnceWhenAsked) {
+  const auto json = (temp / "bisect.json").string();
+  auto found = culprit_cli({"bisect", "--good", history.good, "--bad", history.bad, "--case",
+                            "loop", "--parallel", "2", "--parallel-runs", "--json", json});
+  ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
+  auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
+  EXPECT_EQ(evidence->bisect->culprits[0].commit, history.culprit);
+  EXPECT_EQ(evidence->executor.at("parallel_runs"), true);
+  // Both lanes are this machine: one device, so every measurement is of this host.
+  for (const auto& m : evidence->measurements)
+    EXPECT_TRUE(m.host_id.empty()) << m.commit;
+}
+
 TEST_F(ClusterCli, SlurmBisectionRecordsItsJobsAndCancelsThem) {
   const auto before = snapshot(scratch.dir());
   const auto json = (temp / "bisect.json").string();
