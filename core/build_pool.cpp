@@ -33,6 +33,18 @@ Result<BuildResult> BuildPool::build(const std::string& commit, const std::strin
 }
 
 Status BuildPool::prepare(std::span<const std::pair<std::string, std::string>> commits) {
+  // Each commit once, and not again: two threads must never build the same commit at once.
+  std::vector<std::pair<std::string, std::string>> unique;
+  for (const auto& commit : commits) {
+    const bool seen =
+        std::ranges::any_of(unique, [&](const auto& other) { return other.first == commit.first; });
+    if (!seen && !m_prepared.contains(commit.first))
+      unique.push_back(commit);
+  }
+  return build_all(unique);
+}
+
+Status BuildPool::build_all(const std::vector<std::pair<std::string, std::string>>& commits) {
   if (m_threads <= 1 || commits.size() <= 1)
     return {};
   const auto threads = std::min<std::size_t>(static_cast<std::size_t>(m_threads), commits.size());

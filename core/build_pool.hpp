@@ -48,6 +48,7 @@ private:
     std::unique_ptr<Builder> builder;
   };
   Result<Worker*> worker(std::size_t index);
+  Status build_all(const std::vector<std::pair<std::string, std::string>>& commits);
 
   Builder& m_main;
   BuildOptions m_options;

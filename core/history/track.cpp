@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace culprit::history {
@@ -150,10 +151,12 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
       for (std::size_t i = first; i < std::min(blocks[b].size(), first + chunk); ++i)
         chunk_of[b].push_back(blocks[b][i]);
     }
+    // Each commit once: the overlapping commit is in two lanes' chunks.
     std::vector<std::pair<std::string, std::string>> wanted;
+    std::set<std::size_t> asked;
     for (const auto& indices : chunk_of)
       for (const auto index : indices)
-        if (!position_of.contains(index))
+        if (!position_of.contains(index) && asked.insert(index).second)
           wanted.emplace_back(commits[index].id, commits[index].id);
     if (wanted.size() > 1)
       CULPRIT_TRY(builds.prepare(wanted));

@@ -73,3 +73,36 @@ TEST(BuildPool, BuildsARoundsCommitsAtOnceInSlotsOfTheirOwn) {
 
 } // namespace
 } // namespace culprit
+
+namespace culprit {
+namespace {
+
+TEST(BuildPool, ACommitAskedForTwiceIsBuiltOnce) {
+  TempDir temp{"culprit-pool-twice"};
+  testing::ScratchRepo scratch{temp.path() / "project"};
+  scratch.write("bench.sh", "#!/bin/sh\necho 1\n", true);
+  const auto first = scratch.commit("one");
+  scratch.write("bench.sh", "#!/bin/sh\necho 2\n", true);
+  const auto second = scratch.commit("two");
+  const auto journal = temp.path() / "journal";
+  BuildRecipe recipe;
+  recipe.command = "echo built >> " + journal.string() + " && cp {src}/bench.sh {build}/bench";
+  recipe.artifacts = {"bench"};
+  auto repo = git::Repository::open(scratch.dir()).value();
+  LocalExecutor executor;
+  Builder main(repo, recipe, temp.path() / "cache", executor);
+  BuildPool pool(main, {}, scratch.dir(), recipe, temp.path() / "cache", 2);
+  // The commit that overlaps two lanes' blocks of a track comes twice.
+  const std::vector<std::pair<std::string, std::string>> commits = {
+      {first, first}, {second, second}, {second, second}};
+  ASSERT_TRUE(pool.prepare(commits));
+  ASSERT_TRUE(pool.prepare(commits)); // and prepared commits are not built again
+  std::ifstream in(journal);
+  int builds = 0;
+  for (std::string line; std::getline(in, line);)
+    ++builds;
+  EXPECT_EQ(builds, 2);
+}
+
+} // namespace
+} // namespace culprit
