@@ -1,0 +1,92 @@
+#pragma once
+// The bisection driver behind run_bisect (core/bisect/bisect.hpp), shared by its two halves:
+// bisect.cpp searches (chooses probes, narrows the bracket, names culprits) and classify.cpp
+// places probes between the references with their runs. Not part of the library's interface.
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/bisect/bisect.hpp"
+
+namespace culprit::bisect_detail {
+
+inline constexpr int k_good = -1; // the index of the good end, before the range
+
+class Bisection {
+public:
+  Bisection(const BisectRange& range, BuildProvider& builds, std::span<Sampler* const> lanes,
+            const BisectSettings& settings,
+            const std::function<void(const BisectProgress&)>& progress)
+      : m_range(range), m_builds(builds), m_lanes(lanes.begin(), lanes.end()),
+        m_sampler(*lanes.front()), m_settings(settings), m_progress(progress) {
+    // K probes a round split a range of n commits into K + 1 parts.
+    const auto n = static_cast<double>(std::max<std::size_t>(range.commits.size(), 1));
+    m_expected_rounds = static_cast<std::size_t>(
+        std::ceil(std::log(n) / std::log(static_cast<double>(m_lanes.size() + 1)) - 1e-9));
+  }
+
+  Result<BisectOutcome> run();
+
+private:
+  struct Reference {
+    int index = k_good;
+    const Subject* subject = nullptr;
+  };
+  struct Classification {
+    stats::StepClass step = stats::StepClass::unresolved;
+    std::optional<stats::StepPosition> position;
+    std::size_t runs = 0;
+    std::string note;
+  };
+
+  [[nodiscard]] const std::string& commit_at(int index) const {
+    return index == k_good ? m_range.good : m_range.commits[static_cast<std::size_t>(index)];
+  }
+  Result<const Subject*> subject_at(int index);
+  // One probe being classified in a round, on its lane.
+  struct Job {
+    int index = 0;
+    const Subject* probe = nullptr;
+    Sampler* lane = nullptr;
+    std::size_t n = 0; // probe runs asked for
+    bool done = false;
+    Classification result;
+  };
+  Result<std::vector<Job>> round_of(const SelectedCase& selected, const Reference& lo,
+                                    const Reference& hi, const std::vector<int>& indices);
+  Status classify(const SelectedCase& selected, std::vector<Job>& jobs, const Reference& lo,
+                  const Reference& hi);
+  Result<Classification> confirm_intermediate(const SelectedCase& selected, Sampler& lane,
+                                              const Subject& probe, const Reference& lo,
+                                              const Reference& hi, std::size_t probe_runs,
+                                              const stats::StepOptions& options);
+  [[nodiscard]] std::vector<int> choose_probes(const Reference& lo, const Reference& hi) const;
+  [[nodiscard]] stats::StepOptions step_options() const;
+  Status search(const SelectedCase& selected, Reference lo, Reference hi);
+  Status add_culprit(const SelectedCase& selected, const Reference& parent, int index);
+  static Result<stats::Runs> runs_of(Sampler& lane, const Subject& subject, const CaseKey& key,
+                                     std::size_t first_n);
+  std::size_t& target_of(const Subject& subject) { return m_targets[subject.artifact_id]; }
+
+  const BisectRange& m_range;
+  BuildProvider& m_builds;
+  std::vector<Sampler*> m_lanes;
+  Sampler& m_sampler; // the first lane: the confirmation, and culprits' changes
+  std::map<std::string, Sampler*> m_lane_of; // commit -> the lane that classified it
+  const BisectSettings& m_settings;
+  const std::function<void(const BisectProgress&)>& m_progress;
+  std::size_t m_expected_rounds = 0;
+  std::size_t m_probes = 0;
+  std::size_t m_rounds = 0;
+  BisectOutcome m_outcome;
+  std::set<int> m_skipped;
+  std::map<std::string, std::size_t> m_targets; // artifact id -> runs a reference must have
+  std::map<std::string, std::string> m_measured_by_artifact; // artifact id -> first commit
+};
+
+} // namespace culprit::bisect_detail
