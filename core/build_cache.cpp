@@ -1,6 +1,8 @@
 #include "core/build_cache.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <iterator>
 #include <map>
 
@@ -152,7 +154,11 @@ Status store_object(const fs::path& objects, Entry& entry) {
   if (fs::exists(object, ec))
     return {};
   fs::create_directories(object.parent_path(), ec);
-  const auto temp = object.parent_path() / (".tmp-" + entry.hash + "-" + std::to_string(getpid()));
+  // Unique per process and per call: two builds in one process (the build pool's threads) may
+  // store the same content at once.
+  static std::atomic<std::uint64_t> s_copies{0};
+  const auto temp = object.parent_path() / (".tmp-" + entry.hash + "-" + std::to_string(getpid()) +
+                                            "-" + std::to_string(s_copies++));
   fs::copy_file(entry.source, temp, fs::copy_options::overwrite_existing, ec);
   if (!ec)
     fs::permissions(temp, executable ? fs::perms(0555) : fs::perms(0444), ec);
