@@ -37,6 +37,16 @@ std::string_view to_string(Verdict verdict) {
   return "inconclusive";
 }
 
+std::string_view to_string(ComparisonMethod method) {
+  switch (method) {
+  case ComparisonMethod::two_level_bootstrap:
+    return "two_level_bootstrap";
+  case ComparisonMethod::paired_signed_rank:
+    return "paired_signed_rank";
+  }
+  return "two_level_bootstrap";
+}
+
 Status check_rule(const DecisionRule& rule) {
   return check_threshold(rule.threshold);
 }
@@ -65,6 +75,7 @@ Result<Comparison> compare(const Runs& base, const Runs& head, const CompareOpti
   Comparison comparison;
   comparison.ratio = bootstrap.ratio;
   comparison.confidence = options.bootstrap.confidence;
+  comparison.interval_confidence = options.bootstrap.confidence;
   comparison.log_standard_error = bootstrap.log_standard_error;
   comparison.p_value = test.p_value;
   comparison.verdict =

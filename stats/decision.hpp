@@ -44,9 +44,21 @@ struct CompareOptions {
   BootstrapOptions bootstrap; // its confidence is the verdict's confidence
 };
 
+// How a comparison was made.
+enum class ComparisonMethod : std::uint8_t {
+  two_level_bootstrap, // compare(): unpaired runs, BCa interval, Mann-Whitney on run summaries
+  paired_signed_rank,  // compare_paired() (paired.hpp): blocks of interleaved runs
+};
+
+std::string_view to_string(ComparisonMethod method);
+
 struct Comparison {
-  Interval ratio;                  // statistic(head) / statistic(base), two-level bootstrap CI
-  double confidence = 0.95;        // the level of that interval
+  Interval ratio;           // statistic(head) / statistic(base), two-level bootstrap CI
+  double confidence = 0.95; // the level asked of that interval
+  // The level the interval has: the one asked, or less when the data are too few to reach it
+  // (a rank interval of n pairs reaches at most 1 - 2^(1 - n)); a verdict needs the level asked.
+  double interval_confidence = 0.95;
+  ComparisonMethod method = ComparisonMethod::two_level_bootstrap;
   double log_standard_error = 0.0; // bootstrap standard error of log(ratio)
   double p_value = 1.0;            // Mann-Whitney on the statistic of each run
   Verdict verdict = Verdict::inconclusive;

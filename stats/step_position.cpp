@@ -27,7 +27,9 @@ double position_of(double good, double bad, double probe) {
   return std::clamp(offset / step, -k_position_limit, k_position_limit);
 }
 
-StepClass classify(const Interval& position, const Interval& step, double tolerance) {
+} // namespace
+
+StepClass classify_position(const Interval& position, const Interval& step, double tolerance) {
   if (step.lower <= 0.0 && step.upper >= 0.0)
     return StepClass::unresolved;
   // A level clearly away from both ends comes first: it means more than one culprit.
@@ -41,8 +43,6 @@ StepClass classify(const Interval& position, const Interval& step, double tolera
     return StepClass::bad_like;
   return StepClass::unresolved;
 }
-
-} // namespace
 
 std::string_view to_string(StepClass step_class) {
   switch (step_class) {
@@ -101,7 +101,7 @@ Result<StepPosition> step_position(const Runs& good, const Runs& bad, const Runs
   result.step = percentile_interval(steps, step, bootstrap.confidence);
   result.position = percentile_interval(positions, position, bootstrap.confidence);
   result.tolerance = std::min(0.5, std::log1p(options.threshold) / std::abs(step));
-  result.classification = classify(result.position, result.step, result.tolerance);
+  result.classification = classify_position(result.position, result.step, result.tolerance);
   return result;
 }
 

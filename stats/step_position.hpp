@@ -49,6 +49,9 @@ struct StepPosition {
   StepClass classification = StepClass::unresolved;
 };
 
+// The classification above, of a position and a step with their intervals.
+StepClass classify_position(const Interval& position, const Interval& step, double tolerance);
+
 // Each of good, bad and probe needs at least two runs of positive finite samples; good and bad
 // must differ in level.
 Result<StepPosition> step_position(const Runs& good, const Runs& bad, const Runs& probe,

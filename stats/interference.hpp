@@ -1,0 +1,71 @@
+#pragma once
+// What the samples of one case say about interference from the machine.
+//
+// On cloud VMs, CI runners and shared GPU nodes, other tenants make a kernel slower and never
+// faster, and in bursts: a whole guest flips between a fast state and one 1.5-2x slower every few
+// milliseconds. The diagnosis looks for that shape in the samples a driver already has:
+//
+// - Speed states. The logarithms of the samples, oriented so that interference makes them larger
+//   (a time as is, a throughput negated), are split in two where the split leaves the least
+//   variance within the parts (Fisher's natural breaks for two classes; Otsu, IEEE SMC 1979). The
+//   parts are two states when they are far apart against their spreads: Ashman's D =
+//   sqrt(2) |m1 - m2| / sqrt(s1^2 + s2^2) of at least 4 (Ashman, Bird & Zepf, Astron. J. 1994:
+//   D > 2 is needed for a clean separation; a unimodal normal split at its median gives 2.7),
+//   their medians at least 10% apart, and each part at least 3% of the samples.
+// - A slow tail without distinct states: Kelly's skewness (q90 + q10 - 2 q50) / (q90 - q10) of
+//   the oriented logarithms of at least 1/2 while q90 / q10 exceeds 1.05.
+//   Either makes the interference one-sided: the fast end of each run is then the better figure.
+// - Drift: Kendall's tau between run order and each run's statistic (two-sided, normal
+//   approximation with the tie correction; Kendall, "Rank Correlation Methods", 1970), with the
+//   Theil-Sen slope (Sen, JASA 1968) across the runs as its size. Reported when p <= 0.01 and
+//   the level moved by at least 1% from the first run to the last.
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+#include "stats/error.hpp"
+#include "stats/types.hpp"
+
+namespace culprit::stats {
+
+struct SpeedStates {
+  double fast = 0.0;       // median of the samples in the fast state, in the samples' unit
+  double slow = 0.0;       // median of the samples in the slow state
+  double slow_share = 0.0; // share of the samples in the slow state
+  double separation = 0.0; // Ashman's D
+  double threshold = 0.0;  // the value between the states (geometric midpoint of the medians)
+  // Mean length, in consecutive samples of one run, of a stretch in the slow state.
+  double slow_stretch = 0.0;
+};
+
+struct Drift {
+  double change = 0.0; // relative change of the level from the first run to the last
+  double tau = 0.0;    // Kendall's tau of run order against the runs' statistic
+  double p_value = 1.0;
+};
+
+struct Interference {
+  std::size_t samples = 0;
+  std::size_t runs = 0;
+  std::optional<SpeedStates> states;
+  double skewness = 0.0; // Kelly's, of the oriented log samples
+  double spread = 0.0;   // q90 / q10 - 1 of the oriented samples
+  bool one_sided = false;
+  std::optional<Drift> drift; // only when significant and at least 1%
+};
+
+// Runs in the order they were made, samples in the order each run reported them; at least one
+// run and four positive samples in all. Drift needs at least eight runs.
+Result<Interference> diagnose_interference(const Runs& runs, Direction direction);
+
+// Kendall's tau-b of x against y with its two-sided p-value (normal approximation, ties
+// corrected) and the Theil-Sen slope of y on x. At least three points.
+struct TrendTest {
+  double tau = 0.0;
+  double p_value = 1.0;
+  double slope = 0.0;
+};
+Result<TrendTest> trend_test(std::span<const double> x, std::span<const double> y);
+
+} // namespace culprit::stats
