@@ -66,6 +66,11 @@ struct RunRecord {
   bool gpu_throttled = false; // a GPU throttled between the snapshots before and after the run
   std::string message;
   std::optional<std::string> session; // a label for a batch of runs (one invocation, one job)
+  // The block of interleaved runs this run belongs to: one run of each revision being compared,
+  // made one after the other in a random order or, in a duet, at the same time. Runs of one block
+  // are paired by the comparisons. None for warm-up runs and runs from before blocks were kept.
+  std::optional<std::string> block;
+  bool duet = false; // the block's runs ran at the same time, each on CPUs of its own
   // The samples, each case and metric with its values in the order the run reported them.
   std::vector<CaseSamples> samples;
 };
@@ -88,7 +93,9 @@ struct Freshness {
 // then by insertion). A run that reported no sample for the case is not in the list.
 struct CaseRuns {
   std::vector<std::int64_t> run_ids;
-  std::vector<std::vector<double>> samples; // samples[i] are the values of run run_ids[i]
+  std::vector<std::optional<std::string>> blocks; // blocks[i]: the block of run run_ids[i]
+  std::vector<bool> duets;                        // duets[i]: run run_ids[i] ran in a duet
+  std::vector<std::vector<double>> samples;       // samples[i] are the values of run run_ids[i]
   std::string unit;
   Direction direction = Direction::lower_is_better;
 };

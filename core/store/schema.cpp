@@ -24,7 +24,7 @@ namespace {
 
 // k_migrations[i] takes a store from version i to version i + 1. Never edit a released one: add
 // the next.
-constexpr std::array<std::string_view, 1> k_migrations = {
+constexpr std::array<std::string_view, 2> k_migrations = {
     R"sql(
 CREATE TABLE hosts (
   host_id     TEXT PRIMARY KEY,
@@ -77,6 +77,13 @@ CREATE TABLE samples (
   value     REAL NOT NULL,
   PRIMARY KEY (run_id, case_name, metric, idx)
 ) WITHOUT ROWID;
+)sql",
+    // Version 2: the block of interleaved runs a run belongs to (one run of each revision being
+    // compared, made together), and whether the block's runs ran at the same time (a duet).
+    R"sql(
+ALTER TABLE runs ADD COLUMN block TEXT;
+ALTER TABLE runs ADD COLUMN duet INTEGER NOT NULL DEFAULT 0 CHECK (duet IN (0, 1));
+CREATE INDEX runs_by_block ON runs (block);
 )sql",
 };
 static_assert(k_migrations.size() == static_cast<std::size_t>(k_schema_version));

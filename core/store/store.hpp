@@ -28,7 +28,7 @@ namespace culprit::store {
 // The store's file name inside the cache dir.
 inline constexpr std::string_view k_store_file_name = "results.sqlite3";
 // The schema version this culprit writes, kept in PRAGMA user_version.
-inline constexpr std::int64_t k_schema_version = 1;
+inline constexpr std::int64_t k_schema_version = 2;
 
 struct StoreOptions {
   // How long a writer waits for another process's transaction before giving up.
@@ -73,6 +73,9 @@ public:
   Result<std::vector<CaseMetric>> measured_cases(const MeasurementKey& key,
                                                  const Freshness& freshness = {});
   Result<RunCounts> count_runs(const MeasurementKey& key, const Freshness& freshness = {});
+  // The blocks that counted runs of the measurement belong to, in the order of their first run.
+  Result<std::vector<std::string>> counted_blocks(const MeasurementKey& key,
+                                                  const Freshness& freshness = {});
   // Everything about one artifact, for evidence.
   Result<ArtifactRecord> artifact_record(std::string_view artifact_id,
                                          const Freshness& freshness = {});

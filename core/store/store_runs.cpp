@@ -76,7 +76,7 @@ Status check_samples(const RunRecord& run) {
 constexpr std::string_view k_run_columns =
     "r.id, r.artifact_id, r.build_key, r.commit_id, r.recipe_hash, r.host_id, r.started, "
     "r.wall_seconds, r.user_seconds, r.sys_seconds, r.max_rss_kib, r.exit_code, r.signal, "
-    "r.timed_out, r.status, r.warmup, r.gpu_throttled, r.message, r.session";
+    "r.timed_out, r.status, r.warmup, r.gpu_throttled, r.message, r.session, r.block, r.duet";
 
 RunRecord read_run(const sqlite::Statement& row) {
   RunRecord run;
@@ -104,6 +104,8 @@ RunRecord read_run(const sqlite::Statement& row) {
   run.gpu_throttled = row.column_bool(16);
   run.message = row.column_text(17);
   run.session = row.column_optional_text(18);
+  run.block = row.column_optional_text(19);
+  run.duet = row.column_bool(20);
   return run;
 }
 
@@ -148,13 +150,13 @@ Result<std::int64_t> insert_run(sqlite::Database& db, const RunRecord& run) {
       auto insert,
       db.prepare("INSERT INTO runs (artifact_id, build_key, commit_id, recipe_hash, host_id, "
                  "started, wall_seconds, user_seconds, sys_seconds, max_rss_kib, exit_code, "
-                 "signal, timed_out, status, warmup, gpu_throttled, message, session) VALUES "
-                 "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                 "?18)"));
+                 "signal, timed_out, status, warmup, gpu_throttled, message, session, block, duet) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+                 "?17, ?18, ?19, ?20)"));
   insert.bind_all(run.artifact_id, run.build_key, run.commit_id, run.recipe_hash, run.host_id,
                   to_micros(run.started), run.wall_seconds, run.user_seconds, run.sys_seconds,
                   run.max_rss_kib, run.exit_code, run.signal, run.timed_out, to_string(run.status),
-                  run.warmup, run.gpu_throttled, run.message, run.session);
+                  run.warmup, run.gpu_throttled, run.message, run.session, run.block, run.duet);
   CULPRIT_TRY(insert.run());
   const auto run_id = db.last_insert_rowid();
   CULPRIT_TRY(insert_samples(db, run, run_id));
@@ -189,7 +191,8 @@ Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view
                                      std::string_view metric, const Freshness& freshness) {
   CULPRIT_TRY_ASSIGN(auto query,
                      measurement_query(m_db,
-                                       "SELECT r.id, s.value, s.unit, s.direction FROM runs r JOIN "
+                                       "SELECT r.id, s.value, s.unit, s.direction, r.block, r.duet "
+                                       "FROM runs r JOIN "
                                        "samples s ON s.run_id = r.id WHERE {} AND r.status = 'ok' "
                                        "AND r.warmup = 0 AND s.case_name = ?4 AND s.metric = ?5 "
                                        "ORDER BY r.started, r.id, s.idx",
@@ -212,6 +215,8 @@ Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view
     }
     if (result.run_ids.empty() || result.run_ids.back() != run_id) {
       result.run_ids.push_back(run_id);
+      result.blocks.push_back(query.column_optional_text(4));
+      result.duets.push_back(query.column_bool(5));
       result.samples.emplace_back();
     }
     result.samples.back().push_back(query.column_double(1));
@@ -248,6 +253,23 @@ Result<RunCounts> Store::count_runs(const MeasurementKey& key, const Freshness& 
   return RunCounts{.counted = query.column_int64(0),
                    .warmup = query.column_int64(1),
                    .failed = query.column_int64(2)};
+}
+
+Result<std::vector<std::string>> Store::counted_blocks(const MeasurementKey& key,
+                                                       const Freshness& freshness) {
+  CULPRIT_TRY_ASSIGN(auto query,
+                     measurement_query(m_db,
+                                       "SELECT r.block FROM runs r WHERE {} AND r.status = 'ok' "
+                                       "AND r.warmup = 0 AND r.block IS NOT NULL GROUP BY r.block "
+                                       "ORDER BY min(r.started), min(r.id)",
+                                       key, freshness, 4));
+  std::vector<std::string> blocks;
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+    if (!has_row)
+      return blocks;
+    blocks.push_back(query.column_text(0));
+  }
 }
 
 Result<std::vector<RunRecord>> Store::load_runs(std::string_view artifact_id,
