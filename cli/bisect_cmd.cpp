@@ -9,6 +9,7 @@
 #include "core/bisect/bisect.hpp"
 #include "core/culprit_hints.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/report.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -132,6 +133,8 @@ public:
     std::FILE* out = summary_stream(outputs);
     m_executor_summary = ctx.executor_summary();
     print_summary(out, evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
+    if (global.verbosity >= 0)
+      fmt::print(out, "{}", report::render_noise_lines(evidence));
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, outputs,
                                             render_options(evidence, &ctx.repo, global.color));

@@ -6,6 +6,7 @@
 #include "cli/progress.hpp"
 #include "cli/verdict_table.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/report.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -55,7 +56,8 @@ public:
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
     for (const auto& verdict : outcome->cases) {
-      evidence.comparisons.push_back(comparison_entry(*base, *head, verdict));
+      evidence.comparisons.push_back(
+          comparison_entry(*base, *head, verdict, evidence.settings.statistic));
       for (const auto* subject : {&*base, &*head}) {
         auto m = measurement_entry(ctx.session->sampler(), *subject, verdict.selected,
                                    subject == &*base ? verdict.base_runs : verdict.head_runs,
@@ -68,6 +70,8 @@ public:
     }
     std::FILE* out = summary_stream(m_flags.outputs);
     fmt::print(out, "{}", render_verdict_table(evidence, m_base, m_head));
+    if (global.verbosity >= 0)
+      fmt::print(out, "{}", report::render_noise_lines(evidence));
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));

@@ -192,6 +192,9 @@ CompareSettings MeasureContext::compare_settings() const {
   settings.seed = recipe.decide.seed;
   settings.case_globs = recipe.run.cases;
   settings.metric = recipe.run.metric;
+  settings.statistic =
+      StatisticSetting::parse(recipe.decide.statistic).value_or(StatisticSetting{});
+  settings.duet = recipe.run.duet;
   return settings;
 }
 

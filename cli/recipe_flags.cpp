@@ -38,6 +38,16 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
       ->group("Decision");
   app.add_option("--seed", o.seed, "seed for run order and resampling (default 1)")
       ->group("Decision");
+  app.add_option("--statistic", o.statistic,
+                 "what of each run is compared: auto (default), median, mean, min, max, p1..p99")
+      ->group("Decision");
+  app.add_flag_callback(
+         "--duet", [&o] { o.duet = DuetMode::on; },
+         "run both revisions of a block at once, each on CPUs of its own (default: auto)")
+      ->group("Decision");
+  app.add_flag_callback(
+         "--no-duet", [&o] { o.duet = DuetMode::off; }, "never run the two revisions at once")
+      ->group("Decision");
   app.add_option("--cpus", o.cpus, "pin runs to these CPUs (comma-separated)")
       ->allow_extra_args(false)
       ->delimiter(',')

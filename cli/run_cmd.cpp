@@ -8,6 +8,7 @@
 #include "cli/progress.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/report.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -81,6 +82,8 @@ public:
                  fmt::format("[{}, {}]", format_value(m.summary.ci[0], m.unit),
                              format_value(m.summary.ci[1], m.unit)),
                  m.runs.size(), m.summary.cv * 100, m.summary.outliers);
+    if (global.verbosity >= 0)
+      fmt::print(out, "{}", report::render_noise_lines(evidence));
     if (budget_hit)
       print_warning("the time budget ran out before every interval was narrow enough");
     std::fflush(out);

@@ -33,6 +33,9 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
   std::map<std::string, int> counts;
   for (const auto& c : evidence.comparisons) {
     auto level = [&](const std::string& commit) {
+      if (c.estimator && c.estimator->blocks > 0)
+        return format_value(commit == c.head ? c.estimator->head_level : c.estimator->base_level,
+                            c.unit);
       const auto it = levels.find({commit, c.case_name});
       return it == levels.end() ? std::string("-")
                                 : format_value(it->second->summary.median, c.unit);

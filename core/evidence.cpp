@@ -20,6 +20,41 @@ template <class T> json optional_json(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
+json interference_json(const EvidenceInterference& i) {
+  json doc = {{"one_sided", i.one_sided}, {"skewness", i.skewness}, {"spread", i.spread},
+              {"summary", i.summary},     {"states", nullptr},      {"drift", nullptr}};
+  if (i.states)
+    doc["states"] = {{"fast", i.states->fast},
+                     {"slow", i.states->slow},
+                     {"slow_share", i.states->slow_share},
+                     {"separation", i.states->separation},
+                     {"slow_stretch", i.states->slow_stretch}};
+  if (i.drift)
+    doc["drift"] = {
+        {"change", i.drift->change}, {"tau", i.drift->tau}, {"p_value", i.drift->p_value}};
+  return doc;
+}
+
+json estimator_json(const EvidenceEstimator& e) {
+  return {{"statistic", e.statistic},
+          {"setting", e.setting},
+          {"reason", e.reason},
+          {"method", e.method},
+          {"blocks", e.blocks},
+          {"duets", e.duets},
+          {"interval_confidence", e.interval_confidence},
+          {"base_level", e.base_level},
+          {"head_level", e.head_level}};
+}
+
+json tail_json(const EvidenceTail& t) {
+  return {{"statistic", t.statistic},
+          {"ratio", t.ratio},
+          {"ci", pair_json(t.ci)},
+          {"p_value", t.p_value},
+          {"verdict", t.verdict}};
+}
+
 json resources_json(const std::optional<EvidenceKernelResources>& r) {
   if (!r)
     return nullptr;
@@ -163,6 +198,62 @@ Status read_build(const Reader& r, EvidenceBuild& b) {
   return r.get("message", b.message, false);
 }
 
+// Calls read(child reader, value) when `key` holds an object; null or absent leaves `out` empty.
+template <class T, class F>
+Status read_optional_object(const Reader& r, std::string_view key, std::optional<T>& out, F read) {
+  const auto it = r.node().find(key);
+  if (it == r.node().end() || it->is_null())
+    return {};
+  CULPRIT_TRY_ASSIGN(const auto child, r.child(key));
+  T value;
+  CULPRIT_TRY(read(child, value));
+  out = std::move(value);
+  return {};
+}
+
+Status read_states(const Reader& r, EvidenceSpeedStates& s) {
+  CULPRIT_TRY(r.get("fast", s.fast));
+  CULPRIT_TRY(r.get("slow", s.slow));
+  CULPRIT_TRY(r.get("slow_share", s.slow_share));
+  CULPRIT_TRY(r.get("separation", s.separation, false));
+  return r.get("slow_stretch", s.slow_stretch, false);
+}
+
+Status read_drift(const Reader& r, EvidenceDrift& d) {
+  CULPRIT_TRY(r.get("change", d.change));
+  CULPRIT_TRY(r.get("tau", d.tau, false));
+  return r.get("p_value", d.p_value);
+}
+
+Status read_interference(const Reader& r, EvidenceInterference& i) {
+  CULPRIT_TRY(r.get("one_sided", i.one_sided));
+  CULPRIT_TRY(r.get("skewness", i.skewness, false));
+  CULPRIT_TRY(r.get("spread", i.spread, false));
+  CULPRIT_TRY(r.get("summary", i.summary, false));
+  CULPRIT_TRY(read_optional_object(r, "states", i.states, read_states));
+  return read_optional_object(r, "drift", i.drift, read_drift);
+}
+
+Status read_estimator(const Reader& r, EvidenceEstimator& e) {
+  CULPRIT_TRY(r.get("statistic", e.statistic));
+  CULPRIT_TRY(r.get("setting", e.setting, false));
+  CULPRIT_TRY(r.get("reason", e.reason, false));
+  CULPRIT_TRY(r.get("method", e.method, false));
+  CULPRIT_TRY(r.get("blocks", e.blocks, false));
+  CULPRIT_TRY(r.get("duets", e.duets, false));
+  CULPRIT_TRY(r.get("interval_confidence", e.interval_confidence, false));
+  CULPRIT_TRY(r.get("base_level", e.base_level, false));
+  return r.get("head_level", e.head_level, false);
+}
+
+Status read_tail(const Reader& r, EvidenceTail& t) {
+  CULPRIT_TRY(r.get("statistic", t.statistic));
+  CULPRIT_TRY(r.get("ratio", t.ratio));
+  CULPRIT_TRY(r.get("ci", t.ci));
+  CULPRIT_TRY(r.get("p_value", t.p_value));
+  return r.get("verdict", t.verdict);
+}
+
 Status read_measurement(const Reader& r, EvidenceMeasurement& m) {
   CULPRIT_TRY(r.get("commit", m.commit));
   CULPRIT_TRY(r.get("case", m.case_name));
@@ -179,7 +270,8 @@ Status read_measurement(const Reader& r, EvidenceMeasurement& m) {
   CULPRIT_TRY(summary.get("mean", m.summary.mean, false));
   CULPRIT_TRY(summary.get("min", m.summary.min, false));
   CULPRIT_TRY(summary.get("cv", m.summary.cv, false));
-  return summary.get("outliers", m.summary.outliers, false);
+  CULPRIT_TRY(summary.get("outliers", m.summary.outliers, false));
+  return read_optional_object(r, "interference", m.interference, read_interference);
 }
 
 Status read_comparison(const Reader& r, EvidenceComparison& c) {
@@ -196,6 +288,8 @@ Status read_comparison(const Reader& r, EvidenceComparison& c) {
   CULPRIT_TRY(r.get("base_runs", c.base_runs, false));
   CULPRIT_TRY(r.get("head_runs", c.head_runs, false));
   CULPRIT_TRY(r.get_optional("min_detectable", c.min_detectable));
+  CULPRIT_TRY(read_optional_object(r, "estimator", c.estimator, read_estimator));
+  CULPRIT_TRY(read_optional_object(r, "tail", c.tail, read_tail));
   return r.get("note", c.note, false);
 }
 
@@ -340,6 +434,7 @@ nlohmann::json to_json(const Evidence& e) {
                  {"summary", summary_json(m.summary)}};
     if (!m.host_id.empty())
       item["host_id"] = m.host_id;
+    item["interference"] = m.interference ? interference_json(*m.interference) : json(nullptr);
     measurements.push_back(std::move(item));
   }
   json comparisons = json::array();
@@ -350,6 +445,8 @@ nlohmann::json to_json(const Evidence& e) {
                  {"verdict", c.verdict}, {"base_runs", c.base_runs}, {"head_runs", c.head_runs},
                  {"note", c.note}};
     item["min_detectable"] = c.min_detectable ? json(*c.min_detectable) : json(nullptr);
+    item["estimator"] = c.estimator ? estimator_json(*c.estimator) : json(nullptr);
+    item["tail"] = c.tail ? tail_json(*c.tail) : json(nullptr);
     comparisons.push_back(std::move(item));
   }
   json doc = {{"schema", e.schema},
@@ -373,7 +470,9 @@ nlohmann::json to_json(const Evidence& e) {
                 {"max_runs", e.settings.max_runs},
                 {"warmup", e.settings.warmup},
                 {"cases", e.settings.cases},
-                {"direction", e.settings.direction}}},
+                {"direction", e.settings.direction},
+                {"statistic", e.settings.statistic},
+                {"duet", e.settings.duet}}},
               {"builds", builds},
               {"measurements", measurements},
               {"comparisons", comparisons},
@@ -446,6 +545,8 @@ Result<Evidence> evidence_from_json(const nlohmann::json& doc) {
   CULPRIT_TRY(settings.get("warmup", s.warmup, false));
   CULPRIT_TRY(settings.get("cases", s.cases, false));
   CULPRIT_TRY(settings.get("direction", s.direction, false));
+  CULPRIT_TRY(settings.get("statistic", s.statistic, false));
+  CULPRIT_TRY(settings.get("duet", s.duet, false));
   CULPRIT_TRY(r.each("builds", e.builds, read_build));
   CULPRIT_TRY(r.each("measurements", e.measurements, read_measurement));
   CULPRIT_TRY(r.each("comparisons", e.comparisons, read_comparison));

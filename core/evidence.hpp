@@ -32,6 +32,8 @@ struct EvidenceSettings {
   int warmup = 0;
   std::vector<std::string> cases;
   std::string direction; // "regression" or "improvement" for bisect
+  std::string statistic; // the setting: auto, median, min, ... (empty in older evidence)
+  std::string duet;      // the setting: auto, on, off (empty in older evidence)
 };
 
 struct EvidenceBuild {
@@ -54,6 +56,30 @@ struct EvidenceSummary {
   int outliers = 0;
 };
 
+// What the samples of one side say about interference (stats/interference.hpp).
+struct EvidenceSpeedStates {
+  double fast = 0;         // typical value in the fast state, in the measurement's unit
+  double slow = 0;         // typical value in the slow state
+  double slow_share = 0;   // share of the samples in the slow state
+  double separation = 0;   // Ashman's D
+  double slow_stretch = 0; // mean length of a slow stretch, in consecutive samples
+};
+
+struct EvidenceDrift {
+  double change = 0; // relative change from the first run to the last
+  double tau = 0;    // Kendall's tau of run order against the runs' level
+  double p_value = 1;
+};
+
+struct EvidenceInterference {
+  bool one_sided = false;
+  std::optional<EvidenceSpeedStates> states;
+  double skewness = 0; // Kelly's, of the log samples oriented so that interference is positive
+  double spread = 0;   // q90 / q10 - 1
+  std::optional<EvidenceDrift> drift;
+  std::string summary; // the line for people; empty when there is nothing to say
+};
+
 struct EvidenceMeasurement {
   std::string commit;
   std::string case_name;
@@ -65,6 +91,31 @@ struct EvidenceMeasurement {
   std::string host_id;     // the device the runs come from, when a driver measured on several
   std::vector<std::vector<double>> runs;
   EvidenceSummary summary;
+  std::optional<EvidenceInterference> interference;
+};
+
+// How a comparison was judged: the statistic of each run, why it was chosen, and the pairing.
+struct EvidenceEstimator {
+  std::string statistic; // min, median, p10, ...
+  std::string setting;   // what was asked: auto or a statistic
+  std::string reason;
+  std::string method;             // paired_signed_rank | two_level_bootstrap
+  int blocks = 0;                 // blocks of interleaved runs compared
+  int duets = 0;                  // of which ran as duets
+  double interval_confidence = 0; // the level the interval has
+  // The median over the compared blocks of each side's run statistic: the figures the ratio
+  // compares, in the comparison's unit.
+  double base_level = 0;
+  double head_level = 0;
+};
+
+// A change of the slow side of each run, beside a verdict made with the fast side.
+struct EvidenceTail {
+  std::string statistic; // p90 of a time, p10 of a throughput
+  double ratio = 1;
+  std::array<double, 2> ci{1, 1};
+  double p_value = 1;
+  std::string verdict;
 };
 
 struct EvidenceComparison {
@@ -82,6 +133,8 @@ struct EvidenceComparison {
   int head_runs = 0;
   std::optional<double> min_detectable; // the smallest change these data could resolve
   std::string note;
+  std::optional<EvidenceEstimator> estimator;
+  std::optional<EvidenceTail> tail;
 };
 
 struct EvidenceStep {

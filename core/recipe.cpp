@@ -11,6 +11,7 @@
 #include "core/exec/slurm_executor.hpp"
 #include "core/fs.hpp"
 #include "core/hash.hpp"
+#include "stats/run_statistic.hpp"
 
 namespace culprit {
 namespace {
@@ -133,6 +134,14 @@ private:
   std::vector<std::string> m_known;
 };
 
+Status check_statistic(std::string_view name) {
+  if (name == "auto")
+    return {};
+  if (auto statistic = stats::parse_run_statistic(name); !statistic)
+    return usage_error("{}", statistic.error().message);
+  return {};
+}
+
 Status read_build(TableReader& reader, BuildRecipe& build) {
   CULPRIT_TRY(reader.read("command", build.command));
   CULPRIT_TRY(reader.read("artifacts", build.artifacts));
@@ -213,6 +222,14 @@ Status read_run(TableReader& reader, RunRecipe& run) {
       run.cpus.push_back(static_cast<int>(**item.as_integer()));
     }
   }
+  if (const auto* node = reader.find("duet")) {
+    if (node->is_boolean())
+      run.duet = **node->as_boolean() ? DuetMode::on : DuetMode::off;
+    else if (node->is_string() && **node->as_string() == "auto")
+      run.duet = DuetMode::automatic;
+    else
+      return reader.error_at(*node, R"([run] duet must be true, false or "auto")");
+  }
   CULPRIT_TRY(reader.read("column", run.column));
   CULPRIT_TRY(reader.read("case_columns", run.case_columns));
   CULPRIT_TRY(reader.read("pattern", run.pattern));
@@ -262,10 +279,30 @@ Status read_decide(TableReader& reader, DecideOptions& decide) {
       return usage_error("{}: [decide] seed must not be negative", reader.file());
     decide.seed = static_cast<std::uint64_t>(seed.value());
   }
+  if (const auto* node = reader.find("statistic")) {
+    if (!node->is_string())
+      return reader.error_at(*node,
+                             R"([decide] statistic must be a string such as "auto" or "min")");
+    decide.statistic = **node->as_string();
+    if (auto statistic = check_statistic(decide.statistic); !statistic)
+      return reader.error_at(*node, "[decide] {}", statistic.error().message);
+  }
   return reader.finish();
 }
 
 } // namespace
+
+std::string_view to_string(DuetMode mode) {
+  switch (mode) {
+  case DuetMode::off:
+    return "off";
+  case DuetMode::on:
+    return "on";
+  case DuetMode::automatic:
+    return "auto";
+  }
+  return "off";
+}
 
 Result<double> parse_threshold(std::string_view text) {
   std::string_view number = text;
@@ -391,6 +428,12 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
     recipe.executor.parallel = *o.parallel;
   if (o.parallel_runs)
     recipe.executor.parallel_runs = *o.parallel_runs;
+  if (o.statistic) {
+    CULPRIT_TRY(check_statistic(*o.statistic));
+    recipe.decide.statistic = *o.statistic;
+  }
+  if (o.duet)
+    recipe.run.duet = *o.duet;
 
   const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
   if (recipe.build.command.find_first_not_of(" \t\n") == std::string::npos)
@@ -444,6 +487,14 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
                        recipe.executor.build_on);
   if (recipe.executor.parallel < 1 || recipe.executor.parallel > 64)
     return usage_error("--parallel {} must be between 1 and 64", recipe.executor.parallel);
+  if (recipe.run.duet == DuetMode::on) {
+    if (recipe.executor.kind == "slurm" || recipe.executor.parallel_runs)
+      return usage_error("duets run on this machine only: turn off --duet ([run] duet) or use "
+                         "the local executor without --parallel-runs");
+    if (recipe.run.format == "nvbench" || recipe.run.metric.find("gpu") != std::string::npos)
+      return usage_error("a duet runs two revisions at once, and these runs time a GPU, which "
+                         "both would share: turn off --duet ([run] duet)");
+  }
   if (!recipe.run.direction.empty() && recipe.run.direction != "lower" &&
       recipe.run.direction != "higher")
     return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",

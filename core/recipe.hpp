@@ -32,6 +32,11 @@ struct BuildRecipe {
   bool ptxas_report = true;
 };
 
+// Whether the two revisions of a comparison run at the same time, each on CPUs of its own (a
+// duet): off, always, or automatically when their samples show one-sided interference.
+enum class DuetMode : std::uint8_t { off, on, automatic };
+std::string_view to_string(DuetMode mode);
+
 struct RunRecipe {
   CommandSpec command;            // {build} names the cached artifacts
   std::string format = "auto";    // auto | culprit | gbench | nvbench | csv | regex | time
@@ -39,7 +44,8 @@ struct RunRecipe {
   std::vector<std::string> cases; // globs; empty: every case
   std::chrono::duration<double> timeout{60.0};
   std::map<std::string, std::string> env;
-  std::vector<int> cpus; // pin runs to these CPUs; empty: no pinning
+  std::vector<int> cpus;               // pin runs to these CPUs; empty: no pinning
+  DuetMode duet = DuetMode::automatic; // [run] duet = true | false | "auto"
   // Options of the csv and regex formats.
   std::string column;                    // csv: the value column
   std::vector<std::string> case_columns; // csv: columns that name the case
@@ -56,6 +62,9 @@ struct DecideOptions {
   int warmup = 1;
   std::optional<std::chrono::duration<double>> budget; // wall-time budget for measuring
   std::uint64_t seed = 1;
+  // The statistic of each run that verdicts compare: "auto", "median", "mean", "min", "max" or a
+  // percentile "p1".."p99" (stats/run_statistic.hpp; auto: core/measure/estimator.hpp).
+  std::string statistic = "auto";
 };
 
 // Where builds and runs happen (DESIGN.md, "Executors are a seam"). Not part of any hash: the
@@ -99,6 +108,8 @@ struct RecipeOverrides {
   std::optional<std::string> executor;
   std::optional<int> parallel;
   std::optional<bool> parallel_runs;
+  std::optional<std::string> statistic;
+  std::optional<DuetMode> duet;
 };
 
 inline constexpr std::string_view k_config_file_name = "culprit.toml";

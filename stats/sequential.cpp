@@ -79,14 +79,12 @@ Result<SequentialPlan> make_sequential_plan(std::size_t min_runs, std::size_t ma
   return make_sequential_plan(runs, confidence);
 }
 
-Result<LookDecision> decide_at_look(const SequentialPlan& plan, std::size_t look, const Runs& base,
-                                    const Runs& head, const CompareOptions& options) {
+Result<LookDecision> decide_at_look(const SequentialPlan& plan, std::size_t look,
+                                    const CompareAt& compare_at) {
   if (look >= plan.confidence.size())
     return fail(ErrorKind::invalid_argument, "look {} is beyond the plan's {} looks", look,
                 plan.confidence.size());
-  CompareOptions at_look = options;
-  at_look.bootstrap.confidence = plan.confidence[look];
-  CULPRIT_STATS_TRY_ASSIGN(const Comparison comparison, compare(base, head, at_look));
+  CULPRIT_STATS_TRY_ASSIGN(const Comparison comparison, compare_at(plan.confidence[look]));
   LookDecision decision;
   decision.look = look;
   decision.last_look = look + 1 == plan.confidence.size();
@@ -94,6 +92,15 @@ Result<LookDecision> decide_at_look(const SequentialPlan& plan, std::size_t look
   const bool confident = comparison.verdict != Verdict::inconclusive;
   decision.next = confident || decision.last_look ? NextStep::stop : NextStep::measure_more;
   return decision;
+}
+
+Result<LookDecision> decide_at_look(const SequentialPlan& plan, std::size_t look, const Runs& base,
+                                    const Runs& head, const CompareOptions& options) {
+  return decide_at_look(plan, look, [&](double confidence) {
+    CompareOptions at_look = options;
+    at_look.bootstrap.confidence = confidence;
+    return compare(base, head, at_look);
+  });
 }
 
 } // namespace culprit::stats

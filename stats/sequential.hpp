@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -58,5 +59,11 @@ struct LookDecision {
 // look indexes plan.runs. Needs at least two runs per side (normally plan.runs[look]).
 Result<LookDecision> decide_at_look(const SequentialPlan& plan, std::size_t look, const Runs& base,
                                     const Runs& head, const CompareOptions& options = {});
+
+// The same for any comparison method: compare_at(level) compares the data in hand at the level
+// of an interval (e.g. compare_paired of paired.hpp).
+using CompareAt = std::function<Result<Comparison>(double confidence)>;
+Result<LookDecision> decide_at_look(const SequentialPlan& plan, std::size_t look,
+                                    const CompareAt& compare_at);
 
 } // namespace culprit::stats

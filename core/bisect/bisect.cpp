@@ -8,6 +8,8 @@
 
 #include "core/bisect/bisection.hpp"
 #include "core/measure/stats_bridge.hpp"
+#include "stats/paired.hpp"
+#include "stats/run_statistic.hpp"
 
 namespace culprit::bisect_detail {
 
@@ -39,26 +41,25 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
   CULPRIT_TRY_ASSIGN(const auto* subject, subject_at(index));
   if (subject != nullptr && subject->artifact_id != parent.subject->artifact_id) {
     const auto& compare = m_settings.compare;
-    // The change is measured on one device: the lane that classified the culprit, where the
-    // parent gets its runs too if another lane classified it.
+    // The change is measured on one device, in blocks of the culprit and its parent: the lane
+    // that classified the culprit (blocks made there with both, while bisecting, count).
     const auto lane_it = m_lane_of.find(culprit.commit);
     auto& lane = lane_it != m_lane_of.end() ? *lane_it->second : m_sampler;
-    const std::size_t parent_runs = std::max(target_of(*parent.subject), compare.min_runs);
-    const std::vector<Want> wants = {{parent.subject, parent_runs}, {subject, compare.min_runs}};
-    CULPRIT_TRY(lane.ensure(wants));
-    CULPRIT_TRY_ASSIGN(const auto before,
-                       runs_of(lane, *parent.subject, selected.key, parent_runs));
-    CULPRIT_TRY_ASSIGN(const auto after, runs_of(lane, *subject, selected.key, 0));
-    stats::CompareOptions options;
-    options.statistic = compare.statistic;
-    options.rule.threshold = compare.threshold;
-    options.rule.direction = to_stats(selected.direction);
-    options.bootstrap.confidence = compare.confidence;
-    options.bootstrap.seed = compare.seed;
-    options.bootstrap.threads = compare.threads;
-    if (before.size() >= 2 && after.size() >= 2) {
-      CULPRIT_TRY_ASSIGN(culprit.change,
-                         lift(stats::compare(before, after, options), selected.key.case_name));
+    const std::size_t blocks = std::max<std::size_t>(2 * compare.min_runs, 10);
+    const std::array<const Subject*, 2> group = {parent.subject, subject};
+    CULPRIT_TRY(lane.ensure_blocks({{parent.subject, subject}, blocks}));
+    CULPRIT_TRY_ASSIGN(const auto runs, lane.block_runs(group, selected.key, blocks));
+    if (runs.blocks.size() >= 2) {
+      const auto statistic = estimator_of(selected).statistic;
+      stats::PairedOptions options;
+      options.rule.threshold = compare.threshold;
+      options.rule.direction = to_stats(selected.direction);
+      options.confidence = compare.confidence;
+      CULPRIT_TRY_ASSIGN(
+          culprit.change,
+          lift(stats::compare_paired(stats::run_values(runs.runs[0], statistic),
+                                     stats::run_values(runs.runs[1], statistic), options),
+               selected.key.case_name));
       for (const auto& total : m_outcome.confirmation.cases) {
         if (total.selected.key == selected.key && total.comparison &&
             std::abs(std::log(total.comparison->ratio.estimate)) > 0)
@@ -214,7 +215,6 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
       // More than one culprit: the probe is the upper reference of the first half and the lower
       // reference of the second.
       const Reference here{split->index, split->probe};
-      target_of(*split->probe) = std::max(target_of(*split->probe), split->result.runs);
       CULPRIT_TRY(search(selected, new_lo, here));
       return search(selected, here, hi);
     }
@@ -239,6 +239,8 @@ Result<BisectOutcome> Bisection::run() {
                      compare_subjects(m_sampler, *good, *bad, m_settings.compare));
   const auto wanted = m_settings.improvement ? stats::Verdict::faster : stats::Verdict::slower;
   for (const auto& verdict : m_outcome.confirmation.cases) {
+    if (verdict.estimator)
+      m_estimators[verdict.selected.key] = *verdict.estimator;
     if (verdict.verdict == wanted)
       m_outcome.cases.push_back(verdict.selected);
   }
@@ -246,15 +248,7 @@ Result<BisectOutcome> Bisection::run() {
     m_outcome.status = "not_reproduced";
     return std::move(m_outcome);
   }
-  const std::size_t confirmed_runs = std::max(m_outcome.confirmation.cases.front().base_runs,
-                                              m_outcome.confirmation.cases.front().head_runs);
-  target_of(*good) = confirmed_runs;
-  target_of(*bad) = confirmed_runs;
-
   for (const auto& selected : m_outcome.cases) {
-    // Each case starts from the ends, with the reference runs of the confirmation.
-    target_of(*good) = std::max(target_of(*good), confirmed_runs);
-    target_of(*bad) = std::max(target_of(*bad), confirmed_runs);
     const auto candidates_before = m_outcome.candidates.size();
     CULPRIT_TRY(search(selected, {k_good, good}, {last, bad}));
     if (m_outcome.candidates.size() != candidates_before)

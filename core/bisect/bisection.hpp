@@ -61,17 +61,19 @@ private:
                                     const Reference& hi, const std::vector<int>& indices);
   Status classify(const SelectedCase& selected, std::vector<Job>& jobs, const Reference& lo,
                   const Reference& hi);
+  // The position of the probe from blocks [from, to) of the group {lo, hi, probe} on the lane.
+  Result<std::optional<stats::StepPosition>> position_in(const SelectedCase& selected,
+                                                         Sampler& lane, const Subject& probe,
+                                                         const Reference& lo, const Reference& hi,
+                                                         std::size_t from, std::size_t to);
   Result<Classification> confirm_intermediate(const SelectedCase& selected, Sampler& lane,
                                               const Subject& probe, const Reference& lo,
-                                              const Reference& hi, std::size_t probe_runs,
-                                              const stats::StepOptions& options);
+                                              const Reference& hi, std::size_t blocks);
   [[nodiscard]] std::vector<int> choose_probes(const Reference& lo, const Reference& hi) const;
   [[nodiscard]] stats::StepOptions step_options() const;
+  [[nodiscard]] const Estimator& estimator_of(const SelectedCase& selected) const;
   Status search(const SelectedCase& selected, Reference lo, Reference hi);
   Status add_culprit(const SelectedCase& selected, const Reference& parent, int index);
-  static Result<stats::Runs> runs_of(Sampler& lane, const Subject& subject, const CaseKey& key,
-                                     std::size_t first_n);
-  std::size_t& target_of(const Subject& subject) { return m_targets[subject.artifact_id]; }
 
   const BisectRange& m_range;
   BuildProvider& m_builds;
@@ -85,7 +87,7 @@ private:
   std::size_t m_rounds = 0;
   BisectOutcome m_outcome;
   std::set<int> m_skipped;
-  std::map<std::string, std::size_t> m_targets; // artifact id -> runs a reference must have
+  std::map<CaseKey, Estimator> m_estimators; // chosen by the confirmation of the ends
   std::map<std::string, std::string> m_measured_by_artifact; // artifact id -> first commit
 };
 

@@ -1,6 +1,9 @@
 #include "core/exec/executor.hpp"
 
 #include <cstring>
+#include <latch>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -63,6 +66,25 @@ std::vector<Result<ExecResult>> Executor::run_batch(std::span<const ExecRequest>
       outcomes.push_back(run(request));
   }
   return outcomes;
+}
+
+std::vector<Result<ExecResult>> Executor::run_together(std::span<const ExecRequest> requests) {
+  std::vector<std::optional<Result<ExecResult>>> outcomes(requests.size());
+  {
+    std::latch start(static_cast<std::ptrdiff_t>(requests.size()));
+    std::vector<std::jthread> threads;
+    threads.reserve(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      threads.emplace_back([&, i] {
+        start.arrive_and_wait();
+        outcomes[i] = run(requests[i]);
+      });
+  }
+  std::vector<Result<ExecResult>> results;
+  results.reserve(requests.size());
+  for (auto& outcome : outcomes)
+    results.push_back(std::move(*outcome));
+  return results;
 }
 
 } // namespace culprit

@@ -104,6 +104,12 @@ public:
   // (a cluster allocation) overrides this to send the whole batch at once.
   virtual std::vector<Result<ExecResult>> run_batch(std::span<const ExecRequest> requests);
 
+  // Runs the requests at the same time (a duet: each normally pinned to CPUs of its own) and
+  // returns one outcome each, in order. They are released together: every process is created
+  // before any is waited for. The default starts one thread per request on run(), which must then
+  // be safe to call concurrently; executors with their own notion of time override it.
+  virtual std::vector<Result<ExecResult>> run_together(std::span<const ExecRequest> requests);
+
   // Whether run_batch sends a batch elsewhere as one unit (a cluster allocation) rather than
   // running the requests one by one here. Callers then plan whole batches instead of single runs.
   [[nodiscard]] virtual bool ships_batches() const { return false; }

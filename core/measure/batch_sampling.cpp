@@ -22,49 +22,76 @@ Status Sampler::use_device(const BatchDevice& device) {
   return {};
 }
 
+// The batch of these rounds: every subject's warm-up runs at the start (a batch is a fresh process
+// on a node that may have idled), then each round's runs under a block id of its own.
+Result<std::optional<BatchPlan>>
+Sampler::plan_rounds(const std::vector<std::vector<const Subject*>>& rounds) {
+  if (rounds.empty())
+    return std::nullopt;
+  BatchPlan plan;
+  auto add = [&](const Subject& subject, bool warmup,
+                 const std::optional<std::string>& block) -> Status {
+    CULPRIT_TRY_ASSIGN(auto request, request_for(subject));
+    plan.requests.push_back(std::move(request));
+    plan.subjects.push_back(&subject);
+    plan.warmups.push_back(warmup);
+    plan.blocks.push_back(block);
+    return {};
+  };
+  std::set<std::string> warmed;
+  for (const auto& round : rounds) {
+    for (const auto* subject : round) {
+      if (warmed.insert(subject->artifact_id).second) {
+        for (int i = 0; i < m_options.warmup; ++i)
+          CULPRIT_TRY(add(*subject, true, std::nullopt));
+      }
+    }
+  }
+  for (const auto& round : rounds) {
+    const auto block = next_block_id();
+    for (const auto* subject : round)
+      CULPRIT_TRY(add(*subject, false, block));
+  }
+  return plan;
+}
+
 Result<std::optional<BatchPlan>> Sampler::plan_batch(std::span<const Want> wants) {
   if (interrupt_requested())
     return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
   CULPRIT_TRY_ASSIGN(const auto device, m_executor.device());
   if (device)
     CULPRIT_TRY(use_device(*device));
-  struct Need {
-    const Subject* subject;
-    std::size_t missing;
-  };
-  std::vector<Need> needs;
+  std::vector<std::pair<const Subject*, std::size_t>> needs; // subject, runs missing
   for (const auto& want : wants) {
     CULPRIT_TRY_ASSIGN(const auto have, counted_runs(*want.subject));
     if (have < want.runs)
-      needs.push_back({want.subject, want.runs - have});
+      needs.emplace_back(want.subject, want.runs - have);
   }
-  if (needs.empty())
-    return std::nullopt;
-  BatchPlan plan;
-  std::set<std::string> warmed;
-  auto add = [&](const Subject& subject, bool warmup) -> Status {
-    CULPRIT_TRY_ASSIGN(auto request, request_for(subject));
-    plan.requests.push_back(std::move(request));
-    plan.subjects.push_back(&subject);
-    plan.warmups.push_back(warmup);
-    return {};
-  };
   // The same rounds as the one-run-at-a-time path: each a fresh seeded shuffle of what is left.
+  std::vector<std::vector<const Subject*>> rounds;
   while (!needs.empty()) {
-    std::mt19937_64 rng(std::hash<std::string>{}(
-        Hasher().add(std::to_string(m_options.seed)).add(std::to_string(m_rounds++)).hex()));
-    std::shuffle(needs.begin(), needs.end(), rng);
+    std::vector<const Subject*> round;
     for (auto& need : needs) {
-      if (warmed.insert(need.subject->artifact_id).second) {
-        for (int i = 0; i < m_options.warmup; ++i)
-          CULPRIT_TRY(add(*need.subject, true));
-      }
-      CULPRIT_TRY(add(*need.subject, false));
-      --need.missing;
+      round.push_back(need.first);
+      --need.second;
     }
-    std::erase_if(needs, [](const Need& need) { return need.missing == 0; });
+    rounds.push_back(shuffled(std::move(round)));
+    std::erase_if(needs, [](const auto& need) { return need.second == 0; });
   }
-  return plan;
+  return plan_rounds(rounds);
+}
+
+Result<std::optional<BatchPlan>> Sampler::plan_batch(const BlockWant& want) {
+  if (interrupt_requested())
+    return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
+  CULPRIT_TRY_ASSIGN(const auto device, m_executor.device());
+  if (device)
+    CULPRIT_TRY(use_device(*device));
+  CULPRIT_TRY_ASSIGN(const std::size_t have, complete_blocks(want.group));
+  std::vector<std::vector<const Subject*>> rounds;
+  for (std::size_t block = have; block < want.blocks; ++block)
+    rounds.push_back(shuffled(want.group));
+  return plan_rounds(rounds);
 }
 
 Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResult>> outcomes) {
@@ -79,6 +106,7 @@ Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResul
       break;
     }
     auto record = record_for(*plan.subjects[i], plan.warmups[i]);
+    record.block = plan.blocks[i];
     fill_record(record, plan.requests[i], *outcomes[i]);
     records.push_back(std::move(record));
   }
@@ -94,18 +122,11 @@ Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResul
   if (stop)
     return std::unexpected(*stop);
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto& record = records[i];
-    if (record.warmup)
+    if (records[i].warmup)
       continue;
-    auto& failures = m_failures_in_a_row[record.artifact_id];
-    if (record.status == store::RunStatus::ok) {
-      failures = 0;
-      continue;
-    }
-    m_last_message = record.message;
-    if (++failures >= k_max_failures_in_a_row)
-      return infra_error("{} runs of {} in a row failed; the last: {}", k_max_failures_in_a_row,
-                         plan.subjects[i]->commit.substr(0, 12), m_last_message);
+    if (records[i].status != store::RunStatus::ok)
+      m_last_message = records[i].message;
+    CULPRIT_TRY(count_failure(*plan.subjects[i], records[i].status));
   }
   return {};
 }
@@ -122,12 +143,26 @@ Result<bool> Sampler::ensure_batched(std::span<const Want> wants) {
   }
 }
 
+Result<bool> Sampler::ensure_blocks_batched(const BlockWant& want) {
+  while (true) {
+    if (budget_exhausted())
+      return false;
+    CULPRIT_TRY_ASSIGN(auto plan, plan_batch(want));
+    if (!plan)
+      return true;
+    auto outcomes = m_executor.run_batch(plan->requests);
+    CULPRIT_TRY(import_batch(*plan, std::move(outcomes)));
+  }
+}
+
 Result<bool> ensure_lanes(std::span<LaneWants> lanes) {
   // Lanes that run here (the local executor) go one after the other: measurements on one machine
   // at once would disturb each other.
   for (auto& lane : lanes) {
     if (!lane.sampler->executor().ships_batches()) {
-      CULPRIT_TRY_ASSIGN(const bool complete, lane.sampler->ensure(lane.wants));
+      CULPRIT_TRY_ASSIGN(const bool complete, lane.blocks
+                                                  ? lane.sampler->ensure_blocks(*lane.blocks)
+                                                  : lane.sampler->ensure(lane.wants));
       if (!complete)
         return false;
     }
@@ -157,7 +192,8 @@ Result<bool> ensure_lanes(std::span<LaneWants> lanes) {
     for (auto* lane : shipping) {
       if (lane->sampler->budget_exhausted())
         return false;
-      CULPRIT_TRY_ASSIGN(auto plan, lane->sampler->plan_batch(lane->wants));
+      CULPRIT_TRY_ASSIGN(auto plan, lane->blocks ? lane->sampler->plan_batch(*lane->blocks)
+                                                 : lane->sampler->plan_batch(lane->wants));
       if (plan) {
         busy.push_back(lane);
         plans.push_back(std::move(*plan));

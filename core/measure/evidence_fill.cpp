@@ -38,6 +38,8 @@ Evidence evidence_header(const std::vector<std::string>& command, const git::Rep
   s.max_runs = recipe.decide.max_runs;
   s.warmup = recipe.decide.warmup;
   s.cases = recipe.run.cases;
+  s.statistic = recipe.decide.statistic;
+  s.duet = std::string(to_string(recipe.run.duet));
   return e;
 }
 
@@ -50,6 +52,20 @@ EvidenceBuild build_entry(const BuildResult& build) {
           build.artifact_id,
           build.log.string(),
           build.message};
+}
+
+EvidenceInterference interference_entry(const stats::Interference& diagnosis) {
+  EvidenceInterference i;
+  i.one_sided = diagnosis.one_sided;
+  i.skewness = diagnosis.skewness;
+  i.spread = diagnosis.spread;
+  i.summary = describe_interference(diagnosis);
+  if (const auto& states = diagnosis.states)
+    i.states = EvidenceSpeedStates{states->fast, states->slow, states->slow_share,
+                                   states->separation, states->slow_stretch};
+  if (const auto& drift = diagnosis.drift)
+    i.drift = EvidenceDrift{drift->change, drift->tau, drift->p_value};
+  return i;
 }
 
 Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& subject,
@@ -78,6 +94,8 @@ Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& s
   m.summary.mean = summary.mean;
   m.summary.min = summary.min;
   m.summary.ci = {summary.median, summary.median};
+  if (auto diagnosis = diagnose(m.runs, selected.direction))
+    m.interference = interference_entry(*diagnosis);
   if (auto outliers = stats::classify_outliers(pooled))
     m.summary.outliers = static_cast<int>(outliers->mild.size() + outliers->severe.size());
   if (run_medians.size() >= 2) {
@@ -95,7 +113,7 @@ Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& s
 }
 
 EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
-                                    const CaseVerdict& verdict) {
+                                    const CaseVerdict& verdict, const std::string& setting) {
   EvidenceComparison c;
   c.base = base.commit;
   c.head = head.commit;
@@ -112,6 +130,27 @@ EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
     c.ratio = verdict.comparison->ratio.estimate;
     c.ci = {verdict.comparison->ratio.lower, verdict.comparison->ratio.upper};
     c.p_value = verdict.comparison->p_value;
+    if (verdict.estimator) {
+      EvidenceEstimator e;
+      e.statistic = stats::to_string(verdict.estimator->statistic);
+      e.setting = setting;
+      e.reason = verdict.estimator->reason;
+      e.method = std::string(stats::to_string(verdict.comparison->method));
+      e.blocks = static_cast<int>(verdict.blocks);
+      e.duets = static_cast<int>(verdict.duets);
+      e.interval_confidence = verdict.comparison->interval_confidence;
+      e.base_level = verdict.levels[0];
+      e.head_level = verdict.levels[1];
+      c.estimator = std::move(e);
+    }
+  }
+  if (verdict.tail) {
+    const auto& t = verdict.tail->comparison;
+    c.tail = EvidenceTail{stats::to_string(verdict.tail->statistic),
+                          t.ratio.estimate,
+                          {t.ratio.lower, t.ratio.upper},
+                          t.p_value,
+                          std::string(stats::to_string(t.verdict))};
   }
   return c;
 }
@@ -142,7 +181,8 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
   const auto& good = outcome.subjects.at(range.good);
   const auto& bad = outcome.subjects.at(range.bad);
   for (const auto& verdict : outcome.confirmation.cases)
-    evidence.comparisons.push_back(comparison_entry(good, bad, verdict));
+    evidence.comparisons.push_back(
+        comparison_entry(good, bad, verdict, evidence.settings.statistic));
   // Every measured commit, for every case bisected (or confirmed, when nothing was).
   std::vector<SelectedCase> cases = outcome.cases;
   if (cases.empty())

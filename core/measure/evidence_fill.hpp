@@ -21,12 +21,16 @@ Evidence evidence_header(const std::vector<std::string>& command, const git::Rep
 EvidenceBuild build_entry(const BuildResult& build);
 // The runs of a case (the first `first_n`, all when 0) with their summary: the median of the
 // pooled samples with a two-level bootstrap interval, the mean, the minimum, the coefficient of
-// variation of the run medians, and the count of Tukey outliers among the samples.
+// variation of the run medians, the count of Tukey outliers among the samples, and what the
+// samples say about interference.
 Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& subject,
                                               const SelectedCase& selected, std::size_t first_n,
                                               double confidence, std::uint64_t seed);
+// `setting` is the statistic setting the comparison was made under (auto, min, ...).
 EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
-                                    const CaseVerdict& verdict);
+                                    const CaseVerdict& verdict, const std::string& setting);
+// The evidence of a diagnosis, with its line for people.
+EvidenceInterference interference_entry(const stats::Interference& diagnosis);
 std::string
 verdict_status(const CompareOutcome& outcome); // no_change | slower | faster | inconclusive
 

@@ -1,7 +1,10 @@
 #include "core/measure/sampler.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <map>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -21,11 +24,18 @@ store::RunStatus status_of(const ExecResult& result) {
   return store::RunStatus::ok;
 }
 
+// Unique to one sampler: block ids never collide across processes or samplers of one process.
+std::string block_prefix() {
+  static std::atomic<std::uint64_t> counter{0};
+  std::random_device device;
+  return fmt::format("{:08x}{:08x}{:x}", device(), device(), counter++);
+}
+
 } // namespace
 
 Sampler::Sampler(Executor& executor, store::Store& store, SamplerOptions options)
     : m_executor(executor), m_store(store), m_options(std::move(options)),
-      m_started(std::chrono::steady_clock::now()) {}
+      m_started(std::chrono::steady_clock::now()), m_block_prefix(block_prefix()) {}
 
 bool Sampler::budget_exhausted() const {
   if (!m_options.budget)
@@ -57,47 +67,157 @@ Result<std::vector<store::CaseMetric>> Sampler::cases(const Subject& subject) {
   return m_store.measured_cases(key_of(subject), m_options.freshness);
 }
 
+std::string Sampler::next_block_id() {
+  return fmt::format("{}-{}", m_block_prefix, m_blocks++);
+}
+
+std::vector<const Subject*> Sampler::shuffled(std::vector<const Subject*> subjects) {
+  std::mt19937_64 rng(std::hash<std::string>{}(
+      Hasher().add(std::to_string(m_options.seed)).add(std::to_string(m_rounds++)).hex()));
+  std::shuffle(subjects.begin(), subjects.end(), rng);
+  return subjects;
+}
+
+bool Sampler::can_duet() const {
+  return !m_options.duet_cpus[0].empty() && !m_options.duet_cpus[1].empty() &&
+         !m_executor.ships_batches();
+}
+
+Status Sampler::count_failure(const Subject& subject, store::RunStatus status) {
+  auto& failures = m_failures_in_a_row[subject.artifact_id];
+  if (status == store::RunStatus::ok) {
+    failures = 0;
+    return {};
+  }
+  if (++failures >= k_max_failures_in_a_row)
+    return infra_error("{} runs of {} in a row failed; the last: {}", k_max_failures_in_a_row,
+                       subject.commit.substr(0, 12), m_last_message);
+  return {};
+}
+
+Result<std::optional<std::vector<store::RunStatus>>>
+Sampler::run_round(const std::vector<const Subject*>& subjects, bool duet) {
+  const std::string block = next_block_id();
+  for (const auto* subject : subjects) {
+    if (m_warmed[subject->artifact_id])
+      continue;
+    for (int i = 0; i < m_options.warmup; ++i) {
+      if (budget_exhausted())
+        return std::nullopt;
+      CULPRIT_TRY(run_once(*subject, true));
+    }
+    m_warmed[subject->artifact_id] = true;
+  }
+  if (duet && subjects.size() == 2 && can_duet()) {
+    if (budget_exhausted())
+      return std::nullopt;
+    return run_duet(*subjects[0], *subjects[1], block);
+  }
+  std::vector<store::RunStatus> statuses;
+  for (const auto* subject : subjects) {
+    if (budget_exhausted())
+      return std::nullopt;
+    CULPRIT_TRY_ASSIGN(const auto status, run_once(*subject, false, block));
+    statuses.push_back(status);
+  }
+  return statuses;
+}
+
 Result<bool> Sampler::ensure(std::span<const Want> wants) {
   if (m_executor.ships_batches())
     return ensure_batched(wants);
-  struct Need {
-    const Subject* subject;
-    std::size_t missing;
-    int failures_in_a_row = 0;
-  };
-  std::vector<Need> needs;
+  std::vector<std::pair<const Subject*, std::size_t>> needs; // subject, runs missing
   for (const auto& want : wants) {
     CULPRIT_TRY_ASSIGN(const auto have, counted_runs(*want.subject));
     if (have < want.runs)
-      needs.push_back({want.subject, want.runs - have});
+      needs.emplace_back(want.subject, want.runs - have);
   }
   while (!needs.empty()) {
-    // One round: every subject that still needs runs gets one, in a seeded random order.
-    std::mt19937_64 rng(std::hash<std::string>{}(
-        Hasher().add(std::to_string(m_options.seed)).add(std::to_string(m_rounds++)).hex()));
-    std::shuffle(needs.begin(), needs.end(), rng);
-    for (auto& need : needs) {
-      if (budget_exhausted())
-        return false;
-      const auto& subject = *need.subject;
-      if (!m_warmed[subject.artifact_id]) {
-        for (int i = 0; i < m_options.warmup; ++i)
-          CULPRIT_TRY(run_once(subject, true));
-        m_warmed[subject.artifact_id] = true;
-      }
-      CULPRIT_TRY_ASSIGN(const auto status, run_once(subject, false));
-      if (status == store::RunStatus::ok) {
-        --need.missing;
-        need.failures_in_a_row = 0;
+    std::vector<const Subject*> round;
+    for (const auto& need : needs)
+      round.push_back(need.first);
+    round = shuffled(std::move(round));
+    CULPRIT_TRY_ASSIGN(const auto statuses, run_round(round, false));
+    if (!statuses)
+      return false;
+    for (std::size_t i = 0; i < round.size(); ++i) {
+      if ((*statuses)[i] != store::RunStatus::ok)
         continue;
-      }
-      if (++need.failures_in_a_row >= k_max_failures_in_a_row)
-        return infra_error("{} runs of {} in a row failed; the last: {}", k_max_failures_in_a_row,
-                           subject.commit.substr(0, 12), m_last_message);
+      for (auto& need : needs)
+        if (need.first == round[i])
+          --need.second;
     }
-    std::erase_if(needs, [](const Need& need) { return need.missing == 0; });
+    std::erase_if(needs, [](const auto& need) { return need.second == 0; });
   }
   return true;
+}
+
+Result<bool> Sampler::ensure_blocks(const BlockWant& want) {
+  if (m_executor.ships_batches())
+    return ensure_blocks_batched(want);
+  CULPRIT_TRY_ASSIGN(std::size_t have, complete_blocks(want.group));
+  while (have < want.blocks) {
+    CULPRIT_TRY_ASSIGN(const auto statuses, run_round(shuffled(want.group), want.duet));
+    if (!statuses)
+      return false;
+    if (std::ranges::all_of(*statuses,
+                            [](store::RunStatus status) { return status == store::RunStatus::ok; }))
+      ++have;
+  }
+  return true;
+}
+
+Result<std::size_t> Sampler::complete_blocks(std::span<const Subject* const> group) {
+  std::optional<std::vector<std::string>> common;
+  std::set<std::string> artifacts;
+  for (const auto* subject : group) {
+    if (!artifacts.insert(subject->artifact_id).second)
+      return infra_error("internal error: two subjects of one block share artifacts {}",
+                         subject->artifact_id.substr(0, 12));
+    CULPRIT_TRY_ASSIGN(auto blocks, m_store.counted_blocks(key_of(*subject), m_options.freshness));
+    if (!common) {
+      common = std::move(blocks);
+      continue;
+    }
+    const std::set<std::string> these(blocks.begin(), blocks.end());
+    std::erase_if(*common, [&](const std::string& block) { return !these.contains(block); });
+  }
+  return common ? common->size() : 0;
+}
+
+Result<BlockRuns> Sampler::block_runs(std::span<const Subject* const> group, const CaseKey& key,
+                                      std::size_t first_n) {
+  BlockRuns result;
+  if (group.empty())
+    return result;
+  std::vector<store::CaseRuns> sides;
+  std::vector<std::map<std::string, std::size_t>> index(group.size()); // block -> run index
+  for (std::size_t s = 0; s < group.size(); ++s) {
+    CULPRIT_TRY_ASSIGN(auto runs, m_store.counted_runs(key_of(*group[s]), key.case_name, key.metric,
+                                                       m_options.freshness));
+    for (std::size_t i = 0; i < runs.blocks.size(); ++i)
+      if (runs.blocks[i])
+        index[s].emplace(*runs.blocks[i], i); // the first run of a block, should there be two
+    sides.push_back(std::move(runs));
+  }
+  result.runs.resize(group.size());
+  for (std::size_t i = 0; i < sides[0].blocks.size(); ++i) {
+    if (first_n > 0 && result.blocks.size() >= first_n)
+      break;
+    const auto& block = sides[0].blocks[i];
+    if (!block || index[0].at(*block) != i)
+      continue;
+    bool complete = true;
+    for (std::size_t s = 1; s < group.size() && complete; ++s)
+      complete = index[s].contains(*block);
+    if (!complete)
+      continue;
+    result.blocks.push_back(*block);
+    result.duets.push_back(sides[0].duets[i]);
+    for (std::size_t s = 0; s < group.size(); ++s)
+      result.runs[s].push_back(sides[s].samples[index[s].at(*block)]);
+  }
+  return result;
 }
 
 Result<ExecRequest> Sampler::request_for(const Subject& subject) const {
@@ -171,20 +291,16 @@ void Sampler::fill_record(store::RunRecord& record, const ExecRequest& request,
   std::replace(record.message.begin(), record.message.end(), '\n', ' ');
 }
 
-Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup) {
-  if (interrupt_requested())
-    return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
-  CULPRIT_TRY_ASSIGN(const auto request, request_for(subject));
-  auto record = record_for(subject, warmup);
-  std::optional<host::GpuSnapshot> before;
-  if (m_options.gpu != nullptr)
-    before = m_options.gpu->snapshot();
-  auto ran = m_executor.run(request);
+Result<store::RunStatus> Sampler::record_outcome(const Subject& subject, store::RunRecord record,
+                                                 const ExecRequest& request,
+                                                 const Result<ExecResult>& ran,
+                                                 const std::optional<host::GpuSnapshot>& before) {
   if (!ran) {
     if (ran.error().code != ExitCode::interrupted)
       return std::unexpected(ran.error()); // could not run at all: not the benchmark's fault
     record.status = store::RunStatus::interrupted;
     record.message = ran.error().message;
+    record.block.reset();
     // On the way out: the interrupt is what the caller must hear about, with a word when even
     // the record of the interrupted run could not be stored.
     if (auto stored = m_store.record_run(record); !stored)
@@ -203,12 +319,64 @@ Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup) 
         record.message = "GPU throttled: " + finding.why;
     }
   }
-  m_last_message = record.message;
+  if (record.status != store::RunStatus::ok)
+    m_last_message = record.message;
   CULPRIT_TRY(m_store.record_run(record));
   ++m_runs_made;
   if (m_on_run)
-    m_on_run({&subject, warmup, record.status, record.message, m_runs_made});
+    m_on_run({&subject, record.warmup, record.status, record.message, m_runs_made});
+  if (!record.warmup)
+    CULPRIT_TRY(count_failure(subject, record.status));
   return record.status;
+}
+
+Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup,
+                                           const std::optional<std::string>& block) {
+  if (interrupt_requested())
+    return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
+  CULPRIT_TRY_ASSIGN(const auto request, request_for(subject));
+  auto record = record_for(subject, warmup);
+  record.block = block;
+  std::optional<host::GpuSnapshot> before;
+  if (m_options.gpu != nullptr)
+    before = m_options.gpu->snapshot();
+  const auto ran = m_executor.run(request);
+  return record_outcome(subject, std::move(record), request, ran, before);
+}
+
+Result<std::vector<store::RunStatus>> Sampler::run_duet(const Subject& first, const Subject& second,
+                                                        const std::string& block) {
+  if (interrupt_requested())
+    return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
+  // The CPU sets change sides from one block to the next.
+  const std::size_t swap = m_blocks % 2;
+  std::array<ExecRequest, 2> requests;
+  std::array<const Subject*, 2> subjects = {&first, &second};
+  for (std::size_t i = 0; i < 2; ++i) {
+    CULPRIT_TRY_ASSIGN(requests[i], request_for(*subjects[i]));
+    requests[i].cpus = m_options.duet_cpus[(i + swap) % 2];
+  }
+  std::optional<host::GpuSnapshot> before;
+  if (m_options.gpu != nullptr)
+    before = m_options.gpu->snapshot();
+  const auto outcomes = m_executor.run_together(requests);
+  std::vector<store::RunStatus> statuses;
+  std::optional<Error> stop;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto record = record_for(*subjects[i], false);
+    record.block = block;
+    record.duet = true;
+    auto status = record_outcome(*subjects[i], std::move(record), requests[i], outcomes[i], before);
+    if (!status) {
+      if (!stop)
+        stop = status.error();
+      continue;
+    }
+    statuses.push_back(*status);
+  }
+  if (stop)
+    return std::unexpected(*stop);
+  return statuses;
 }
 
 } // namespace culprit

@@ -8,6 +8,13 @@
 //   round, every subject that still needs runs gets one, in a fresh random order each round
 //   (ABBA...), so that drift hits every side alike. The order depends only on the seed and on how
 //   many rounds came before, so a replay is the same.
+// - Each round is a block: its runs are recorded with the block's id, so that comparisons can pair
+//   them (stats/paired.hpp). Drivers that compare subjects ask for blocks of a group
+//   (ensure_blocks): a block counts when it holds a counted run of every subject of the group, and
+//   stored runs count only in such blocks, so reused runs never break the pairing.
+// - Duets: a block of two subjects can run both at once, each pinned to CPUs of its own (the
+//   options' duet_cpus, swapped from one block to the next so that a difference between the CPUs
+//   cancels), so that both see the same interference.
 // - A subject's first new run in this process is preceded by its warm-up runs, recorded and
 //   never counted.
 // - Each run goes to the store as soon as it finishes (one transaction per run): an interrupt
@@ -21,6 +28,7 @@
 //   store in one transaction once it is back. Runs are keyed by the device that made them (the
 //   node's host id, GPUs included), so the runs a driver compares all come from one device.
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -39,6 +47,7 @@
 #include "core/parsers/output_format.hpp"
 #include "core/recipe.hpp"
 #include "core/store/store.hpp"
+#include "stats/types.hpp"
 
 namespace culprit {
 
@@ -57,6 +66,8 @@ struct SamplerOptions {
   std::optional<std::string> session;
   std::filesystem::path scratch_dir; // working directory of the runs
   host::GpuProbe* gpu = nullptr;     // snapshots before and after each run, when there are GPUs
+  // The two CPU sets of a duet; both empty when duets cannot run here.
+  std::array<std::vector<int>, 2> duet_cpus;
 };
 
 // What a driver learns after each run, for progress lines.
@@ -73,11 +84,28 @@ struct Want {
   std::size_t runs = 0; // counted runs it must have
 };
 
+// Blocks of a group of subjects: each block holds one counted run of every subject of the group,
+// made in one round. The subjects must have distinct artifacts.
+struct BlockWant {
+  std::vector<const Subject*> group;
+  std::size_t blocks = 0; // complete blocks the group must have
+  bool duet = false;      // run each block's two runs at once (a group of two, duet_cpus set)
+};
+
+// The runs of one case in complete blocks of a group, aligned: runs[s][i] are the samples of the
+// run of group[s] in block i. Blocks in the order they were made.
+struct BlockRuns {
+  std::vector<std::string> blocks;
+  std::vector<bool> duets; // whether block i ran as a duet
+  std::vector<stats::Runs> runs;
+};
+
 // A batch planned for an executor that ships batches: the requests and what each one is.
 struct BatchPlan {
   std::vector<ExecRequest> requests;
-  std::vector<const Subject*> subjects; // one per request
-  std::vector<bool> warmups;            // one per request
+  std::vector<const Subject*> subjects;           // one per request
+  std::vector<bool> warmups;                      // one per request
+  std::vector<std::optional<std::string>> blocks; // one per request; none for warm-ups
 };
 
 class Sampler {
@@ -87,6 +115,16 @@ public:
   // Runs what is missing. Returns false when the budget ran out first. Errors: interrupted
   // (ExitCode::interrupted), a subject whose runs keep failing, the store failing.
   Result<bool> ensure(std::span<const Want> wants);
+  // Makes blocks until the group has want.blocks complete ones; the same return and errors.
+  Result<bool> ensure_blocks(const BlockWant& want);
+  // How many complete blocks the group has (stored runs under the freshness filter included).
+  Result<std::size_t> complete_blocks(std::span<const Subject* const> group);
+  // The runs of a case in the group's first `first_n` complete blocks (all when 0) in which every
+  // run reported the case.
+  Result<BlockRuns> block_runs(std::span<const Subject* const> group, const CaseKey& key,
+                               std::size_t first_n = 0);
+  // Whether blocks of two can run as duets here.
+  [[nodiscard]] bool can_duet() const;
 
   // The first `first_n` counted runs of a case (all of them when 0), in run order.
   Result<store::CaseRuns> runs(const Subject& subject, const CaseKey& key, std::size_t first_n = 0);
@@ -104,25 +142,47 @@ public:
   // (ensure_lanes). plan_batch first moves the sampler to the executor's device (which may ask for
   // an allocation); it returns nullopt when every want is met.
   Result<std::optional<BatchPlan>> plan_batch(std::span<const Want> wants);
+  Result<std::optional<BatchPlan>> plan_batch(const BlockWant& want);
   // Imports the outcomes of a planned batch in one transaction. Errors: interrupted (after the
   // finished runs are stored), a batch that could not run, a subject whose runs keep failing.
   Status import_batch(const BatchPlan& plan, std::vector<Result<ExecResult>> outcomes);
 
 private:
+  // One round: a run of each subject (warm-ups first where due), all under one new block id.
+  // nullopt when the budget ran out before the round was done; else each subject's status.
+  Result<std::optional<std::vector<store::RunStatus>>>
+  run_round(const std::vector<const Subject*>& subjects, bool duet);
   Result<bool> ensure_batched(std::span<const Want> wants);
+  Result<bool> ensure_blocks_batched(const BlockWant& want);
+  Result<std::optional<BatchPlan>>
+  plan_rounds(const std::vector<std::vector<const Subject*>>& rounds);
+  [[nodiscard]] std::vector<const Subject*> shuffled(std::vector<const Subject*> subjects);
+  [[nodiscard]] std::string next_block_id();
   Status use_device(const BatchDevice& device);
   [[nodiscard]] Result<ExecRequest> request_for(const Subject& subject) const;
   [[nodiscard]] store::RunRecord record_for(const Subject& subject, bool warmup) const;
   void fill_record(store::RunRecord& record, const ExecRequest& request,
                    const ExecResult& ran) const;
   [[nodiscard]] store::MeasurementKey key_of(const Subject& subject) const;
-  Result<store::RunStatus> run_once(const Subject& subject, bool warmup);
+  Result<store::RunStatus> run_once(const Subject& subject, bool warmup,
+                                    const std::optional<std::string>& block = std::nullopt);
+  Result<std::vector<store::RunStatus>> run_duet(const Subject& first, const Subject& second,
+                                                 const std::string& block);
+  // Stores the outcome of a run; an executor error is returned after the record of an
+  // interrupted run is kept.
+  Result<store::RunStatus> record_outcome(const Subject& subject, store::RunRecord record,
+                                          const ExecRequest& request, const Result<ExecResult>& ran,
+                                          const std::optional<host::GpuSnapshot>& before);
+  // Counts a counted run's status against the subject's failures in a row.
+  Status count_failure(const Subject& subject, store::RunStatus status);
 
   Executor& m_executor;
   store::Store& m_store;
   SamplerOptions m_options;
   std::chrono::steady_clock::time_point m_started;
   std::uint64_t m_rounds = 0;
+  std::string m_block_prefix; // unique to this sampler
+  std::uint64_t m_blocks = 0;
   int m_runs_made = 0;
   int m_throttled = 0;
   std::map<std::string, bool> m_warmed;           // artifact id -> warm-up done in this process
@@ -139,6 +199,7 @@ private:
 struct LaneWants {
   Sampler* sampler = nullptr;
   std::vector<Want> wants;
+  std::optional<BlockWant> blocks; // instead of wants: blocks of a group
 };
 Result<bool> ensure_lanes(std::span<LaneWants> lanes);
 

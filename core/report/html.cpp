@@ -37,10 +37,9 @@ std::string_view header_class(std::string_view status) {
   return "";
 }
 
-std::string median_cell(const Evidence& e, std::string_view commit, std::string_view case_name) {
-  const auto* m = find_measurement(e, commit, case_name);
-  return fmt::format("<td class=\"num\">{}</td>",
-                     m != nullptr ? h(format_quantity(m->summary.median, m->unit)) : "–");
+std::string level_cell(const Evidence& e, const EvidenceComparison& c, Side side) {
+  const auto level = compared_level(e, c, side);
+  return fmt::format("<td class=\"num\">{}</td>", level == "-" ? "–" : h(level));
 }
 
 void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
@@ -60,8 +59,8 @@ void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
     out += fmt::format("<tr><td>{}</td>{}{}<td class=\"num\">{}</td><td class=\"num\">{}</td>"
                        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>"
                        "</tr>\n",
-                       code(c->case_name), median_cell(e, c->base, c->case_name),
-                       median_cell(e, c->head, c->case_name), format_ratio(c->ratio),
+                       code(c->case_name), level_cell(e, *c, Side::base),
+                       level_cell(e, *c, Side::head), format_ratio(c->ratio),
                        format_ratio_ci(c->ci), h(format_change(c->ratio)),
                        h(format_p_value(c->p_value)), verdict_span(c->verdict), h(c->note));
   out += "</tbody></table>\n";

@@ -43,9 +43,9 @@ std::string verdict_cell(std::string_view verdict) {
   return verdict == "slower" || verdict == "faster" ? "**" + text + "**" : text;
 }
 
-std::string median_of(const Evidence& e, std::string_view commit, std::string_view case_name) {
-  const auto* m = find_measurement(e, commit, case_name);
-  return m != nullptr ? markdown_text(format_quantity(m->summary.median, m->unit)) : "–";
+std::string level_of(const Evidence& e, const EvidenceComparison& c, Side side) {
+  const auto level = compared_level(e, c, side);
+  return level == "-" ? "–" : markdown_text(level);
 }
 
 void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
@@ -56,7 +56,7 @@ void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
   out += "|:--|--:|--:|--:|:--|--:|:--|\n";
   for (const auto* c : v.cases)
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", cell(c->case_name),
-                       median_of(e, c->base, c->case_name), median_of(e, c->head, c->case_name),
+                       level_of(e, *c, Side::base), level_of(e, *c, Side::head),
                        format_ratio(c->ratio), format_ratio_ci(c->ci),
                        markdown_text(format_change(c->ratio)), verdict_cell(c->verdict));
   const auto* first = v.cases.front();

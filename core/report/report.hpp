@@ -33,6 +33,12 @@ std::string render_junit(const Evidence& evidence, const RenderOptions& options 
 // ::warning for inconclusive ones; empty when there is nothing to flag.
 std::string github_annotations(const Evidence& evidence);
 
+// What the machine did to the measurements, one line each, plain text with outside text made
+// terminal-safe: per case, the interference its samples show ("noise: CASE: two speed states
+// ...") and which statistic of each run then decided it; a slow-tail change beside the verdict
+// ("tail: CASE: ..."); how many blocks ran as duets. Empty when there is nothing to say.
+std::string render_noise_lines(const Evidence& evidence);
+
 std::string render(const Evidence& evidence, ReportFormat format,
                    const RenderOptions& options = {});
 

@@ -93,9 +93,8 @@ private:
   std::string m_out;
 };
 
-std::string median_of(const Evidence& e, std::string_view commit, std::string_view case_name) {
-  const auto* m = find_measurement(e, commit, case_name);
-  return m != nullptr ? format_quantity(m->summary.median, m->unit) : "-";
+std::string level_of(const Evidence& e, const EvidenceComparison& c, Side side) {
+  return terminal_safe(compared_level(e, c, side));
 }
 
 void write_cases(Writer& w, const Evidence& e, const ReportView& v) {
@@ -110,7 +109,7 @@ void write_cases(Writer& w, const Evidence& e, const ReportView& v) {
     auto name = terminal_safe(c->case_name);
     if (!same_commit(c->base, first->base) || !same_commit(c->head, first->head))
       name += fmt::format(" ({}..{})", short_id(c->base), short_id(c->head));
-    rows.push_back({name, median_of(e, c->base, c->case_name), median_of(e, c->head, c->case_name),
+    rows.push_back({name, level_of(e, *c, Side::base), level_of(e, *c, Side::head),
                     format_ratio(c->ratio), format_ratio_ci(c->ci), format_change(c->ratio),
                     terminal_safe(c->verdict)});
   }

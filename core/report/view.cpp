@@ -235,6 +235,18 @@ const EvidenceMeasurement* find_measurement(const Evidence& evidence, std::strin
   return nullptr;
 }
 
+std::string compared_level(const Evidence& evidence, const EvidenceComparison& comparison,
+                           Side side) {
+  const bool head = side == Side::head;
+  if (comparison.estimator && comparison.estimator->blocks > 0)
+    return format_quantity(head ? comparison.estimator->head_level
+                                : comparison.estimator->base_level,
+                           comparison.unit);
+  const auto* m =
+      find_measurement(evidence, head ? comparison.head : comparison.base, comparison.case_name);
+  return m != nullptr ? format_quantity(m->summary.median, m->unit) : "-";
+}
+
 std::vector<double> run_medians(const EvidenceMeasurement& measurement) {
   std::vector<double> medians;
   for (auto run : measurement.runs) {

@@ -49,6 +49,13 @@ ReportView make_view(const Evidence& evidence, const RenderOptions& options = {}
 const EvidenceMeasurement* find_measurement(const Evidence& evidence, std::string_view commit,
                                             std::string_view case_name);
 
+// The figure of one side of a comparison, formatted with its unit: the level the comparison
+// itself compared (its estimator's, e.g. the median of the runs' minima) when the evidence has it,
+// else the median of that side's measurement; "-" when neither is there.
+enum class Side { base, head };
+std::string compared_level(const Evidence& evidence, const EvidenceComparison& comparison,
+                           Side side);
+
 // The median of each run, in run order.
 std::vector<double> run_medians(const EvidenceMeasurement& measurement);
 

@@ -121,9 +121,11 @@ TEST(Compare, ABenchmarkThatAlwaysCrashesIsAnInfrastructureError) {
 }
 
 TEST(Compare, NoisyDataRunUntilMaxRunsAndReportWhatTheyCouldResolve) {
-  FakeRig rig;
+  // An A/A pair under 20% noise: inconclusive in 97.5% of 400 seeds (the rest are the false calls
+  // the confidence level allows); seed 2 is one of the many.
+  FakeRig rig(2);
   rig.executor().set_commit("base", model({fake_case("k", 1e-3, 0.2)}, 2));
-  rig.executor().set_commit("head", model({fake_case("k", 1.02e-3, 0.2)}, 2));
+  rig.executor().set_commit("head", model({fake_case("k", 1e-3, 0.2)}, 2));
   CompareSettings settings;
   settings.max_runs = 10;
   auto outcome =

@@ -1,0 +1,80 @@
+#include "core/measure/estimator.hpp"
+
+#include <cmath>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace culprit {
+
+Result<StatisticSetting> StatisticSetting::parse(std::string_view text) {
+  if (text == "auto")
+    return StatisticSetting{};
+  auto statistic = stats::parse_run_statistic(text);
+  if (!statistic)
+    return usage_error("{}", statistic.error().message);
+  return StatisticSetting{false, *statistic};
+}
+
+std::string StatisticSetting::name() const {
+  return automatic ? "auto" : stats::to_string(fixed);
+}
+
+bool Estimator::fast_side() const {
+  return statistic.kind == stats::RunStatistic::Kind::quantile &&
+         (statistic.q == 0.0 || statistic.q == 1.0);
+}
+
+Estimator choose_estimator(const StatisticSetting& setting, Direction direction,
+                           std::span<const std::optional<stats::Interference>> diagnoses) {
+  if (!setting.automatic)
+    return {setting.fixed, "asked for"};
+  const auto stats_direction = direction == Direction::lower_is_better
+                                   ? stats::Direction::lower_is_better
+                                   : stats::Direction::higher_is_better;
+  for (const auto& diagnosis : diagnoses) {
+    if (!diagnosis || !diagnosis->one_sided)
+      continue;
+    const std::string what = !diagnosis->states                      ? "a long slow tail"
+                             : diagnosis->states->slow_stretch < 1.5 ? "isolated slow samples"
+                                                                     : "two speed states";
+    const auto statistic = stats::fast_side(stats_direction);
+    return {statistic, fmt::format("auto: one-sided interference ({}), so the {} of each run", what,
+                                   stats::to_string(statistic))};
+  }
+  return {stats::RunStatistic::median(), "auto: no one-sided interference, so each run's median"};
+}
+
+stats::RunStatistic slow_side(Direction direction) {
+  return stats::RunStatistic::percentile(direction == Direction::lower_is_better ? 90 : 10);
+}
+
+std::string describe_interference(const stats::Interference& diagnosis) {
+  std::vector<std::string> parts;
+  if (const auto& states = diagnosis.states) {
+    const double ratio =
+        states->slow > states->fast ? states->slow / states->fast : states->fast / states->slow;
+    if (states->slow_stretch < 1.5)
+      parts.push_back(fmt::format("isolated slow samples: {:.0f}% of the samples {:.2g}x the "
+                                  "others, one at a time",
+                                  states->slow_share * 100, ratio));
+    else
+      parts.push_back(fmt::format("two speed states: the slow one {:.2g}x the fast, {:.0f}% of "
+                                  "the samples, in stretches of {:.2g} samples",
+                                  ratio, states->slow_share * 100, states->slow_stretch));
+  } else if (diagnosis.one_sided) {
+    parts.push_back(fmt::format("a long slow tail: the 90th percentile {:.0f}% above the 10th",
+                                diagnosis.spread * 100));
+  }
+  if (const auto& drift = diagnosis.drift)
+    parts.push_back(
+        fmt::format("drift {:+.1f}% from the first run to the last", drift->change * 100));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+} // namespace culprit
