@@ -1,7 +1,9 @@
 #include "core/exec/fake_executor.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <functional>
 #include <numbers>
 #include <optional>
 #include <stdexcept>
@@ -61,8 +63,10 @@ void validate(const FakeCommit& model) {
   }
 }
 
+using MachineFactor = std::function<double(double)>;
+
 std::string sample_lines(const FakeCommit& model, SplitMix64& random, Seconds& simulated,
-                         double scale) {
+                         double scale, const MachineFactor& machine, double& clock) {
   std::string out = R"({"type":"header","format":"culprit-jsonl","version":1,)"
                     R"("harness":"culprit fake executor","backend":"cpu","device":"fake"})"
                     "\n";
@@ -73,6 +77,11 @@ std::string sample_lines(const FakeCommit& model, SplitMix64& random, Seconds& s
       double value = run_level * std::exp(fake_case.sigma * random.normal());
       if (random.uniform() <= fake_case.outlier_rate)
         value *= fake_case.outlier_factor;
+      if (machine) {
+        const double factor = machine(clock);
+        value = fake_case.direction == Direction::lower_is_better ? value * factor : value / factor;
+        clock += fake_case.unit == "s" ? value : 1e-3;
+      }
       if (fake_case.unit == "s")
         simulated += Seconds(value);
       const nlohmann::json record = {{"type", "sample"},
@@ -117,7 +126,73 @@ const FakeCommit* FakeExecutor::model_for(const std::string& commit) const {
   return best != nullptr ? best : (m_default ? &*m_default : nullptr);
 }
 
+void FakeExecutor::set_machine(const FakeMachine& machine) {
+  const bool valid = machine.slow_share >= 0 && machine.slow_share < 1 &&
+                     machine.mean_slow_seconds > 0 && machine.slow_min >= 1 &&
+                     machine.slow_max >= machine.slow_min && machine.run_overhead_seconds >= 0 &&
+                     std::isfinite(machine.drift_per_second);
+  if (!valid)
+    throw std::invalid_argument("fake executor: a machine that cannot be simulated");
+  const std::scoped_lock lock(m_mutex);
+  m_machine = machine;
+  m_machine_state = m_seed ^ 0x6d61636869e65ULL;
+  m_switches.clear();
+  m_factors.clear();
+}
+
+double FakeExecutor::machine_factor(double t) {
+  const auto& machine = *m_machine;
+  const double drift = 1.0 + (machine.drift_per_second * t);
+  if (machine.slow_share <= 0)
+    return drift;
+  SplitMix64 random(m_machine_state);
+  while (m_switches.empty() || m_switches.back() <= t) {
+    // Alternate fast and slow stretches, each of exponential length.
+    const bool slow = m_factors.size() % 2 == 1;
+    const double start = m_switches.empty() ? -1.0 : m_switches.back();
+    const double mean =
+        slow ? machine.mean_slow_seconds
+             : machine.mean_slow_seconds * (1.0 - machine.slow_share) / machine.slow_share;
+    m_switches.push_back(start + (-mean * std::log(random.uniform())));
+    m_factors.push_back(
+        slow ? machine.slow_min + ((machine.slow_max - machine.slow_min) * random.uniform()) : 1.0);
+    m_machine_state = random.next();
+    random = SplitMix64(m_machine_state);
+  }
+  // The stretch that contains t: the first that ends after it.
+  const auto ends = std::upper_bound(m_switches.begin(), m_switches.end(), t);
+  return drift * m_factors[static_cast<std::size_t>(ends - m_switches.begin())];
+}
+
 Result<ExecResult> FakeExecutor::run(const ExecRequest& request) {
+  const std::scoped_lock lock(m_mutex);
+  auto result = run_locked(request, m_clock);
+  if (m_machine)
+    m_clock += m_machine->run_overhead_seconds;
+  return result;
+}
+
+std::vector<Result<ExecResult>> FakeExecutor::run_together(std::span<const ExecRequest> requests) {
+  const std::scoped_lock lock(m_mutex);
+  ++m_duets;
+  std::vector<Result<ExecResult>> results;
+  const double start = m_clock;
+  double end = start;
+  for (const auto& request : requests) {
+    double clock = start;
+    results.push_back(run_locked(request, clock));
+    end = std::max(end, clock);
+  }
+  m_clock = end + (m_machine ? m_machine->run_overhead_seconds : 0.0);
+  return results;
+}
+
+int FakeExecutor::duets() const {
+  const std::scoped_lock lock(m_mutex);
+  return m_duets;
+}
+
+Result<ExecResult> FakeExecutor::run_locked(const ExecRequest& request, double& clock) {
   if (interrupt_requested())
     return fail(ExitCode::interrupted,
                 "interrupted before running '" + command_line(request) + "'");
@@ -127,7 +202,6 @@ Result<ExecResult> FakeExecutor::run(const ExecRequest& request) {
                        command_line(request));
   const std::string& commit = variable->second;
 
-  const std::scoped_lock lock(m_mutex);
   const FakeCommit* model = model_for(commit);
   if (model == nullptr)
     return usage_error("fake executor: no distribution for commit {}", commit);
@@ -141,7 +215,10 @@ Result<ExecResult> FakeExecutor::run(const ExecRequest& request) {
     double scale = 1;
     if (const auto it = request.env.find("CULPRIT_FAKE_SCALE"); it != request.env.end())
       scale = std::stod(it->second);
-    result.out = sample_lines(*model, random, result.wall, scale);
+    MachineFactor machine;
+    if (m_machine)
+      machine = [this](double t) { return machine_factor(t); };
+    result.out = sample_lines(*model, random, result.wall, scale, machine, clock);
     break;
   }
   case FakeBehaviour::fail:

@@ -11,6 +11,14 @@
 // k, not on what else ran in between, so interleaving orders do not change the numbers.
 // CULPRIT_FAKE_SCALE in the request's environment multiplies every level: a device that runs
 // everything a fixed fraction faster or slower than another.
+//
+// A machine model (set_machine) adds the noise of a shared machine: the whole guest flips between
+// a fast state and one slow_min to slow_max times slower, in stretches of exponentially
+// distributed length in simulated time, and the fast level may drift. The state belongs to the
+// machine: samples taken at the same simulated time see the same state. Each sample of a time
+// takes its own value in simulated time; runs one after the other follow each other in time (with
+// run_overhead between them), while run_together starts its runs at the same instant (a duet).
+// The numbers then depend on what ran before, but still only on the seed and the requests.
 
 #include <cstdint>
 #include <map>
@@ -49,6 +57,15 @@ struct FakeCommit {
   FakeBehaviour behaviour = FakeBehaviour::measure;
 };
 
+struct FakeMachine {
+  double slow_share = 0.0;            // share of the time in the slow state; 0: a quiet machine
+  double mean_slow_seconds = 4e-3;    // mean length of a stretch in the slow state
+  double slow_min = 1.5;              // each slow stretch slows everything by a factor drawn
+  double slow_max = 2.0;              // uniformly from [slow_min, slow_max]
+  double run_overhead_seconds = 5e-3; // simulated time from one run to the next
+  double drift_per_second = 0.0;      // relative drift of every level per simulated second
+};
+
 class FakeExecutor final : public Executor {
 public:
   explicit FakeExecutor(std::uint64_t seed = 1);
@@ -60,9 +77,14 @@ public:
   // The model for commits that have none of their own; without it, running one is an error.
   void set_default(FakeCommit model);
 
+  // The machine runs share; throws std::invalid_argument for one that cannot be simulated.
+  void set_machine(const FakeMachine& machine);
+
   // Errors: no CULPRIT_COMMIT in request.env, no model for the commit (ExitCode::usage), or
   // interrupt_requested() (ExitCode::interrupted; the run is not counted).
   Result<ExecResult> run(const ExecRequest& request) override;
+  // The runs start at the same simulated instant and see the same machine states.
+  std::vector<Result<ExecResult>> run_together(std::span<const ExecRequest> requests) override;
   [[nodiscard]] std::string_view name() const override { return "fake"; }
 
   // Runs so far of commits whose id starts with `commit`.
@@ -71,8 +93,15 @@ public:
   // The CULPRIT_COMMIT of every run, in the order they ran.
   [[nodiscard]] std::vector<std::string> run_order() const;
 
+  // How many duets (run_together calls) ran.
+  [[nodiscard]] int duets() const;
+
 private:
   [[nodiscard]] const FakeCommit* model_for(const std::string& commit) const;
+  // One run starting at simulated time `clock`, which it advances; m_mutex is held.
+  Result<ExecResult> run_locked(const ExecRequest& request, double& clock);
+  // The factor by which the machine slows a sample that starts at simulated time t.
+  double machine_factor(double t);
 
   std::uint64_t m_seed;
   std::map<std::string, FakeCommit> m_models;
@@ -80,6 +109,13 @@ private:
   mutable std::mutex m_mutex;
   std::map<std::string, int> m_runs;
   std::vector<std::string> m_order;
+  std::optional<FakeMachine> m_machine;
+  double m_clock = 0.0; // simulated seconds
+  // The machine's states: stretch i starts at m_switches[i] and slows samples by m_factors[i].
+  std::vector<double> m_switches;
+  std::vector<double> m_factors;
+  std::uint64_t m_machine_state = 0; // of the generator that draws the stretches
+  int m_duets = 0;
 };
 
 } // namespace culprit

@@ -1,6 +1,13 @@
 // Accuracy and cost of bisection on simulated histories (the fake executor: no builds, no timing
-// noise of this machine). Histories of 64 to 1,024 commits hold one step of 3% to 20% under
-// lognormal noise of 1% to 5% with occasional outliers. For each configuration:
+// noise of this machine). Histories of 64 to 1,024 commits hold one step of 3% to 20% under two
+// noise models:
+//   lognormal  each sample lognormal around its level (1% to 5%), half that from run to run, 1% of
+//              samples 3x slower; 5 samples a run
+//   shared     a shared machine: the whole guest flips between a fast state and one 1.5-2x slower,
+//              slow half of the time, in stretches of 4 ms on average, so that the state changes
+//              within a run; 1% lognormal noise in the fast state, 0.5% from run to run; 10 samples
+//              of about 1 ms a run. One-sided: nothing runs faster than the fast state.
+// For each configuration:
 //   exact   the culprit named is the planted commit
 //   wrong   a culprit was named and it is not the planted one ("inconclusive" is neither)
 //   probes  distinct commits probed, against the bound ceil(log2 N) + 2
@@ -8,13 +15,18 @@
 // and the same for the baseline people use today: `git bisect run` with a script that runs the
 // benchmark once and calls a commit bad when its median exceeds a fixed threshold halfway
 // between one run of good and one run of bad.
-// Targets: exact >= 95%, wrong <= 2%, probes <= ceil(log2 N) + 2.
-// Usage: bench_bisect [trials per configuration, default 12]
+// Targets: lognormal exact >= 95%; shared exact >= 95% for 5% and 10% steps, >= 80% for 3%;
+// wrong <= 2%; probes <= ceil(log2 N) + 2.
+// Usage: bench_bisect [trials per configuration, default 12] [lognormal|shared|all] [STATISTIC]
+// (STATISTIC: the [decide] statistic setting, default auto; median shows what auto buys.)
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <random>
+#include <set>
+#include <string>
 
 #include "core/bisect/bisect.hpp"
 #include "tests/support/fake_measure.hpp"
@@ -25,7 +37,10 @@ using testing::FakeRig;
 
 namespace {
 
+enum class Model { lognormal, shared };
+
 struct Config {
+  Model model;
   int commits;
   double step;
   double noise;
@@ -43,46 +58,63 @@ struct Tally {
   int baseline_wrong = 0;
 };
 
-FakeCommit level(double median, double noise) {
+const FakeMachine k_shared_machine{.slow_share = 0.5,
+                                   .mean_slow_seconds = 4e-3,
+                                   .slow_min = 1.5,
+                                   .slow_max = 2.0,
+                                   .run_overhead_seconds = 5e-3,
+                                   .drift_per_second = 0.0};
+
+FakeCommit level(const Config& config, double median) {
   FakeCommit commit;
-  commit.samples_per_run = 5;
+  commit.samples_per_run = config.model == Model::shared ? 10 : 5;
   FakeCase c;
   c.name = "kernel";
   c.median = median;
-  c.sigma = noise;
-  c.run_sigma = noise / 2;
-  c.outlier_rate = 0.01;
+  c.sigma = config.noise;
+  c.run_sigma = config.noise / 2;
+  c.outlier_rate = config.model == Model::shared ? 0.0 : 0.01;
   c.outlier_factor = 3;
   commit.cases.push_back(c);
   return commit;
 }
 
 // One run of the baseline's script: the median of one process's samples.
-double one_run(std::mt19937_64& rng, double median, double noise) {
+double one_run(std::mt19937_64& rng, const Config& config, double median) {
   std::normal_distribution<double> z;
-  const double run_level = median * std::exp(noise / 2 * z(rng));
+  std::uniform_real_distribution<double> u;
+  const double run_level = median * std::exp(config.noise / 2 * z(rng));
   std::vector<double> samples;
-  for (int i = 0; i < 5; ++i) {
-    double s = run_level * std::exp(noise * z(rng));
-    if (std::uniform_real_distribution<double>()(rng) < 0.01)
+  const int count = config.model == Model::shared ? 10 : 5;
+  bool slow = u(rng) < 0.5;
+  double slowdown = 1.5 + (0.5 * u(rng));
+  for (int i = 0; i < count; ++i) {
+    double s = run_level * std::exp(config.noise * z(rng));
+    if (config.model == Model::lognormal && u(rng) < 0.01)
       s *= 3;
+    if (config.model == Model::shared) {
+      s *= slow ? slowdown : 1.0;
+      if (u(rng) < s / 4e-3) { // a state lasts 4 ms on average
+        slow = !slow;
+        slowdown = 1.5 + (0.5 * u(rng));
+      }
+    }
     samples.push_back(s);
   }
-  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
-  return samples[2];
+  std::nth_element(samples.begin(), samples.begin() + (count / 2), samples.end());
+  return samples[static_cast<std::size_t>(count / 2)];
 }
 
 int baseline_bisect(std::mt19937_64& rng, const Config& config, int culprit) {
   const double good = 1e-3;
   const double bad = good * (1 + config.step);
-  const double threshold =
-      std::sqrt(one_run(rng, good, config.noise) * one_run(rng, bad, config.noise));
+  const double threshold = std::sqrt(one_run(rng, config, good) * one_run(rng, config, bad));
   int lo = -1;
   int hi = config.commits - 1;
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
     const double level_here = mid >= culprit ? bad : good;
-    if (one_run(rng, level_here, config.noise) > threshold)
+    if (one_run(rng, config, level_here) > threshold)
       hi = mid;
     else
       lo = mid;
@@ -90,18 +122,49 @@ int baseline_bisect(std::mt19937_64& rng, const Config& config, int culprit) {
   return hi;
 }
 
+const char* name_of(Model model) {
+  return model == Model::shared ? "shared" : "lognormal";
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   const int trials = argc > 1 ? std::atoi(argv[1]) : 12;
-  const std::vector<Config> configs = {
-      {64, 0.03, 0.01},   {64, 0.05, 0.02},   {64, 0.10, 0.05},  {64, 0.20, 0.05},
-      {256, 0.03, 0.01},  {256, 0.10, 0.02},  {256, 0.20, 0.05}, {1024, 0.05, 0.01},
-      {1024, 0.10, 0.03}, {1024, 0.20, 0.05},
-  };
-  std::printf("%6s %6s %6s | %6s %6s %6s %8s %6s %7s | %14s %14s\n", "N", "step", "noise", "exact",
-              "wrong", "incon", "probes", "bound", "runs", "baseline exact", "baseline wrong");
-  Tally all;
+  const std::string which = argc > 2 ? argv[2] : "all";
+  const auto statistic = StatisticSetting::parse(argc > 3 ? argv[3] : "auto");
+  if (!statistic) {
+    std::fprintf(stderr, "bench_bisect: %s\n", statistic.error().message.c_str());
+    return 2;
+  }
+  std::vector<Config> configs;
+  if (which == "all" || which == "lognormal")
+    configs.insert(configs.end(), {
+                                      {Model::lognormal, 64, 0.03, 0.01},
+                                      {Model::lognormal, 64, 0.05, 0.02},
+                                      {Model::lognormal, 64, 0.10, 0.05},
+                                      {Model::lognormal, 64, 0.20, 0.05},
+                                      {Model::lognormal, 256, 0.03, 0.01},
+                                      {Model::lognormal, 256, 0.10, 0.02},
+                                      {Model::lognormal, 256, 0.20, 0.05},
+                                      {Model::lognormal, 1024, 0.05, 0.01},
+                                      {Model::lognormal, 1024, 0.10, 0.03},
+                                      {Model::lognormal, 1024, 0.20, 0.05},
+                                  });
+  if (which == "all" || which == "shared")
+    configs.insert(configs.end(), {
+                                      {Model::shared, 64, 0.03, 0.01},
+                                      {Model::shared, 64, 0.05, 0.01},
+                                      {Model::shared, 64, 0.10, 0.01},
+                                      {Model::shared, 256, 0.03, 0.01},
+                                      {Model::shared, 256, 0.05, 0.01},
+                                      {Model::shared, 256, 0.10, 0.01},
+                                      {Model::shared, 1024, 0.05, 0.01},
+                                      {Model::shared, 1024, 0.10, 0.01},
+                                  });
+  std::printf("%9s %6s %6s %6s | %6s %6s %6s %8s %6s %7s | %14s %14s\n", "model", "N", "step",
+              "noise", "exact", "wrong", "incon", "probes", "bound", "runs", "baseline exact",
+              "baseline wrong");
+  std::map<std::string, Tally> all;
   std::mt19937_64 rng(2026);
   for (const auto& config : configs) {
     Tally tally;
@@ -109,18 +172,21 @@ int main(int argc, char** argv) {
     for (int trial = 0; trial < trials; ++trial) {
       const int culprit = std::uniform_int_distribution<int>(0, config.commits - 1)(rng);
       FakeRig rig(static_cast<std::uint64_t>(trial) * 7919 + 17);
+      if (config.model == Model::shared)
+        rig.executor().set_machine(k_shared_machine);
       BisectRange range;
       range.good = range.good_rev = "good";
       for (int i = 0; i < config.commits; ++i)
         range.commits.push_back("c" + std::to_string(i));
       range.bad = range.bad_rev = range.commits.back();
-      rig.executor().set_default(level(1e-3, config.noise));
+      rig.executor().set_default(level(config, 1e-3));
       for (int i = culprit; i < config.commits; ++i)
         rig.executor().set_commit(range.commits[static_cast<std::size_t>(i)],
-                                  level(1e-3 * (1 + config.step), config.noise));
+                                  level(config, 1e-3 * (1 + config.step)));
       FakeBuildProvider builds;
       BisectSettings settings;
       settings.compare.seed = static_cast<std::uint64_t>(trial) + 1;
+      settings.compare.statistic = *statistic;
       auto outcome = run_bisect(range, builds, rig.sampler(), settings);
       ++tally.trials;
       if (!outcome) {
@@ -146,25 +212,30 @@ int main(int argc, char** argv) {
       else
         ++tally.baseline_wrong;
     }
-    std::printf(
-        "%6d %5.0f%% %5.0f%% | %5.0f%% %5.0f%% %5.0f%% %4.1f/%-3d %6d %7.0f | %13.0f%% "
-        "%13.0f%%\n",
-        config.commits, config.step * 100, config.noise * 100, 100.0 * tally.exact / tally.trials,
-        100.0 * tally.wrong / tally.trials, 100.0 * tally.inconclusive / tally.trials,
-        tally.probes / tally.trials, tally.max_probes, bound, tally.runs / tally.trials,
-        100.0 * tally.baseline_exact / tally.trials, 100.0 * tally.baseline_wrong / tally.trials);
+    std::printf("%9s %6d %5.0f%% %5.0f%% | %5.0f%% %5.0f%% %5.0f%% %4.1f/%-3d %6d %7.0f | "
+                "%13.0f%% %13.0f%%\n",
+                name_of(config.model), config.commits, config.step * 100, config.noise * 100,
+                100.0 * tally.exact / tally.trials, 100.0 * tally.wrong / tally.trials,
+                100.0 * tally.inconclusive / tally.trials, tally.probes / tally.trials,
+                tally.max_probes, bound, tally.runs / tally.trials,
+                100.0 * tally.baseline_exact / tally.trials,
+                100.0 * tally.baseline_wrong / tally.trials);
     std::fflush(stdout);
-    all.trials += tally.trials;
-    all.exact += tally.exact;
-    all.wrong += tally.wrong;
-    all.inconclusive += tally.inconclusive;
-    all.baseline_exact += tally.baseline_exact;
-    all.baseline_wrong += tally.baseline_wrong;
+    for (const char* key : {name_of(config.model), "all"}) {
+      auto& sum = all[key];
+      sum.trials += tally.trials;
+      sum.exact += tally.exact;
+      sum.wrong += tally.wrong;
+      sum.inconclusive += tally.inconclusive;
+      sum.baseline_exact += tally.baseline_exact;
+      sum.baseline_wrong += tally.baseline_wrong;
+    }
   }
-  std::printf("all: exact %.1f%% (target >= 95%%), wrong %.1f%% (target <= 2%%), inconclusive "
-              "%.1f%%; baseline exact %.1f%%, wrong %.1f%%\n",
-              100.0 * all.exact / all.trials, 100.0 * all.wrong / all.trials,
-              100.0 * all.inconclusive / all.trials, 100.0 * all.baseline_exact / all.trials,
-              100.0 * all.baseline_wrong / all.trials);
+  for (const auto& [key, sum] : all)
+    std::printf("%s: exact %.1f%%, wrong %.1f%% (target <= 2%%), inconclusive %.1f%%; baseline "
+                "exact %.1f%%, wrong %.1f%%\n",
+                key.c_str(), 100.0 * sum.exact / sum.trials, 100.0 * sum.wrong / sum.trials,
+                100.0 * sum.inconclusive / sum.trials, 100.0 * sum.baseline_exact / sum.trials,
+                100.0 * sum.baseline_wrong / sum.trials);
   return 0;
 }
