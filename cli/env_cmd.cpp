@@ -1,4 +1,5 @@
-// culprit env: the host fingerprint and noise warnings, for people on stdout and as JSON.
+// culprit env: the host fingerprint and noise warnings, for people on stdout and as JSON; with
+// --noise, also the interference profile a calibration loop measures.
 #include <cstdio>
 #include <fstream>
 #include <ios>
@@ -8,10 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/host/noise.hpp"
+#include "core/host/noise_probe.hpp"
 #include "core/host/render.hpp"
 
 namespace culprit::cli {
@@ -19,6 +22,8 @@ namespace {
 
 struct EnvOptions {
   std::string json_file; // "-" for stdout
+  double noise_seconds = 5.0;
+  std::vector<int> cpus;
 };
 
 Status write_json(const std::string& file, const nlohmann::json& document) {
@@ -42,22 +47,62 @@ public:
                    "also write the fingerprint and warnings as JSON to FILE ('-': only JSON, on "
                    "stdout)")
         ->option_text("FILE");
+    m_noise = sub.add_option("--noise", m_options.noise_seconds,
+                             "also run a calibration loop for SECONDS (default 5) and print the "
+                             "machine's interference profile with advice")
+                  ->expected(0, 1)
+                  ->default_str("5")
+                  ->option_text("[SECONDS]");
+    sub.add_option("--cpus", m_options.cpus,
+                   "the CPUs of the calibration loop (default: the recipe's cpus, else chosen)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
   }
 
-  int run(const GlobalOptions& /*global*/) override {
+  int run(const GlobalOptions& global) override {
+    std::optional<host::NoiseProfile> noise;
+    if (m_noise->count() > 0) {
+      host::NoiseProbeOptions probe;
+      probe.seconds = std::chrono::duration<double>(m_options.noise_seconds);
+      probe.cpus = m_options.cpus.empty() ? recipe_cpus(global) : m_options.cpus;
+      auto profile = host::probe_noise(probe);
+      if (!profile)
+        return report(profile.error());
+      noise = std::move(*profile);
+    }
     const auto host = host::probe_host();
     const auto warnings = host::noise_warnings(host);
-    if (m_options.json_file != "-")
+    if (m_options.json_file != "-") {
       std::fputs(host::render_text(host, warnings).c_str(), stdout);
-    if (!m_options.json_file.empty())
-      if (auto written = write_json(m_options.json_file, host::render_json(host, warnings));
-          !written)
+      if (noise)
+        std::fputs(host::render_noise_text(*noise).c_str(), stdout);
+    }
+    if (!m_options.json_file.empty()) {
+      auto document = host::render_json(host, warnings);
+      if (noise)
+        document["noise"] = host::noise_json(*noise);
+      if (auto written = write_json(m_options.json_file, document); !written)
         return report(written.error());
+    }
     return static_cast<int>(ExitCode::success);
   }
 
 private:
+  // The recipe's [run] cpus when there is a repository with a readable recipe; else none.
+  static std::vector<int> recipe_cpus(const GlobalOptions& global) {
+    auto repo = open_repository(global);
+    if (!repo)
+      return {};
+    const auto path = recipe_path(global, *repo);
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::exists(path, ec))
+      return {};
+    auto recipe = culprit::load_recipe(path);
+    return recipe ? recipe->run.cpus : std::vector<int>{};
+  }
+
   EnvOptions m_options;
+  CLI::Option* m_noise = nullptr;
 };
 
 } // namespace

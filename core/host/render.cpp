@@ -130,3 +130,70 @@ nlohmann::json render_json(const HostFingerprint& host, const std::vector<NoiseW
 }
 
 } // namespace culprit::host
+
+namespace culprit::host {
+
+std::string render_noise_text(const NoiseProfile& profile) {
+  const auto& i = profile.interference;
+  std::string out =
+      fmt::format("machine noise over {:g} s: a calibration loop of {:.0f} us, {} times{}{}\n",
+                  profile.seconds, profile.iteration_seconds * 1e6, profile.iterations,
+                  profile.cpu ? fmt::format(" on CPU {}", *profile.cpu) : std::string(),
+                  profile.duet ? fmt::format(", then on CPUs {} and {} at once",
+                                             profile.duet->cpus[0], profile.duet->cpus[1])
+                               : std::string());
+  const auto row = [&](std::string_view label, const std::string& value) {
+    out += fmt::format("  {:<14} {}\n", label, value);
+  };
+  if (const auto& states = i.states)
+    row("speed states",
+        fmt::format("two: the slow one {:.2g}x the fast, slow {:.0f}% of the time, in stretches "
+                    "of about {:.2g} ms",
+                    states->slow / states->fast, states->slow_share * 100,
+                    profile.switch_seconds * 1e3));
+  else
+    row("speed states", "one");
+  row("spread", fmt::format("the 90th percentile iteration {:.1f}% above the 10th{}",
+                            i.spread * 100, i.one_sided ? ", one-sided" : ""));
+  row("drift", i.drift ? fmt::format("{:+.1f}% over the first half (Kendall p = {:.2g})",
+                                     i.drift->change * 100, i.drift->p_value)
+                       : std::string("none"));
+  if (const auto& d = profile.duet)
+    row("duet", fmt::format("both CPUs in the same state {:.0f}% of the time; the ratio of two "
+                            "10 ms runs spreads {:.1f}% side by side, {:.1f}% one after the other",
+                            d->same_state * 100, d->spread_duet * 100, d->spread_apart * 100));
+  for (const auto& line : profile.advice)
+    out += fmt::format("advice: {}\n", line);
+  return out;
+}
+
+nlohmann::json noise_json(const NoiseProfile& profile) {
+  const auto& i = profile.interference;
+  nlohmann::json doc = {{"seconds", profile.seconds},
+                        {"iteration_seconds", profile.iteration_seconds},
+                        {"iterations", profile.iterations},
+                        {"cpu", profile.cpu ? nlohmann::json(*profile.cpu) : nlohmann::json()},
+                        {"one_sided", i.one_sided},
+                        {"skewness", i.skewness},
+                        {"spread", i.spread},
+                        {"states", nullptr},
+                        {"drift", nullptr},
+                        {"duet", nullptr},
+                        {"advice", profile.advice}};
+  if (const auto& states = i.states)
+    doc["states"] = {{"fast_seconds", states->fast},
+                     {"slow_seconds", states->slow},
+                     {"slow_share", states->slow_share},
+                     {"separation", states->separation},
+                     {"stretch_seconds", profile.switch_seconds}};
+  if (const auto& drift = i.drift)
+    doc["drift"] = {{"change", drift->change}, {"tau", drift->tau}, {"p_value", drift->p_value}};
+  if (const auto& d = profile.duet)
+    doc["duet"] = {{"cpus", d->cpus},
+                   {"same_state", d->same_state},
+                   {"spread_side_by_side", d->spread_duet},
+                   {"spread_one_after_the_other", d->spread_apart}};
+  return doc;
+}
+
+} // namespace culprit::host

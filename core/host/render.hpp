@@ -8,6 +8,7 @@
 
 #include "core/host/fingerprint.hpp"
 #include "core/host/noise.hpp"
+#include "core/host/noise_probe.hpp"
 
 namespace culprit::host {
 
@@ -16,5 +17,9 @@ std::string render_text(const HostFingerprint& host, const std::vector<NoiseWarn
 
 // to_json(host) with "warnings": [{"id": ..., "message": ...}] added.
 nlohmann::json render_json(const HostFingerprint& host, const std::vector<NoiseWarning>& warnings);
+
+// The machine's interference profile (`culprit env --noise`): aligned lines, then the advice.
+std::string render_noise_text(const NoiseProfile& profile);
+nlohmann::json noise_json(const NoiseProfile& profile);
 
 } // namespace culprit::host
