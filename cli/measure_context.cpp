@@ -7,6 +7,7 @@
 #include "cli/recipe_flags.hpp"
 #include "core/build_pool.hpp"
 #include "core/fs.hpp"
+#include "core/host/cpus.hpp"
 #include "core/interrupt.hpp"
 
 #include <utility>
@@ -59,6 +60,16 @@ Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions
   CULPRIT_TRY_ASSIGN(context->recipe,
                      load_recipe(global, context->repo, flags.overrides, RecipeUse::build_and_run));
   CULPRIT_TRY(check(context->repo));
+  // Duets need two CPUs: found out before anything is written.
+  std::array<std::vector<int>, 2> duet_cpus;
+  if (context->recipe.run.duet != DuetMode::off && context->recipe.executor.kind == "local" &&
+      !context->recipe.executor.parallel_runs) {
+    auto cpus = host::duet_cpus(context->recipe.run.cpus, host::allowed_cpus());
+    if (cpus)
+      duet_cpus = std::move(*cpus);
+    else if (context->recipe.run.duet == DuetMode::on)
+      return std::unexpected(cpus.error());
+  }
   CULPRIT_TRY_ASSIGN(context->cache, repository_cache(global, context->repo));
   const auto& where = context->recipe.executor;
   Executor* measure_on = &context->executor;
@@ -80,9 +91,11 @@ Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions
       std::make_unique<Builder>(context->repo, context->recipe.build, context->cache, *build_on);
   context->build_options.rebuild = flags.rebuild;
   context->build_options.on_message = [](std::string_view message) { print_warning(message); };
-  CULPRIT_TRY_ASSIGN(context->session,
-                     MeasureSession::open(*measure_on, context->recipe,
-                                          {.repo_cache = context->cache, .fresh = flags.fresh}));
+  CULPRIT_TRY_ASSIGN(context->session, MeasureSession::open(*measure_on, context->recipe,
+                                                            {.repo_cache = context->cache,
+                                                             .fresh = flags.fresh,
+                                                             .probe_gpus = true,
+                                                             .duet_cpus = std::move(duet_cpus)}));
   for (std::size_t lane = 1; lane < context->slurm_lanes.size(); ++lane)
     context->lane_samplers.push_back(context->session->make_sampler(*context->slurm_lanes[lane]));
   if (where.kind == "local" && where.parallel_runs) {

@@ -80,8 +80,10 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
   const auto direction = verdict.selected.direction;
   for (std::size_t side = 0; side < 2; ++side)
     verdict.interference[side] = diagnose(blocks.runs[side], direction);
-  // The fast side, once chosen, stays.
-  if (!verdict.estimator || !verdict.estimator->fast_side())
+  // Chosen once, at the first look: switching statistics between looks would test several
+  // hypotheses under one error rate. The first look of a sequential plan cannot decide anything
+  // (its level is 1 - 5e-10), so the choice costs no verdict its honesty.
+  if (!verdict.estimator)
     verdict.estimator = choose_estimator(settings.statistic, direction, verdict.interference);
   const auto base = stats::run_values(blocks.runs[0], verdict.estimator->statistic);
   const auto head = stats::run_values(blocks.runs[1], verdict.estimator->statistic);

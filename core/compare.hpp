@@ -8,9 +8,9 @@
 // of a block cancels whatever the machine did to both, and blocks stored by earlier commands count
 // only when they hold both sides, so reused runs never break the pairing. Which statistic of each
 // run is compared follows the settings (core/measure/estimator.hpp): with `auto`, a case whose
-// samples show one-sided interference is judged by the fast side of each run. Verdicts over
-// several cases keep their false discovery rate under control (Benjamini-Hochberg): a slower or
-// faster call whose adjusted p-value exceeds 1 - c is reported inconclusive instead.
+// samples show one-sided interference at the first look is judged by the fast side of each run.
+// Verdicts over several cases keep their false discovery rate under control (Benjamini-Hochberg): a
+// slower or faster call whose adjusted p-value exceeds 1 - c is reported inconclusive instead.
 //
 // Byte-identical artifacts are an answer in themselves: every case is `same` (ratio 1, the note
 // "identical binaries") without a run. The cases are those the store knows of the artifact, or

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include "core/fs.hpp"
-#include "core/host/cpus.hpp"
 #include "core/host/noise.hpp"
 #include "core/measure/parse_options.hpp"
 
@@ -46,13 +45,8 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   sampler.gpu = session->m_gpu.get();
   if (options.fresh)
     sampler.freshness.started_after = now;
-  if (recipe.run.duet != DuetMode::off && !executor.ships_batches()) {
-    auto cpus = host::duet_cpus(recipe.run.cpus, host::allowed_cpus());
-    if (cpus)
-      sampler.duet_cpus = std::move(*cpus);
-    else if (recipe.run.duet == DuetMode::on)
-      return std::unexpected(cpus.error());
-  }
+  if (recipe.run.duet != DuetMode::off)
+    sampler.duet_cpus = options.duet_cpus;
   session->m_sampler = std::make_unique<Sampler>(executor, *session->m_store, std::move(sampler));
   return session;
 }

@@ -3,6 +3,7 @@
 // fingerprint (recorded in the store, and warned about when noisy), a GPU probe when there are
 // GPUs, a scratch directory for the runs, and the sampler over them.
 
+#include <array>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -24,6 +25,8 @@ struct SessionOptions {
   std::filesystem::path repo_cache; // the per-repository cache directory
   bool fresh = false;               // ignore runs stored before this session
   bool probe_gpus = true;
+  // The CPU sets of duets (host::duet_cpus); empty when duets do not run here.
+  std::array<std::vector<int>, 2> duet_cpus;
 };
 
 class MeasureSession {

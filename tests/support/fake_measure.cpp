@@ -61,6 +61,13 @@ Sampler& FakeRig::new_sampler(int warmup, std::optional<double> budget_seconds) 
   return *m_sampler;
 }
 
+Sampler& FakeRig::new_duet_sampler() {
+  auto options = m_sampler->options();
+  options.duet_cpus = {std::vector<int>{0}, std::vector<int>{1}};
+  m_sampler = std::make_unique<Sampler>(m_executor, *m_store, std::move(options));
+  return *m_sampler;
+}
+
 Subject FakeRig::subject(const std::string& commit, const std::string& artifact_id) {
   const auto artifact = artifact_id.empty() ? "artifact-" + commit : artifact_id;
   return {commit, commit, "key-" + commit, artifact, "/nonexistent/" + artifact};
