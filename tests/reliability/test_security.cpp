@@ -170,6 +170,35 @@ TEST_F(Security, ASubmoduleFileCannotIncludeAFileOutside) {
   EXPECT_THAT(result.out + result.err, Not(HasSubstr("viaInclude")));
 }
 
+// The artifact directory that `culprit build` printed last (its line's last word).
+std::filesystem::path artifact_dir_of(const std::string& out) {
+  auto line = out.substr(0, out.find_last_not_of('\n') + 1);
+  line = line.substr(line.find_last_of('\n') + 1);
+  return line.substr(line.find_last_of(' ') + 1);
+}
+
+std::string contents_of(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+TEST_F(Security, ASubmoduleUpdateCommandIsNeitherRefusedNorRun) {
+  // git accepts `update = !command` in .gitmodules, and runs it only for `git submodule update`;
+  // culprit checks submodules out itself, from the module store, and never runs it.
+  ScratchRepo library(temp / "library");
+  library.write("lib.txt", "the library\n");
+  library.commit("lib");
+  write_recipe("cp -R {src}/. {build}/", "");
+  repo.git({"submodule", "add", "-q", (temp / "library").string(), "sub"});
+  const auto ran = temp / "the-update-command-ran";
+  repo.git({"config", "-f", ".gitmodules", "submodule.sub.update", "!touch " + ran.string()});
+  repo.commit("a submodule with an update command");
+  const auto result = culprit_cli({"build", "HEAD"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(contents_of(artifact_dir_of(result.out) / "sub" / "lib.txt"), "the library\n");
+  EXPECT_FALSE(std::filesystem::exists(ran));
+}
+
 // Branch names that are shell commands; git accepts each of them.
 const std::vector<std::string> k_hostile_revisions = {
     "$(touch${IFS}pwned1)", ";touch${IFS}pwned2", "`touch${IFS}pwned3`", "x'$(touch${IFS}pwned4)'",
