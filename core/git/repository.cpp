@@ -232,6 +232,17 @@ Result<std::vector<std::string>> Repository::range(std::string_view good, std::s
   return commits;
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> Repository::tags() const {
+  std::vector<std::pair<std::string, std::string>> tags;
+  auto add = [](const char* name, git_oid* oid, void* payload) -> int {
+    static_cast<std::vector<std::pair<std::string, std::string>>*>(payload)->emplace_back(
+        name, oid_to_hex(*oid));
+    return 0;
+  };
+  CULPRIT_TRY(git_check(git_tag_foreach(m_repo.get(), add, &tags), "cannot list the tags"));
+  return tags;
+}
+
 Result<std::string> Repository::read_file_at(std::string_view commit_id,
                                              std::string_view path) const {
   CULPRIT_TRY_ASSIGN(const auto commit, lookup_commit(commit_id));

@@ -199,6 +199,38 @@ TEST_F(Security, ASubmoduleUpdateCommandIsNeitherRefusedNorRun) {
   EXPECT_FALSE(std::filesystem::exists(ran));
 }
 
+TEST_F(Security, ABuildThatRunsGitSeesItsOwnCommitAndLeavesTheUsersIndexAlone) {
+  // The cache inside the working tree, ignored, as `--cache-dir .cache` makes it; a build that
+  // asks git for its version and its status, as CMake projects do.
+  repo.write(".gitignore", ".cache/\n");
+  write_recipe("git rev-parse HEAD > {build}/head && git status --porcelain > {build}/status && "
+               "cp {src}/bench.sh {src}/value {build}/",
+               "");
+  const auto first = repo.commit("first");
+  repo.write("value", "2\n");
+  repo.commit("second");
+  repo.write("value", "uncommitted\n"); // a dirty tree: `git status` would refresh the index
+  const auto git_dir = repo.dir() / ".git";
+  const auto index_before = contents_of(git_dir / "index");
+  const auto before = snapshot(git_dir);
+  // Also with a GIT_DIR and GIT_WORK_TREE in the environment that point at the user's checkout.
+  for (const auto& env :
+       {std::map<std::string, std::string>{},
+        std::map<std::string, std::string>{{"GIT_DIR", git_dir.string()},
+                                           {"GIT_WORK_TREE", repo.dir().string()}}}) {
+    SCOPED_TRACE(env.empty() ? "no GIT_DIR" : "GIT_DIR set");
+    const auto result =
+        run_culprit({"--cache-dir", ".cache", "build", "--rebuild", first}, repo.dir(), env);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto built = artifact_dir_of(result.out);
+    EXPECT_EQ(contents_of(built / "head"), first + "\n");
+    EXPECT_EQ(contents_of(built / "status"), "") << "the slot's .git answers for the commit";
+    EXPECT_EQ(contents_of(git_dir / "index"), index_before);
+    const auto after = snapshot(git_dir);
+    EXPECT_TRUE(before == after) << changed_paths(before, after);
+  }
+}
+
 // Branch names that are shell commands; git accepts each of them.
 const std::vector<std::string> k_hostile_revisions = {
     "$(touch${IFS}pwned1)", ";touch${IFS}pwned2", "`touch${IFS}pwned3`", "x'$(touch${IFS}pwned4)'",
