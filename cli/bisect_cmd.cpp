@@ -150,29 +150,31 @@ private:
     const auto& b = *evidence.bisect;
     if (outcome.status == "not_reproduced") {
       fmt::print(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
-                 m_improvement ? "faster" : "slower", evidence.settings.threshold * 100, m_good,
-                 m_bad);
+                 m_improvement ? "faster" : "slower", evidence.settings.threshold * 100,
+                 on_terminal(m_good), on_terminal(m_bad));
       for (const auto& c : evidence.comparisons)
-        fmt::print(out, "  {}: ratio {:.3f} [{:.3f}, {:.3f}] {}{}\n", c.case_name, c.ratio, c.ci[0],
-                   c.ci[1], c.verdict, c.note.empty() ? "" : " (" + c.note + ")");
+        fmt::print(out, "  {}: ratio {:.3f} [{:.3f}, {:.3f}] {}{}\n", on_terminal(c.case_name),
+                   c.ratio, c.ci[0], c.ci[1], c.verdict,
+                   c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
     }
     for (const auto& c : b.culprits) {
       const double percent = (c.ratio - 1) * 100;
       fmt::print(out,
                  "culprit {} {}\n  {} <{}>, {}\n  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI "
                  "[{:.3f}, {:.3f}]){}\n",
-                 c.commit.substr(0, 12), c.subject, c.author, c.email, c.date, c.case_name, percent,
+                 c.commit.substr(0, 12), on_terminal(c.subject), on_terminal(c.author),
+                 on_terminal(c.email), on_terminal(c.date), on_terminal(c.case_name), percent,
                  c.ratio, evidence.settings.confidence * 100, c.ci[0], c.ci[1],
                  c.share ? fmt::format(", {:.0f}% of the change", *c.share * 100) : "");
     }
     if (!b.candidates.empty()) {
-      fmt::print(out, "inconclusive: {}; the culprit is one of:\n", outcome.note);
+      fmt::print(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));
       for (const auto& commit : b.candidates)
         fmt::print(out, "  {}\n", commit.substr(0, 12));
     }
     fmt::print(out, "{} commits in range, {} probes in {} round{}, {} builds; evidence: {}\n",
                b.commits_in_range, b.steps.size(), outcome.rounds, outcome.rounds == 1 ? "" : "s",
-               evidence.builds.size(), where);
+               evidence.builds.size(), on_terminal(where));
     if (!m_executor_summary.empty())
       fmt::print(out, "{}\n", m_executor_summary);
   }

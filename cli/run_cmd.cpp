@@ -76,8 +76,8 @@ public:
     fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
                fmt::format("{:.0f}% CI", settings.confidence * 100), "runs", "cv", "outliers");
     for (const auto& m : evidence.measurements)
-      fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", m.case_name.substr(0, 40),
-                 format_value(m.summary.median, m.unit),
+      fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n",
+                 on_terminal(m.case_name, 40), format_value(m.summary.median, m.unit),
                  fmt::format("[{}, {}]", format_value(m.summary.ci[0], m.unit),
                              format_value(m.summary.ci[1], m.unit)),
                  m.runs.size(), m.summary.cv * 100, m.summary.outliers);

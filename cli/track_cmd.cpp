@@ -9,6 +9,7 @@
 #include "cli/recipe_flags.hpp"
 #include "core/history/git_support.hpp"
 #include "core/history/track.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -53,8 +54,9 @@ public:
       return report(range.error());
     const auto commits = history::select_commits(*range, selection);
     if (commits.empty())
-      return report(
-          usage_error("no commit of {} was committed since {}", m_range, m_since).error());
+      return report(usage_error("no commit of {} was committed since {}", report::excerpt(m_range),
+                                report::excerpt(m_since))
+                        .error());
     auto ledger = history::Ledger::open_in(ctx.cache);
     if (!ledger)
       return report(ledger.error());
@@ -90,7 +92,7 @@ public:
                                   commit.commit.substr(0, 12), commit.build.message,
                                   commit.build.log.string()));
     fmt::print("tracked {} of {} commits of {} ({} runs each; {} new runs){}\n", outcome->measured,
-               commits.size(), m_range, settings.runs, outcome->runs_made,
+               commits.size(), on_terminal(m_range), settings.runs, outcome->runs_made,
                outcome->failed_builds > 0
                    ? fmt::format(", {} did not build", outcome->failed_builds)
                    : std::string());

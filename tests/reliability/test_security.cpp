@@ -284,5 +284,47 @@ TEST_F(Security, HostileRevisionNamesAsTheEndsOfABisection) {
   EXPECT_FALSE(pwned_anywhere(temp.path()));
 }
 
+// Bytes that would drive a terminal: ESC sequences (clear the screen, set the title, recolour),
+// BEL, NUL, a C1 control, a bidi override.
+bool drives_a_terminal(std::string_view text) {
+  return text.find_first_of(std::string_view("\x1b\x07\0", 3)) != std::string_view::npos ||
+         text.find("\xc2\x9b") != std::string_view::npos ||
+         text.find("\xe2\x80\xae") != std::string_view::npos;
+}
+
+TEST_F(Security, TextFromCommitsAndBenchmarksNeverDrivesTheTerminal) {
+  // A case name with an escape sequence and a NUL, a culprit whose subject sets the window title
+  // and rings the bell, an author with a bidi override, a revision and a host name with escapes.
+  const auto bench = temp / "hostile-bench.sh";
+  std::ofstream(bench)
+      << R"(sh "$(dirname "$1")/bench.sh" "$1" | sed 's/"kernel"/"k\\u001b[2J\\u0000\\u009b1m"/')"
+      << "\n";
+  repo.write("culprit.toml", k_step_recipe);
+  const auto good = repo.commit("good");
+  repo.write("value", "15\n");
+  const auto bad = repo.commit("slower\x1b]0;owned\x07\x1b[31m red", "Eve \xe2\x80\xae evil");
+  const std::string run = "sh " + bench.string() + " {build}/value";
+
+  std::vector<ProcessOutput> outputs;
+  outputs.push_back(culprit_cli({"run", "HEAD", "--run", run}));
+  outputs.push_back(culprit_cli({"compare", good, bad, "--run", run}));
+  outputs.push_back(culprit_cli({"bisect", "--good", good, "--bad", bad, "--run", run}));
+  outputs.push_back(culprit_cli({"run", "\x1b[2Jmain"}));
+  const auto results = temp / "results.json";
+  std::ofstream(results)
+      << "{\"type\":\"sample\",\"case\":\"k\",\"metric\":\"time\",\"unit\":\"ms\","
+         "\"value\":1}\n";
+  outputs.push_back(culprit_cli(
+      {"import", results.string(), "--commit", "HEAD", "--host", "ci\x1b]0;owned\x07"}));
+  for (const auto& output : outputs) {
+    EXPECT_FALSE(drives_a_terminal(output.out)) << output.out;
+    EXPECT_FALSE(drives_a_terminal(output.err)) << output.err;
+  }
+  EXPECT_EQ(outputs[2].exit_code, 0) << outputs[2].err;
+  EXPECT_THAT(outputs[2].out, HasSubstr("slower\\x1b]0;owned\\x07\\x1b[31m red"));
+  EXPECT_THAT(outputs[0].out, HasSubstr("k\\x1b[2J\\x00\\u{009b}1m"));
+  EXPECT_THAT(outputs[3].err, HasSubstr("\\x1b[2Jmain"));
+}
+
 } // namespace
 } // namespace culprit::testing
