@@ -9,6 +9,7 @@
 #include "core/bisect/bisect.hpp"
 #include "core/culprit_hints.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -20,28 +21,31 @@ Result<BisectRange> resolve_range(const git::Repository& repo, const std::string
   range.bad_rev = bad_rev;
   CULPRIT_TRY_ASSIGN(range.good, repo.resolve(good_rev));
   CULPRIT_TRY_ASSIGN(range.bad, repo.resolve(bad_rev));
+  // Revisions as messages quote them: short, and without control characters.
+  const auto good = report::excerpt(good_rev);
+  const auto bad = report::excerpt(bad_rev);
   if (range.good == range.bad)
     return usage_error("--good {} and --bad {} are the same commit; give a good revision from "
                        "before the slowdown",
-                       good_rev, bad_rev);
+                       good, bad);
   CULPRIT_TRY_ASSIGN(const bool ordered, repo.is_ancestor(range.good, range.bad));
   if (!ordered) {
     CULPRIT_TRY_ASSIGN(const bool swapped, repo.is_ancestor(range.bad, range.good));
     if (swapped)
       return usage_error("--good {} is newer than --bad {}: did you swap them? (to find a "
                          "speed-up, keep the order and pass --improvement)",
-                         good_rev, bad_rev);
+                         good, bad);
     if (repo.is_shallow())
       return usage_error("--good {} is not in the history of --bad {} that this shallow clone "
                          "holds; run 'git fetch --unshallow' first",
-                         good_rev, bad_rev);
+                         good, bad);
     return usage_error("--good {} is not an ancestor of --bad {}; bisect needs a good commit in "
                        "the bad one's history",
-                       good_rev, bad_rev);
+                       good, bad);
   }
   CULPRIT_TRY_ASSIGN(range.commits, repo.range(range.good, range.bad, history));
   if (range.commits.empty())
-    return usage_error("there are no commits between --good {} and --bad {}", good_rev, bad_rev);
+    return usage_error("there are no commits between --good {} and --bad {}", good, bad);
   return range;
 }
 

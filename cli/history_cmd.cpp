@@ -7,6 +7,7 @@
 
 #include "cli/command.hpp"
 #include "cli/context.hpp"
+#include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
 #include "core/fs.hpp"
 #include "core/history/git_support.hpp"
@@ -38,8 +39,10 @@ public:
     sub.add_option("--host", m_host, "only the points of this host id (or a prefix of it)");
     sub.add_flag("--all-hosts", m_all_hosts, "show the points of several hosts in one series");
     sub.add_option("--threshold", m_threshold, "the smallest change that matters (2% or 0.02)");
-    sub.add_option("--confidence", m_confidence, "of the intervals (default: the recipe's)");
-    sub.add_option("--seed", m_seed, "of the bootstrap and the permutation test");
+    sub.add_option("--confidence", m_confidence, "of the intervals (default: the recipe's)")
+        ->check(number_between(0, 1, "0.95"));
+    sub.add_option("--seed", m_seed, "of the bootstrap and the permutation test")
+        ->check(whole_number(0, k_max_seed));
     sub.add_flag("--ascii", m_ascii, "draw the trend lines in ASCII");
     sub.add_option("--json", m_json, "write the series and change points as JSON to FILE")
         ->group("Output");

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "cli/command.hpp"
+#include "cli/flag_checks.hpp"
 #include "cli/measure_context.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
@@ -23,10 +24,10 @@ public:
                    "revision")
         ->required();
     sub.add_option("--every", m_every, "measure every N-th commit of the range (and its newest)")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1, k_max_run_count));
     sub.add_option("--since", m_since, "only commits committed on or after DATE (2026-01-31)");
     sub.add_option("--runs", m_runs, "counted runs per commit (default: min_runs)")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1, k_max_run_count));
     add_recipe_flags(sub, m_flags.overrides, FlagSet::measure);
     sub.add_flag("--fresh", m_flags.fresh, "measure again, ignoring runs stored earlier");
     sub.add_flag("--rebuild", m_flags.rebuild, "build again even when a build is cached or failed");

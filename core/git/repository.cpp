@@ -4,11 +4,13 @@
 
 #include "core/git_library.hpp"
 #include "core/hash.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::git {
 namespace {
 
-Result<std::string> resolve_error(int rc, std::string_view revision, bool shallow) {
+Result<std::string> resolve_error(int rc, std::string_view given, bool shallow) {
+  const auto revision = report::excerpt(given);
   const std::string hint = shallow ? " (this is a shallow clone: 'git fetch --unshallow' fetches "
                                      "the missing history)"
                                    : "";
@@ -105,7 +107,7 @@ Result<std::string> Repository::resolve(std::string_view revision) const {
   git_object* peeled = nullptr;
   if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) < 0)
     return usage_error("revision '{}' names a {}, not a commit; give a commit, branch or tag",
-                       revision, git_object_type2string(git_object_type(object)));
+                       report::excerpt(revision), git_object_type2string(git_object_type(object)));
   const ObjectPtr commit(peeled);
   return oid_to_hex(*git_object_id(commit.get()));
 }
