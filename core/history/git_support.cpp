@@ -20,6 +20,11 @@ Result<std::vector<RangeCommit>> range_commits(const git::Repository& repo,
     CULPRIT_TRY_ASSIGN(const auto from, repo.resolve(from_rev));
     CULPRIT_TRY_ASSIGN(const auto to, repo.resolve(to_rev));
     CULPRIT_TRY_ASSIGN(const bool ordered, repo.is_ancestor(from, to));
+    if (!ordered && repo.is_shallow())
+      return usage_error("{}: {} is not in the history of {} that this shallow clone holds; run "
+                         "'git fetch --unshallow' first",
+                         report::excerpt(range), report::excerpt(from_rev),
+                         report::excerpt(to_rev));
     if (!ordered)
       return usage_error("{}: {} is not an ancestor of {}; give the older revision first",
                          report::excerpt(range), report::excerpt(from_rev),
