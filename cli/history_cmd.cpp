@@ -1,6 +1,7 @@
 // culprit history: per-case series with CIs and change points, as text, JSON, CSV, Markdown or
 // HTML.
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -9,6 +10,7 @@
 #include "cli/context.hpp"
 #include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
+#include "cli/report_outputs.hpp"
 #include "core/fs.hpp"
 #include "core/history/git_support.hpp"
 #include "core/history/render.hpp"
@@ -53,6 +55,11 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
+    const std::array<NamedOutput, 4> outputs = {
+        NamedOutput{"--json", m_json}, NamedOutput{"--csv", m_csv},
+        NamedOutput{"--markdown", m_markdown}, NamedOutput{"--html", m_html}};
+    if (auto writable = check_outputs(outputs); !writable)
+      return report(writable.error());
     auto repo = open_repository(global);
     if (!repo)
       return report(repo.error());
@@ -70,10 +77,11 @@ public:
       return report(written.error());
     if (global.verbosity >= 0 ||
         (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
-      fmt::print("{}",
-                 history::render_text(*history, labels,
-                                      m_ascii || !utf8_terminal() ? history::Glyphs::ascii
-                                                                  : history::Glyphs::unicode));
+      if (auto shown = write_stdout(history::render_text(
+              *history, labels,
+              m_ascii || !utf8_terminal() ? history::Glyphs::ascii : history::Glyphs::unicode));
+          !shown)
+        return report(shown.error());
     return 0;
   }
 

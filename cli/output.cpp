@@ -1,6 +1,8 @@
 #include "cli/output.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -30,6 +32,13 @@ std::string one_line(std::string_view message) {
                      text.substr(tail));
 }
 
+Status stdout_error() {
+  const std::string reason = errno != 0 ? std::strerror(errno) : "an earlier write failed";
+  return infra_error("cannot write to standard output: {}; free some space or write the output "
+                     "to another file",
+                     reason);
+}
+
 } // namespace
 
 void print_error(std::string_view message) {
@@ -54,6 +63,20 @@ std::string on_terminal(std::string_view foreign, std::size_t max_bytes) {
   if (text.size() > max_bytes)
     text.resize(character_boundary(text, max_bytes));
   return text;
+}
+
+Status write_stdout(std::string_view text) {
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    return stdout_error();
+  return {};
+}
+
+Status finish_stdout() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0)
+    return stdout_error();
+  return {};
 }
 
 } // namespace culprit::cli

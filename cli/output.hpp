@@ -22,4 +22,10 @@ std::string on_terminal(std::string_view foreign);
 // on_terminal, cut to at most `max_bytes` bytes without splitting a character: a table cell.
 std::string on_terminal(std::string_view foreign, std::size_t max_bytes);
 
+// Writes `text` to standard output and flushes it: a full disk, /dev/full or a closed descriptor
+// is an infrastructure error that says so.
+Status write_stdout(std::string_view text);
+// Flushes standard output and tells whether everything written to it since the start arrived.
+Status finish_stdout();
+
 } // namespace culprit::cli

@@ -91,7 +91,8 @@ public:
     if (auto saved = write_file_atomic(file, text); !saved)
       return report(saved.error());
     if (json_flag == "-")
-      fmt::print("{}", text);
+      if (auto shown = write_stdout(text); !shown)
+        return report(shown.error());
     print_summary(summary_stream(m_flags.outputs), *outcome, document->json, file);
     auto others = m_flags.outputs;
     others.json.clear();
