@@ -152,14 +152,20 @@ private:
   void print_summary(std::FILE* out, const Evidence& evidence, const BisectOutcome& outcome,
                      const std::string& where) const {
     const auto& b = *evidence.bisect;
-    if (outcome.status == "not_reproduced") {
+    const bool unconfirmed = outcome.status == "inconclusive" && b.candidates.empty();
+    if (unconfirmed)
+      fmt::print(out, "inconclusive: {}\n", on_terminal(outcome.note));
+    if (outcome.status == "not_reproduced")
       fmt::print(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
                  m_improvement ? "faster" : "slower", evidence.settings.threshold * 100,
                  on_terminal(m_good), on_terminal(m_bad));
+    if (outcome.status == "not_reproduced" || unconfirmed) {
       for (const auto& c : evidence.comparisons)
-        fmt::print(out, "  {}: ratio {:.3f} [{:.3f}, {:.3f}] {}{}\n", on_terminal(c.case_name),
-                   c.ratio, c.ci[0], c.ci[1], c.verdict,
-                   c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
+        fmt::print(out, "  {}: {} {}{}\n", on_terminal(c.case_name),
+                   c.base_runs >= 2 && c.head_runs >= 2
+                       ? fmt::format("ratio {:.3f} [{:.3f}, {:.3f}]", c.ratio, c.ci[0], c.ci[1])
+                       : std::string("no ratio"),
+                   c.verdict, c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
     }
     for (const auto& c : b.culprits) {
       const double percent = (c.ratio - 1) * 100;

@@ -28,7 +28,8 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
       return it == levels.end() ? std::string("-")
                                 : format_value(it->second->summary.median, c.unit);
     };
-    const bool has_ratio = c.base_runs > 0 && c.head_runs > 0;
+    // A ratio needs two runs a side (compare_subjects); with fewer, one is not shown.
+    const bool has_ratio = c.base_runs >= 2 && c.head_runs >= 2;
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>7}  {:<17}  {}{}\n",
                        on_terminal(c.case_name, width), width, level(c.base), level(c.head),
                        has_ratio ? fmt::format("{:.3f}", c.ratio) : "-",

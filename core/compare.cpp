@@ -15,6 +15,16 @@ stats::Direction to_stats(Direction direction) {
                                                  : stats::Direction::higher_is_better;
 }
 
+Status budget_spent_if_nothing_reported(Sampler& sampler,
+                                        const std::vector<const Subject*>& subjects) {
+  for (const auto* subject : subjects) {
+    CULPRIT_TRY_ASSIGN(const auto cases, sampler.cases(*subject));
+    if (!cases.empty())
+      return {};
+  }
+  return fail(ExitCode::inconclusive, std::string(k_budget_spent_before_any_run));
+}
+
 Result<std::vector<SelectedCase>> select_common_cases(Sampler& sampler,
                                                       const std::vector<const Subject*>& subjects,
                                                       const CompareSettings& settings) {
@@ -46,8 +56,13 @@ Result<bool> look_at(Sampler& sampler, const Subject& base, const Subject& head,
   pending.verdict.base_runs = base_runs.samples.size();
   pending.verdict.head_runs = head_runs.samples.size();
   if (base_runs.samples.empty() || head_runs.samples.empty()) {
+    const bool base_side = base_runs.samples.empty();
+    CULPRIT_TRY_ASSIGN(const auto made, sampler.counted_runs(base_side ? base : head));
     pending.verdict.note =
-        fmt::format("{} did not report this case", base_runs.samples.empty() ? "base" : "head");
+        made == 0 ? fmt::format("the time budget ran out before a run of {} "
+                                "finished",
+                                base_side ? "base" : "head")
+                  : fmt::format("{} did not report this case", base_side ? "base" : "head");
     return false;
   }
   if (base_runs.samples.size() < 2 || head_runs.samples.size() < 2)
@@ -82,9 +97,13 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
     CULPRIT_TRY_ASSIGN(const bool complete, sampler.ensure(wants));
     outcome.looks = look + 1;
     if (look == 0) {
-      CULPRIT_TRY_ASSIGN(const auto selected,
-                         select_common_cases(sampler, {&base, &head}, settings));
-      for (const auto& s : selected)
+      const auto selected = select_common_cases(sampler, {&base, &head}, settings);
+      if (!selected) {
+        if (!complete)
+          CULPRIT_TRY(budget_spent_if_nothing_reported(sampler, {&base, &head}));
+        return std::unexpected(selected.error());
+      }
+      for (const auto& s : *selected)
         pending.push_back({CaseVerdict{s, {}, stats::Verdict::inconclusive, {}, 0, 0, ""}});
     }
     bool all_resolved = true;

@@ -242,6 +242,12 @@ Result<BisectOutcome> Bisection::run() {
     if (verdict.verdict == wanted)
       m_outcome.cases.push_back(verdict.selected);
   }
+  if (m_outcome.cases.empty() && m_outcome.confirmation.budget_exhausted) {
+    // Not "not reproduced": the budget ran out before the ends could be told apart.
+    m_outcome.status = "inconclusive";
+    m_outcome.note = "the time budget ran out before the ends were told apart";
+    return std::move(m_outcome);
+  }
   if (m_outcome.cases.empty()) {
     m_outcome.status = "not_reproduced";
     return std::move(m_outcome);

@@ -73,6 +73,12 @@ Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& s
   }
   if (pooled.empty())
     return m;
+  if (pooled.size() == 1) {
+    // One run of one sample (a budget that ran out): a level without an interval.
+    m.summary.median = m.summary.mean = m.summary.min = pooled.front();
+    m.summary.ci = {pooled.front(), pooled.front()};
+    return m;
+  }
   CULPRIT_TRY_ASSIGN(const auto summary, lift(stats::summarize(pooled), m.case_name));
   m.summary.median = summary.median;
   m.summary.mean = summary.mean;
