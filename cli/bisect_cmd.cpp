@@ -88,57 +88,47 @@ public:
       lane->on_run([&](const RunEvent& event) {
         progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
       });
-    auto outcome = run_bisect(*range, *builds, lanes, settings, [&](const BisectProgress& p) {
-      auto info = ctx.repo.commit_info(p.commit);
-      status_line = fmt::format("round {} of about {}: {} {} [{}]", p.round, p.expected_rounds,
-                                p.commit.substr(0, 12),
-                                info ? info->subject.substr(0, 40) : std::string(), p.case_name);
-      progress.update(fmt::format("{} ({} runs)", status_line, p.runs_made));
-    });
+    BisectOutcome so_far;
+    auto outcome = run_bisect(
+        *range, *builds, lanes, settings,
+        [&](const BisectProgress& p) {
+          auto info = ctx.repo.commit_info(p.commit);
+          status_line =
+              fmt::format("round {} of about {}: {} {} [{}]", p.round, p.expected_rounds,
+                          p.commit.substr(0, 12),
+                          info ? info->subject.substr(0, 40) : std::string(), p.case_name);
+          progress.update(fmt::format("{} ({} runs)", status_line, p.runs_made));
+        },
+        &so_far);
     progress.clear();
     ctx.release_allocations();
-    if (!outcome) {
-      if (outcome.error().code == ExitCode::interrupted)
-        return report(Error{ExitCode::interrupted,
-                            "interrupted; everything measured is kept: run the same command "
-                            "again to resume"});
+    if (!outcome && outcome.error().code == ExitCode::interrupted)
+      return keep_interrupted(global, ctx, *range, so_far, settings);
+    if (!outcome)
       return report(outcome.error());
-    }
 
-    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
-    evidence.kind = "bisect";
-    evidence.status = outcome->status;
-    evidence.host = ctx.session->host_json();
-    evidence.executor = ctx.executor_json();
-    evidence.warnings = ctx.session->warnings();
-    evidence.settings.direction = m_improvement ? "improvement" : "regression";
-    if (auto filled = fill_bisect_evidence(evidence, *range, *outcome, lanes,
-                                           settings.compare.confidence, settings.compare.seed);
-        !filled)
-      return report(filled.error());
+    auto evidence = bisect_evidence(global, ctx, *range, *outcome, settings);
+    if (!evidence)
+      return report(evidence.error());
     if (auto described =
-            describe_culprits(evidence, ctx.repo, &ctx.builder->cache(), &ctx.executor);
+            describe_culprits(*evidence, ctx.repo, &ctx.builder->cache(), &ctx.executor);
         !described)
       return report(described.error());
     // The evidence is always kept: in the cache unless --json says where.
     auto outputs = m_flags.outputs;
     if (outputs.json.empty() || outputs.json == "-") {
-      const auto dir = ctx.cache / "evidence";
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      const auto file = dir / fmt::format("bisect-{}-{}.json", range->good.substr(0, 12),
-                                          range->bad.substr(0, 12));
-      if (auto saved = save_evidence(evidence, file); !saved)
-        return report(saved.error());
+      auto file = save_in_cache(ctx, *range, *evidence);
+      if (!file)
+        return report(file.error());
       if (outputs.json.empty())
-        outputs.json = file.string();
+        outputs.json = file->string();
     }
     std::FILE* out = summary_stream(outputs);
     m_executor_summary = ctx.executor_summary();
-    print_summary(out, evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
+    print_summary(out, *evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
     std::fflush(out);
-    if (auto written = write_report_outputs(evidence, outputs,
-                                            render_options(evidence, &ctx.repo, global.color));
+    if (auto written = write_report_outputs(*evidence, outputs,
+                                            render_options(*evidence, &ctx.repo, global.color));
         !written)
       return report(written.error());
     if (outcome->status == "not_reproduced")
@@ -149,6 +139,56 @@ public:
   }
 
 private:
+  Result<Evidence> bisect_evidence(const GlobalOptions& global, MeasureContext& ctx,
+                                   const BisectRange& range, const BisectOutcome& outcome,
+                                   const BisectSettings& settings) const {
+    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    evidence.kind = "bisect";
+    evidence.status = outcome.status;
+    evidence.host = ctx.session->host_json();
+    evidence.executor = ctx.executor_json();
+    evidence.warnings = ctx.session->warnings();
+    evidence.settings.direction = m_improvement ? "improvement" : "regression";
+    CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
+                                     settings.compare.confidence, settings.compare.seed));
+    return evidence;
+  }
+
+  static Result<std::filesystem::path>
+  save_in_cache(const MeasureContext& ctx, const BisectRange& range, const Evidence& evidence) {
+    const auto dir = ctx.cache / "evidence";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    auto file =
+        dir / fmt::format("bisect-{}-{}.json", range.good.substr(0, 12), range.bad.substr(0, 12));
+    CULPRIT_TRY(save_evidence(evidence, file));
+    return file;
+  }
+
+  // Ctrl-C: the runs are in the store already; the evidence of what is known so far (status
+  // "interrupted") is written where a finished bisection's would go, atomically, and said where.
+  int keep_interrupted(const GlobalOptions& global, MeasureContext& ctx, const BisectRange& range,
+                       const BisectOutcome& so_far, const BisectSettings& settings) const {
+    auto evidence = bisect_evidence(global, ctx, range, so_far, settings);
+    Result<std::filesystem::path> file = std::unexpected(Error{});
+    const auto& json = m_flags.outputs.json;
+    if (!evidence) {
+      file = std::unexpected(evidence.error());
+    } else if (json.empty() || json == "-") {
+      file = save_in_cache(ctx, range, *evidence);
+    } else if (auto saved = save_evidence(*evidence, json); saved) {
+      file = std::filesystem::path(json);
+    } else {
+      file = std::unexpected(saved.error());
+    }
+    return report(Error{ExitCode::interrupted,
+                        fmt::format("interrupted; everything measured is kept{}: run the same "
+                                    "command again to resume",
+                                    file ? ", and the evidence so far is in " + file->string()
+                                         : " (the evidence so far could not be written: " +
+                                               file.error().message + ")")});
+  }
+
   void print_summary(std::FILE* out, const Evidence& evidence, const BisectOutcome& outcome,
                      const std::string& where) const {
     const auto& b = *evidence.bisect;

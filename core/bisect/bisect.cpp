@@ -224,6 +224,14 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
   return add_culprit(selected, lo, hi.index);
 }
 
+BisectOutcome Bisection::so_far() const {
+  auto outcome = m_outcome;
+  outcome.status = "interrupted";
+  outcome.rounds = m_rounds;
+  outcome.lanes = m_lanes.size();
+  return outcome;
+}
+
 Result<BisectOutcome> Bisection::run() {
   const int last = static_cast<int>(m_range.commits.size()) - 1;
   CULPRIT_TRY_ASSIGN(const auto* good, subject_at(k_good));
@@ -303,14 +311,18 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
 
 Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds,
                                  std::span<Sampler* const> lanes, const BisectSettings& settings,
-                                 const std::function<void(const BisectProgress&)>& progress) {
+                                 const std::function<void(const BisectProgress&)>& progress,
+                                 BisectOutcome* so_far) {
   if (range.commits.empty())
     return usage_error("the range {}..{} holds no commits to bisect", range.good_rev,
                        range.bad_rev);
   if (lanes.empty())
     return usage_error("internal error: a bisection needs at least one lane to measure on");
   bisect_detail::Bisection bisection(range, builds, lanes, settings, progress);
-  return bisection.run();
+  auto outcome = bisection.run();
+  if (!outcome && so_far != nullptr)
+    *so_far = bisection.so_far();
+  return outcome;
 }
 
 } // namespace culprit

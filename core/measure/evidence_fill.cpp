@@ -145,10 +145,12 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
                             double confidence, std::uint64_t seed) {
   for (const auto& [commit, build] : outcome.builds)
     evidence.builds.push_back(build_entry(build));
-  const auto& good = outcome.subjects.at(range.good);
-  const auto& bad = outcome.subjects.at(range.bad);
-  for (const auto& verdict : outcome.confirmation.cases)
-    evidence.comparisons.push_back(comparison_entry(good, bad, verdict));
+  // A bisection interrupted early may not have built its ends yet.
+  const auto good = outcome.subjects.find(range.good);
+  const auto bad = outcome.subjects.find(range.bad);
+  if (good != outcome.subjects.end() && bad != outcome.subjects.end())
+    for (const auto& verdict : outcome.confirmation.cases)
+      evidence.comparisons.push_back(comparison_entry(good->second, bad->second, verdict));
   // Every measured commit, for every case bisected (or confirmed, when nothing was).
   std::vector<SelectedCase> cases = outcome.cases;
   if (cases.empty())

@@ -199,6 +199,38 @@ TEST_F(Faults, AnInterruptedBisectionResumesToTheSameCulprit) {
   }
 }
 
+TEST_F(Faults, AnInterruptedBisectionKeepsTheEvidenceOfWhatItKnew) {
+  const auto json = temp / "bisect.json";
+  const auto slow = script("slow.sh", "sleep 0.2\n" + std::string(k_samples));
+  for (const bool given : {true, false}) {
+    SCOPED_TRACE(given ? "--json FILE" : "the evidence in the cache");
+    std::vector<std::string> bisect = {"bisect", "--good", project.good(), "--bad", project.bad(),
+                                       "--run",  slow};
+    if (given)
+      bisect.insert(bisect.end(), {"--json", json.string()});
+    auto culprit = culprit_background(bisect);
+    std::this_thread::sleep_for(1500ms); // the ends are built and being compared
+    culprit.signal(SIGINT);
+    const auto stopped = culprit.wait();
+    ASSERT_EQ(stopped.exit_code, 130) << stopped.err;
+    const auto line = one_error_line(stopped);
+    EXPECT_THAT(line, HasSubstr("the evidence so far is in "));
+    const auto from = line.find(" is in ") + 7;
+    const std::filesystem::path file =
+        given ? json
+              : std::filesystem::path(line.substr(from, line.find(": run the same", from) - from));
+    auto evidence = load_evidence(file);
+    ASSERT_TRUE(evidence) << evidence.error().message;
+    EXPECT_EQ(evidence->kind, "bisect");
+    EXPECT_EQ(evidence->status, "interrupted");
+    ASSERT_TRUE(evidence->bisect);
+    EXPECT_EQ(evidence->bisect->good, project.good());
+    EXPECT_EQ(evidence->bisect->bad, project.bad());
+    const auto shown = culprit_cli({"report", file.string()});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  }
+}
+
 TEST_F(Faults, ABudgetThatRunsOutIsInconclusiveForEveryCommand) {
   // Each run takes 0.3 s: a budget of a second allows a few, of a nanosecond none.
   const auto slow = script("slow.sh", "sleep 0.3\n" + std::string(k_samples));
