@@ -10,6 +10,7 @@
 #include "core/culprit_hints.hpp"
 #include "core/measure/evidence_fill.hpp"
 #include "core/report/report.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -21,28 +22,31 @@ Result<BisectRange> resolve_range(const git::Repository& repo, const std::string
   range.bad_rev = bad_rev;
   CULPRIT_TRY_ASSIGN(range.good, repo.resolve(good_rev));
   CULPRIT_TRY_ASSIGN(range.bad, repo.resolve(bad_rev));
+  // Revisions as messages quote them: short, and without control characters.
+  const auto good = report::excerpt(good_rev);
+  const auto bad = report::excerpt(bad_rev);
   if (range.good == range.bad)
     return usage_error("--good {} and --bad {} are the same commit; give a good revision from "
                        "before the slowdown",
-                       good_rev, bad_rev);
+                       good, bad);
   CULPRIT_TRY_ASSIGN(const bool ordered, repo.is_ancestor(range.good, range.bad));
   if (!ordered) {
     CULPRIT_TRY_ASSIGN(const bool swapped, repo.is_ancestor(range.bad, range.good));
     if (swapped)
       return usage_error("--good {} is newer than --bad {}: did you swap them? (to find a "
                          "speed-up, keep the order and pass --improvement)",
-                         good_rev, bad_rev);
+                         good, bad);
     if (repo.is_shallow())
       return usage_error("--good {} is not in the history of --bad {} that this shallow clone "
                          "holds; run 'git fetch --unshallow' first",
-                         good_rev, bad_rev);
+                         good, bad);
     return usage_error("--good {} is not an ancestor of --bad {}; bisect needs a good commit in "
                        "the bad one's history",
-                       good_rev, bad_rev);
+                       good, bad);
   }
   CULPRIT_TRY_ASSIGN(range.commits, repo.range(range.good, range.bad, history));
   if (range.commits.empty())
-    return usage_error("there are no commits between --good {} and --bad {}", good_rev, bad_rev);
+    return usage_error("there are no commits between --good {} and --bad {}", good, bad);
   return range;
 }
 
@@ -85,59 +89,49 @@ public:
       lane->on_run([&](const RunEvent& event) {
         progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
       });
-    auto outcome = run_bisect(*range, *builds, lanes, settings, [&](const BisectProgress& p) {
-      auto info = ctx.repo.commit_info(p.commit);
-      status_line = fmt::format("round {} of about {}: {} {} [{}]", p.round, p.expected_rounds,
-                                p.commit.substr(0, 12),
-                                info ? info->subject.substr(0, 40) : std::string(), p.case_name);
-      progress.update(fmt::format("{} ({} runs)", status_line, p.runs_made));
-    });
+    BisectOutcome so_far;
+    auto outcome = run_bisect(
+        *range, *builds, lanes, settings,
+        [&](const BisectProgress& p) {
+          auto info = ctx.repo.commit_info(p.commit);
+          status_line =
+              fmt::format("round {} of about {}: {} {} [{}]", p.round, p.expected_rounds,
+                          p.commit.substr(0, 12),
+                          info ? info->subject.substr(0, 40) : std::string(), p.case_name);
+          progress.update(fmt::format("{} ({} runs)", status_line, p.runs_made));
+        },
+        &so_far);
     progress.clear();
     ctx.release_allocations();
-    if (!outcome) {
-      if (outcome.error().code == ExitCode::interrupted)
-        return report(Error{ExitCode::interrupted,
-                            "interrupted; everything measured is kept: run the same command "
-                            "again to resume"});
+    if (!outcome && outcome.error().code == ExitCode::interrupted)
+      return keep_interrupted(global, ctx, *range, so_far, settings);
+    if (!outcome)
       return report(outcome.error());
-    }
 
-    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
-    evidence.kind = "bisect";
-    evidence.status = outcome->status;
-    evidence.host = ctx.session->host_json();
-    evidence.executor = ctx.executor_json();
-    evidence.warnings = ctx.session->warnings();
-    evidence.settings.direction = m_improvement ? "improvement" : "regression";
-    if (auto filled = fill_bisect_evidence(evidence, *range, *outcome, lanes,
-                                           settings.compare.confidence, settings.compare.seed);
-        !filled)
-      return report(filled.error());
+    auto evidence = bisect_evidence(global, ctx, *range, *outcome, settings);
+    if (!evidence)
+      return report(evidence.error());
     if (auto described =
-            describe_culprits(evidence, ctx.repo, &ctx.builder->cache(), &ctx.executor);
+            describe_culprits(*evidence, ctx.repo, &ctx.builder->cache(), &ctx.executor);
         !described)
       return report(described.error());
     // The evidence is always kept: in the cache unless --json says where.
     auto outputs = m_flags.outputs;
     if (outputs.json.empty() || outputs.json == "-") {
-      const auto dir = ctx.cache / "evidence";
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      const auto file = dir / fmt::format("bisect-{}-{}.json", range->good.substr(0, 12),
-                                          range->bad.substr(0, 12));
-      if (auto saved = save_evidence(evidence, file); !saved)
-        return report(saved.error());
+      auto file = save_in_cache(ctx, *range, *evidence);
+      if (!file)
+        return report(file.error());
       if (outputs.json.empty())
-        outputs.json = file.string();
+        outputs.json = file->string();
     }
     std::FILE* out = summary_stream(outputs);
     m_executor_summary = ctx.executor_summary();
-    print_summary(out, evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
+    print_summary(out, *evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
     if (global.verbosity >= 0)
-      fmt::print(out, "{}", report::render_noise_lines(evidence));
+      fmt::print(out, "{}", report::render_noise_lines(*evidence));
     std::fflush(out);
-    if (auto written = write_report_outputs(evidence, outputs,
-                                            render_options(evidence, &ctx.repo, global.color));
+    if (auto written = write_report_outputs(*evidence, outputs,
+                                            render_options(*evidence, &ctx.repo, global.color));
         !written)
       return report(written.error());
     if (outcome->status == "not_reproduced")
@@ -148,34 +142,92 @@ public:
   }
 
 private:
+  Result<Evidence> bisect_evidence(const GlobalOptions& global, MeasureContext& ctx,
+                                   const BisectRange& range, const BisectOutcome& outcome,
+                                   const BisectSettings& settings) const {
+    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    evidence.kind = "bisect";
+    evidence.status = outcome.status;
+    evidence.host = ctx.session->host_json();
+    evidence.executor = ctx.executor_json();
+    evidence.warnings = ctx.session->warnings();
+    evidence.settings.direction = m_improvement ? "improvement" : "regression";
+    CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
+                                     settings.compare.confidence, settings.compare.seed));
+    return evidence;
+  }
+
+  static Result<std::filesystem::path>
+  save_in_cache(const MeasureContext& ctx, const BisectRange& range, const Evidence& evidence) {
+    const auto dir = ctx.cache / "evidence";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    auto file =
+        dir / fmt::format("bisect-{}-{}.json", range.good.substr(0, 12), range.bad.substr(0, 12));
+    CULPRIT_TRY(save_evidence(evidence, file));
+    return file;
+  }
+
+  // Ctrl-C: the runs are in the store already; the evidence of what is known so far (status
+  // "interrupted") is written where a finished bisection's would go, atomically, and said where.
+  int keep_interrupted(const GlobalOptions& global, MeasureContext& ctx, const BisectRange& range,
+                       const BisectOutcome& so_far, const BisectSettings& settings) const {
+    auto evidence = bisect_evidence(global, ctx, range, so_far, settings);
+    Result<std::filesystem::path> file = std::unexpected(Error{});
+    const auto& json = m_flags.outputs.json;
+    if (!evidence) {
+      file = std::unexpected(evidence.error());
+    } else if (json.empty() || json == "-") {
+      file = save_in_cache(ctx, range, *evidence);
+    } else if (auto saved = save_evidence(*evidence, json); saved) {
+      file = std::filesystem::path(json);
+    } else {
+      file = std::unexpected(saved.error());
+    }
+    return report(Error{ExitCode::interrupted,
+                        fmt::format("interrupted; everything measured is kept{}: run the same "
+                                    "command again to resume",
+                                    file ? ", and the evidence so far is in " + file->string()
+                                         : " (the evidence so far could not be written: " +
+                                               file.error().message + ")")});
+  }
+
   void print_summary(std::FILE* out, const Evidence& evidence, const BisectOutcome& outcome,
                      const std::string& where) const {
     const auto& b = *evidence.bisect;
-    if (outcome.status == "not_reproduced") {
+    const bool unconfirmed = outcome.status == "inconclusive" && b.candidates.empty();
+    if (unconfirmed)
+      fmt::print(out, "inconclusive: {}\n", on_terminal(outcome.note));
+    if (outcome.status == "not_reproduced")
       fmt::print(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
-                 m_improvement ? "faster" : "slower", evidence.settings.threshold * 100, m_good,
-                 m_bad);
+                 m_improvement ? "faster" : "slower", evidence.settings.threshold * 100,
+                 on_terminal(m_good), on_terminal(m_bad));
+    if (outcome.status == "not_reproduced" || unconfirmed) {
       for (const auto& c : evidence.comparisons)
-        fmt::print(out, "  {}: ratio {:.3f} [{:.3f}, {:.3f}] {}{}\n", c.case_name, c.ratio, c.ci[0],
-                   c.ci[1], c.verdict, c.note.empty() ? "" : " (" + c.note + ")");
+        fmt::print(out, "  {}: {} {}{}\n", on_terminal(c.case_name),
+                   c.base_runs >= 2 && c.head_runs >= 2
+                       ? fmt::format("ratio {:.3f} [{:.3f}, {:.3f}]", c.ratio, c.ci[0], c.ci[1])
+                       : std::string("no ratio"),
+                   c.verdict, c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
     }
     for (const auto& c : b.culprits) {
       const double percent = (c.ratio - 1) * 100;
       fmt::print(out,
                  "culprit {} {}\n  {} <{}>, {}\n  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI "
                  "[{:.3f}, {:.3f}]){}\n",
-                 c.commit.substr(0, 12), c.subject, c.author, c.email, c.date, c.case_name, percent,
+                 c.commit.substr(0, 12), on_terminal(c.subject), on_terminal(c.author),
+                 on_terminal(c.email), on_terminal(c.date), on_terminal(c.case_name), percent,
                  c.ratio, evidence.settings.confidence * 100, c.ci[0], c.ci[1],
                  c.share ? fmt::format(", {:.0f}% of the change", *c.share * 100) : "");
     }
     if (!b.candidates.empty()) {
-      fmt::print(out, "inconclusive: {}; the culprit is one of:\n", outcome.note);
+      fmt::print(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));
       for (const auto& commit : b.candidates)
         fmt::print(out, "  {}\n", commit.substr(0, 12));
     }
     fmt::print(out, "{} commits in range, {} probes in {} round{}, {} builds; evidence: {}\n",
                b.commits_in_range, b.steps.size(), outcome.rounds, outcome.rounds == 1 ? "" : "s",
-               evidence.builds.size(), where);
+               evidence.builds.size(), on_terminal(where));
     if (!m_executor_summary.empty())
       fmt::print(out, "{}\n", m_executor_summary);
   }

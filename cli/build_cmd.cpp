@@ -9,6 +9,7 @@
 #include "core/build.hpp"
 #include "core/exec/local_executor.hpp"
 #include "core/interrupt.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -51,16 +52,18 @@ public:
     bool all_ok = true;
     for (std::size_t i = 0; i < commits.size(); ++i) {
       if (global.verbosity >= 0 && isatty(fileno(stderr)) != 0)
-        fmt::print(stderr, "building {} ({})...\n", m_revisions[i], commits[i].substr(0, 12));
+        fmt::print(stderr, "building {} ({})...\n", on_terminal(m_revisions[i]),
+                   commits[i].substr(0, 12));
       auto result = builder.build(commits[i], m_revisions[i], options);
       if (!result)
         return report(result.error());
       all_ok = all_ok && result->ok();
       fmt::print("{} {} {:<15} {:>7.1f}s {}\n", result->commit.substr(0, 12),
                  result->key.substr(0, 16), to_string(result->status), result->seconds,
-                 result->ok() ? result->artifact_dir.string() : result->log.string());
+                 on_terminal(result->ok() ? result->artifact_dir.string() : result->log.string()));
       if (!result->ok())
-        print_error(fmt::format("build of {} failed: {}{}", m_revisions[i], result->message,
+        print_error(fmt::format("build of {} failed: {}{}", report::excerpt(m_revisions[i]),
+                                result->message,
                                 result->status == BuildStatus::cached_failure
                                     ? " (recorded earlier; pass --rebuild to try again)"
                                     : ""));

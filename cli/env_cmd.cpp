@@ -1,8 +1,7 @@
 // culprit env: the host fingerprint and noise warnings, for people on stdout and as JSON; with
 // --noise, also the interference profile a calibration loop measures.
 #include <cstdio>
-#include <fstream>
-#include <ios>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -12,6 +11,7 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
+#include "core/fs.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/host/noise.hpp"
 #include "core/host/noise_probe.hpp"
@@ -28,16 +28,13 @@ struct EnvOptions {
 
 Status write_json(const std::string& file, const nlohmann::json& document) {
   const auto text = document.dump(2) + "\n";
-  if (file == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return {};
-  }
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out)
+  if (file == "-")
+    return write_stdout(text);
+  const auto dir = std::filesystem::path(file).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
     return usage_error("cannot write {}; check that its directory exists and is writable", file);
-  return {};
+  return write_file_atomic(file, text);
 }
 
 class EnvCommand final : public Command {

@@ -1,13 +1,16 @@
 // culprit history: per-case series with CIs and change points, as text, JSON, CSV, Markdown or
 // HTML.
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <set>
 
 #include "cli/command.hpp"
 #include "cli/context.hpp"
+#include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
+#include "cli/report_outputs.hpp"
 #include "core/fs.hpp"
 #include "core/history/git_support.hpp"
 #include "core/history/render.hpp"
@@ -38,8 +41,10 @@ public:
     sub.add_option("--host", m_host, "only the points of this host id (or a prefix of it)");
     sub.add_flag("--all-hosts", m_all_hosts, "show the points of several hosts in one series");
     sub.add_option("--threshold", m_threshold, "the smallest change that matters (2% or 0.02)");
-    sub.add_option("--confidence", m_confidence, "of the intervals (default: the recipe's)");
-    sub.add_option("--seed", m_seed, "of the bootstrap and the permutation test");
+    sub.add_option("--confidence", m_confidence, "of the intervals (default: the recipe's)")
+        ->check(number_between(0, 1, "0.95"));
+    sub.add_option("--seed", m_seed, "of the bootstrap and the permutation test")
+        ->check(whole_number(0, k_max_seed));
     sub.add_flag("--ascii", m_ascii, "draw the trend lines in ASCII");
     sub.add_option("--json", m_json, "write the series and change points as JSON to FILE")
         ->group("Output");
@@ -50,6 +55,11 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
+    const std::array<NamedOutput, 4> outputs = {
+        NamedOutput{"--json", m_json}, NamedOutput{"--csv", m_csv},
+        NamedOutput{"--markdown", m_markdown}, NamedOutput{"--html", m_html}};
+    if (auto writable = check_outputs(outputs); !writable)
+      return report(writable.error());
     auto repo = open_repository(global);
     if (!repo)
       return report(repo.error());
@@ -67,10 +77,11 @@ public:
       return report(written.error());
     if (global.verbosity >= 0 ||
         (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
-      fmt::print("{}",
-                 history::render_text(*history, labels,
-                                      m_ascii || !utf8_terminal() ? history::Glyphs::ascii
-                                                                  : history::Glyphs::unicode));
+      if (auto shown = write_stdout(history::render_text(
+              *history, labels,
+              m_ascii || !utf8_terminal() ? history::Glyphs::ascii : history::Glyphs::unicode));
+          !shown)
+        return report(shown.error());
     return 0;
   }
 

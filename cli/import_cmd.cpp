@@ -45,12 +45,12 @@ public:
     for (const auto& warning : outcome->warnings)
       print_warning(warning);
     if (outcome->already_imported)
-      fmt::print("{} was imported for {} before; nothing to do\n", m_file,
+      fmt::print("{} was imported for {} before; nothing to do\n", on_terminal(m_file),
                  request->commit.substr(0, 12));
     else
-      fmt::print("imported {} ({}): {} case(s), {} sample(s) as one run of {} on host {}\n", m_file,
-                 to_string(outcome->format), outcome->cases, outcome->samples,
-                 request->commit.substr(0, 12), request->host.host_id.substr(0, 12));
+      fmt::print("imported {} ({}): {} case(s), {} sample(s) as one run of {} on host {}\n",
+                 on_terminal(m_file), to_string(outcome->format), outcome->cases, outcome->samples,
+                 request->commit.substr(0, 12), on_terminal(request->host.host_id, 12));
     return 0;
   }
 

@@ -90,7 +90,15 @@ int run_main(int argc, char** argv) {
     print_error("interrupted before anything was built or measured");
     return static_cast<int>(ExitCode::interrupted);
   }
-  return chosen->run(global);
+  const int code = chosen->run(global);
+  // Results that never reached standard output are no results: say so, unless the command
+  // already failed and said why.
+  const bool said_why = code == static_cast<int>(ExitCode::usage) ||
+                        code == static_cast<int>(ExitCode::infrastructure) ||
+                        code == static_cast<int>(ExitCode::interrupted);
+  if (auto flushed = finish_stdout(); !flushed && !said_why)
+    return report(flushed.error());
+  return code;
 }
 
 } // namespace

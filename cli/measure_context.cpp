@@ -51,10 +51,7 @@ Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions
                                                              const InputCheck& check) {
   install_interrupt_handlers();
   // Outputs that cannot be written are found before anything is measured.
-  for (const auto& [file, flag] :
-       {std::pair{&flags.outputs.json, "--json"}, std::pair{&flags.outputs.markdown, "--markdown"},
-        std::pair{&flags.outputs.html, "--html"}, std::pair{&flags.outputs.junit, "--junit"}})
-    CULPRIT_TRY(check_output_path(*file, flag));
+  CULPRIT_TRY(flags.outputs.check());
   CULPRIT_TRY_ASSIGN(auto repo, open_repository(global));
   std::unique_ptr<MeasureContext> context(new MeasureContext(std::move(repo)));
   CULPRIT_TRY_ASSIGN(context->recipe,

@@ -1,22 +1,82 @@
 #include "cli/output.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include <fmt/format.h>
 
+#include "core/report/escape.hpp"
+
 namespace culprit::cli {
+namespace {
+
+// Longer messages are cut in the middle: no error needs a screenful, and a value quoted in full
+// (a megabyte of flag) would bury the advice at the end.
+constexpr std::size_t k_max_message_bytes = 600;
+
+// The largest n <= `at` that does not fall inside a UTF-8 sequence of `text`.
+std::size_t character_boundary(std::string_view text, std::size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0U) == 0x80U)
+    --at;
+  return at;
+}
+
+std::string one_line(std::string_view message) {
+  auto text = report::terminal_safe(message);
+  if (text.size() <= k_max_message_bytes)
+    return text;
+  const auto head = character_boundary(text, k_max_message_bytes / 2);
+  const auto tail = character_boundary(text, text.size() - k_max_message_bytes / 3);
+  return fmt::format("{} [... {} bytes ...] {}", text.substr(0, head), tail - head,
+                     text.substr(tail));
+}
+
+Status stdout_error() {
+  const std::string reason = errno != 0 ? std::strerror(errno) : "an earlier write failed";
+  return infra_error("cannot write to standard output: {}; free some space or write the output "
+                     "to another file",
+                     reason);
+}
+
+} // namespace
 
 void print_error(std::string_view message) {
-  fmt::print(stderr, "culprit: error: {}\n", message);
+  fmt::print(stderr, "culprit: error: {}\n", one_line(message));
 }
 
 void print_warning(std::string_view message) {
-  fmt::print(stderr, "culprit: warning: {}\n", message);
+  fmt::print(stderr, "culprit: warning: {}\n", one_line(message));
 }
 
 int report(const Error& error) {
   print_error(error.message);
   return static_cast<int>(error.code);
+}
+
+std::string on_terminal(std::string_view foreign) {
+  return report::terminal_safe(foreign);
+}
+
+std::string on_terminal(std::string_view foreign, std::size_t max_bytes) {
+  auto text = report::terminal_safe(foreign);
+  if (text.size() > max_bytes)
+    text.resize(character_boundary(text, max_bytes));
+  return text;
+}
+
+Status write_stdout(std::string_view text) {
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    return stdout_error();
+  return {};
+}
+
+Status finish_stdout() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0)
+    return stdout_error();
+  return {};
 }
 
 } // namespace culprit::cli

@@ -1,16 +1,31 @@
 #pragma once
-// Where bytes go: results to stdout, messages to stderr. Only cli/ decides this.
+// Where bytes go: results to stdout, messages to stderr. Only cli/ decides this, and every byte
+// that reaches a terminal from outside culprit (revisions, commit subjects, case names, host
+// names, file names) goes through on_terminal(), the one escaping function for terminals.
 
+#include <string>
 #include <string_view>
 
 #include "core/error.hpp"
 
 namespace culprit::cli {
 
-// "culprit: error: <message>" on stderr, one line.
+// "culprit: error: <message>" on stderr, one line: control characters are escaped, and a message
+// that would fill the screen is cut in its middle, keeping what it says to do at its end.
 void print_error(std::string_view message);
 void print_warning(std::string_view message);
 // Reports an Error and returns its exit code.
 int report(const Error& error);
+
+// Foreign text made safe to print on a terminal (report::terminal_safe).
+std::string on_terminal(std::string_view foreign);
+// on_terminal, cut to at most `max_bytes` bytes without splitting a character: a table cell.
+std::string on_terminal(std::string_view foreign, std::size_t max_bytes);
+
+// Writes `text` to standard output and flushes it: a full disk, /dev/full or a closed descriptor
+// is an infrastructure error that says so.
+Status write_stdout(std::string_view text);
+// Flushes standard output and tells whether everything written to it since the start arrived.
+Status finish_stdout();
 
 } // namespace culprit::cli

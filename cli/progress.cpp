@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "cli/output.hpp"
+
 namespace culprit::cli {
 
 ProgressLine::ProgressLine(int verbosity)
@@ -17,7 +19,7 @@ ProgressLine::~ProgressLine() {
 void ProgressLine::update(std::string_view text) {
   if (!m_active)
     return;
-  fmt::print(stderr, "\r\033[K{}", text);
+  fmt::print(stderr, "\r\033[K{}", on_terminal(text));
   std::fflush(stderr);
   m_shown = true;
 }

@@ -1,5 +1,7 @@
 #include "cli/recipe_flags.hpp"
 
+#include "cli/flag_checks.hpp"
+
 namespace culprit::cli {
 
 void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
@@ -25,18 +27,25 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
   app.add_option("--threshold", o.threshold, "the smallest change that matters: 2% or 0.02")
       ->group("Decision");
   app.add_option("--confidence", o.confidence, "confidence level of intervals (default 0.95)")
+      ->check(number_between(0.5, 1, "0.95"))
       ->group("Decision");
   app.add_option("--min-runs", o.min_runs, "runs per revision before deciding (default 5)")
+      ->check(whole_number(2, k_max_run_count))
       ->group("Decision");
   app.add_option("--max-runs", o.max_runs, "most runs per revision (default 40)")
+      ->check(whole_number(2, k_max_run_count))
       ->group("Decision");
   app.add_option("--warmup", o.warmup, "warm-up runs per revision, recorded, not counted")
+      ->check(whole_number(0, k_max_run_count))
       ->group("Decision");
   app.add_option("--timeout", o.timeout, "seconds one run may take (default 60)")
+      ->check(seconds_up_to(k_max_seconds))
       ->group("Decision");
   app.add_option("--budget", o.budget, "seconds of measuring at most, across revisions")
+      ->check(seconds_up_to(k_max_seconds))
       ->group("Decision");
   app.add_option("--seed", o.seed, "seed for run order and resampling (default 1)")
+      ->check(whole_number(0, k_max_seed))
       ->group("Decision");
   app.add_option("--statistic", o.statistic,
                  "what of each run is compared: auto (default), median, mean, min, max, p1..p99")
@@ -51,6 +60,7 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
   app.add_option("--cpus", o.cpus, "pin runs to these CPUs (comma-separated)")
       ->allow_extra_args(false)
       ->delimiter(',')
+      ->check(whole_number(0, k_max_cpu))
       ->group("Recipe");
   app.add_option("--executor", o.executor,
                  "where builds and runs happen: local (default) or slurm ([executor] in "
@@ -58,6 +68,7 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
       ->group("Executor");
   app.add_option("--parallel", o.parallel,
                  "K: probes per bisection round, Slurm jobs at once, local build slots (default 1)")
+      ->check(whole_number(1, k_max_parallel))
       ->group("Executor");
   app.add_flag("--parallel-runs", o.parallel_runs,
                "with the local executor, measure the K probes of a round at once (they disturb "

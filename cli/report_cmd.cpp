@@ -1,5 +1,6 @@
 // culprit report EVIDENCE.json: render an evidence document as text, Markdown, HTML or JUnit.
 
+#include <array>
 #include <cstdio>
 
 #include "cli/command.hpp"
@@ -30,7 +31,13 @@ public:
     auto format = report::parse_report_format(m_format.empty() ? "text" : m_format);
     if (!format)
       return report(format.error());
-    if (auto writable = check_output_path(m_output, "-o"); !writable)
+    // The report itself goes to -o FILE, or to standard output.
+    const std::string main_file = !main_output ? "" : m_output.empty() ? "-" : m_output;
+    const std::array<NamedOutput, 5> outputs = {
+        NamedOutput{m_output.empty() ? "--format" : "-o", main_file},
+        NamedOutput{"--json", m_outputs.json}, NamedOutput{"--markdown", m_outputs.markdown},
+        NamedOutput{"--html", m_outputs.html}, NamedOutput{"--junit", m_outputs.junit}};
+    if (auto writable = check_outputs(outputs); !writable)
       return report(writable.error());
     auto evidence = load_evidence(m_evidence);
     if (!evidence) {
@@ -54,11 +61,7 @@ public:
     if (!main_output)
       return static_cast<int>(ExitCode::success);
     const auto text = report::render(*evidence, *format, options);
-    if (!to_file) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      return static_cast<int>(ExitCode::success);
-    }
-    if (auto written = write_file_atomic(m_output, text); !written)
+    if (auto written = to_file ? write_file_atomic(m_output, text) : write_stdout(text); !written)
       return report(written.error());
     return static_cast<int>(ExitCode::success);
   }

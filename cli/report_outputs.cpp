@@ -1,5 +1,6 @@
 #include "cli/report_outputs.hpp"
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -8,7 +9,9 @@
 
 #include <unistd.h>
 
+#include "cli/output.hpp"
 #include "core/fs.hpp"
+#include "core/report/escape.hpp"
 #include "core/report/report.hpp"
 
 namespace culprit::cli {
@@ -23,6 +26,39 @@ Status check_output_path(const std::string& file, std::string_view flag) {
   if (std::filesystem::is_directory(file, ec))
     return usage_error("{} {}: that is a directory; give a file name", flag, file);
   return {};
+}
+
+Status check_outputs(std::span<const NamedOutput> outputs) {
+  std::vector<std::pair<const NamedOutput*, std::filesystem::path>> seen;
+  for (const auto& output : outputs) {
+    if (output.file.empty())
+      continue;
+    CULPRIT_TRY(check_output_path(std::string(output.file), output.flag));
+    std::error_code ec;
+    auto path = output.file == "-" ? std::filesystem::path("-")
+                                   : std::filesystem::weakly_canonical(output.file, ec);
+    if (ec)
+      path = std::filesystem::absolute(output.file).lexically_normal();
+    for (const auto& [other, other_path] : seen) {
+      if (other_path != path)
+        continue;
+      if (output.file == "-")
+        return usage_error("{} - and {} - would both write to standard output; send one of them "
+                           "to a file",
+                           other->flag, output.flag);
+      return usage_error("{} and {} both name {}; give each output a file of its own", other->flag,
+                         output.flag, report::excerpt(output.file, 200));
+    }
+    seen.emplace_back(&output, std::move(path));
+  }
+  return {};
+}
+
+Status ReportOutputs::check() const {
+  const std::array<NamedOutput, 4> named = {
+      NamedOutput{"--json", json}, NamedOutput{"--markdown", markdown}, NamedOutput{"--html", html},
+      NamedOutput{"--junit", junit}};
+  return check_outputs(named);
 }
 
 bool ReportOutputs::any() const {
@@ -68,10 +104,7 @@ std::FILE* summary_stream(const ReportOutputs& outputs) {
 
 Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outputs,
                             const report::RenderOptions& options) {
-  CULPRIT_TRY(check_output_path(outputs.json, "--json"));
-  CULPRIT_TRY(check_output_path(outputs.markdown, "--markdown"));
-  CULPRIT_TRY(check_output_path(outputs.html, "--html"));
-  CULPRIT_TRY(check_output_path(outputs.junit, "--junit"));
+  CULPRIT_TRY(outputs.check());
   auto plain = options;
   plain.color = false;
   std::vector<std::pair<std::string, std::string>> documents; // file, contents
@@ -86,13 +119,12 @@ Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outpu
   bool to_stdout = false;
   for (const auto& [file, contents] : documents) {
     if (file == "-") {
-      std::fwrite(contents.data(), 1, contents.size(), stdout);
+      CULPRIT_TRY(write_stdout(contents));
       to_stdout = true;
       continue;
     }
     CULPRIT_TRY(write_file_atomic(file, contents));
   }
-  std::fflush(stdout);
   if (const char* actions = std::getenv("GITHUB_ACTIONS"); actions != nullptr && *actions != '\0') {
     const auto annotations = report::github_annotations(evidence);
     std::fputs(annotations.c_str(), to_stdout ? stderr : stdout);

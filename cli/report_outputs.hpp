@@ -3,7 +3,9 @@
 // --json, --markdown, --html and --junit, each taking a FILE ('-' for standard output), and the
 // GitHub annotations printed when GITHUB_ACTIONS is set.
 
+#include <span>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -20,6 +22,8 @@ struct ReportOutputs {
   std::string html;     // a self-contained page with plots
   std::string junit;    // JUnit XML, one test case per benchmark case
   [[nodiscard]] bool any() const;
+  // check_outputs over the four flags.
+  [[nodiscard]] Status check() const;
 };
 
 // Adds --json, --markdown, --html and --junit to `sub` (group "Output"); the values land in
@@ -29,6 +33,16 @@ void add_report_output_flags(CLI::App& sub, ReportOutputs& outputs);
 // A usage error when FILE cannot be written because its directory does not exist or it is a
 // directory; "" and "-" (stdout) are fine. `flag` names the option in the message.
 Status check_output_path(const std::string& file, std::string_view flag);
+
+// One output a command was asked for: the flag, and its FILE ("" when not asked for, "-" for
+// standard output).
+struct NamedOutput {
+  std::string_view flag;
+  std::string_view file;
+};
+// check_output_path for each, and a usage error when two of them name the same file or both
+// standard output: the second would overwrite the first, or interleave with it.
+Status check_outputs(std::span<const NamedOutput> outputs);
 
 // How to render `evidence`: the commit order of a bisection from `repo` when it knows the
 // commits (null or unknown commits: the order is inferred), colour when `color` is "always", or

@@ -43,7 +43,8 @@ public:
     evidence.status = "measured";
     evidence.host = ctx.session->host_json();
     evidence.warnings = ctx.session->warnings();
-    bool budget_hit = false;
+    bool budget_hit = false; // before the runs asked for were made
+    bool precise = true;
     for (std::size_t n = settings.min_runs;;
          n = std::min(n + settings.min_runs, settings.max_runs)) {
       const std::vector<Want> wants = {{&*subject, n}};
@@ -51,10 +52,13 @@ public:
       if (!complete)
         return report(complete.error());
       auto selected = select_common_cases(sampler, {&*subject}, settings);
+      if (!selected && !*complete)
+        if (auto spent = budget_spent_if_nothing_reported(sampler, {&*subject}); !spent)
+          return report(spent.error());
       if (!selected)
         return report(selected.error());
       evidence.measurements.clear();
-      bool precise = true;
+      precise = true;
       for (const auto& s : *selected) {
         auto m = measurement_entry(sampler, *subject, s, n, settings.confidence, settings.seed);
         if (!m)
@@ -70,6 +74,8 @@ public:
     }
     progress.clear();
     ctx.release_allocations();
+    if (budget_hit)
+      evidence.status = "inconclusive";
     evidence.executor = ctx.executor_json();
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
@@ -77,21 +83,22 @@ public:
     fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
                fmt::format("{:.0f}% CI", settings.confidence * 100), "runs", "cv", "outliers");
     for (const auto& m : evidence.measurements)
-      fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", m.case_name.substr(0, 40),
-                 format_value(m.summary.median, m.unit),
+      fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n",
+                 on_terminal(m.case_name, 40), format_value(m.summary.median, m.unit),
                  fmt::format("[{}, {}]", format_value(m.summary.ci[0], m.unit),
                              format_value(m.summary.ci[1], m.unit)),
                  m.runs.size(), m.summary.cv * 100, m.summary.outliers);
     if (global.verbosity >= 0)
       fmt::print(out, "{}", report::render_noise_lines(evidence));
     if (budget_hit)
-      print_warning("the time budget ran out before every interval was narrow enough");
+      print_warning(precise ? "the time budget ran out before the runs asked for were made"
+                            : "the time budget ran out before every interval was narrow enough");
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));
         !written)
       return report(written.error());
-    return 0;
+    return static_cast<int>(budget_hit ? ExitCode::inconclusive : ExitCode::success);
   }
 
 private:

@@ -3,12 +3,14 @@
 #include <limits>
 
 #include "cli/command.hpp"
+#include "cli/flag_checks.hpp"
 #include "cli/measure_context.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/recipe_flags.hpp"
 #include "core/history/git_support.hpp"
 #include "core/history/track.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -22,10 +24,10 @@ public:
                    "revision")
         ->required();
     sub.add_option("--every", m_every, "measure every N-th commit of the range (and its newest)")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1, k_max_run_count));
     sub.add_option("--since", m_since, "only commits committed on or after DATE (2026-01-31)");
     sub.add_option("--runs", m_runs, "counted runs per commit (default: min_runs)")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1, k_max_run_count));
     add_recipe_flags(sub, m_flags.overrides, FlagSet::measure);
     sub.add_flag("--fresh", m_flags.fresh, "measure again, ignoring runs stored earlier");
     sub.add_flag("--rebuild", m_flags.rebuild, "build again even when a build is cached or failed");
@@ -53,8 +55,9 @@ public:
       return report(range.error());
     const auto commits = history::select_commits(*range, selection);
     if (commits.empty())
-      return report(
-          usage_error("no commit of {} was committed since {}", m_range, m_since).error());
+      return report(usage_error("no commit of {} was committed since {}", report::excerpt(m_range),
+                                report::excerpt(m_since))
+                        .error());
     auto ledger = history::Ledger::open_in(ctx.cache);
     if (!ledger)
       return report(ledger.error());
@@ -90,7 +93,7 @@ public:
                                   commit.commit.substr(0, 12), commit.build.message,
                                   commit.build.log.string()));
     fmt::print("tracked {} of {} commits of {} ({} runs each; {} new runs){}\n", outcome->measured,
-               commits.size(), m_range, settings.runs, outcome->runs_made,
+               commits.size(), on_terminal(m_range), settings.runs, outcome->runs_made,
                outcome->failed_builds > 0
                    ? fmt::format(", {} did not build", outcome->failed_builds)
                    : std::string());

@@ -91,7 +91,8 @@ public:
     if (auto saved = write_file_atomic(file, text); !saved)
       return report(saved.error());
     if (json_flag == "-")
-      fmt::print("{}", text);
+      if (auto shown = write_stdout(text); !shown)
+        return report(shown.error());
     print_summary(summary_stream(m_flags.outputs), *outcome, document->json, file);
     auto others = m_flags.outputs;
     others.json.clear();
@@ -137,21 +138,21 @@ private:
       const auto& culprits = finding.at("bisect").at("culprits");
       fmt::print(out, "{} {} {}\n  {}, {} case(s):\n", finding.at("kind").get<std::string>(),
                  finding.at("commit").get<std::string>().substr(0, 12),
-                 finding.at("subject").get<std::string>(), finding.at("author").get<std::string>(),
-                 culprits.size());
+                 on_terminal(finding.at("subject").get<std::string>()),
+                 on_terminal(finding.at("author").get<std::string>()), culprits.size());
       for (const auto& c : culprits)
         fmt::print(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
-                   c.at("case").get<std::string>(), (c.at("ratio").get<double>() - 1) * 100,
-                   c.at("ratio").get<double>(), c.at("ci")[0].get<double>(),
-                   c.at("ci")[1].get<double>());
+                   on_terminal(c.at("case").get<std::string>()),
+                   (c.at("ratio").get<double>() - 1) * 100, c.at("ratio").get<double>(),
+                   c.at("ci")[0].get<double>(), c.at("ci")[1].get<double>());
     }
     for (const auto& change : outcome.changes)
       if (change.status == "not_confirmed" || change.status == "inconclusive" ||
           change.status == "failed")
         fmt::print(out, "{} {}..{} [{}]: {}{}\n", change.status, change.change.before.substr(0, 12),
-                   change.change.commit.substr(0, 12), change.change.case_name,
+                   change.change.commit.substr(0, 12), on_terminal(change.change.case_name),
                    change.change.regression() ? "regression" : "improvement",
-                   change.note.empty() ? "" : " (" + change.note + ")");
+                   change.note.empty() ? "" : " (" + on_terminal(change.note) + ")");
     fmt::print(out,
                "{} change point(s): {} new, {} handled before; {} regression finding(s), {} "
                "improvement finding(s); evidence: {}\n",
@@ -159,7 +160,7 @@ private:
                outcome.count("handled_before"),
                std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }),
                std::ranges::count_if(outcome.findings, [](const auto& f) { return !f.regression; }),
-               file.string());
+               on_terminal(file.string()));
   }
 
   bool m_no_improvements = false;

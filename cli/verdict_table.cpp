@@ -3,19 +3,10 @@
 #include <algorithm>
 #include <map>
 
+#include "cli/output.hpp"
 #include "core/measure/evidence_fill.hpp"
 
 namespace culprit::cli {
-namespace {
-
-std::string sanitize(std::string text) {
-  for (auto& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      c = '?';
-  return text;
-}
-
-} // namespace
 
 std::string render_verdict_table(const Evidence& evidence, const std::string& base_name,
                                  const std::string& head_name) {
@@ -24,11 +15,11 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
     levels[{m.commit, m.case_name}] = &m;
   std::size_t width = 4;
   for (const auto& c : evidence.comparisons)
-    width = std::max(width, sanitize(c.case_name).size());
+    width = std::max(width, on_terminal(c.case_name).size());
   width = std::min<std::size_t>(width, 60);
   std::string out =
       fmt::format("{:<{}}  {:>12}  {:>12}  {:>7}  {:<17}  {}\n", "case", width,
-                  sanitize(base_name).substr(0, 12), sanitize(head_name).substr(0, 12), "ratio",
+                  on_terminal(base_name, 12), on_terminal(head_name, 12), "ratio",
                   fmt::format("{:.0f}% CI", evidence.settings.confidence * 100), "verdict");
   std::map<std::string, int> counts;
   for (const auto& c : evidence.comparisons) {
@@ -40,12 +31,13 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
       return it == levels.end() ? std::string("-")
                                 : format_value(it->second->summary.median, c.unit);
     };
-    const bool has_ratio = c.base_runs > 0 && c.head_runs > 0;
+    // A ratio needs two runs a side (compare_subjects); with fewer, one is not shown.
+    const bool has_ratio = c.base_runs >= 2 && c.head_runs >= 2;
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>7}  {:<17}  {}{}\n",
-                       sanitize(c.case_name).substr(0, width), width, level(c.base), level(c.head),
+                       on_terminal(c.case_name, width), width, level(c.base), level(c.head),
                        has_ratio ? fmt::format("{:.3f}", c.ratio) : "-",
                        has_ratio ? fmt::format("[{:.3f}, {:.3f}]", c.ci[0], c.ci[1]) : "-",
-                       c.verdict, c.note.empty() ? "" : " (" + sanitize(c.note) + ")");
+                       c.verdict, c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
     ++counts[c.verdict];
   }
   std::string summary;

@@ -100,6 +100,9 @@ Result<BuildResult> Builder::run_build(const git::CommitInfo& commit, BuildResul
   request.command = "exec 2>&1\n" + command;
   request.cwd = m_slot->source_dir();
   request.env = m_recipe.env;
+  // A git command in the build finds the slot's own .git, and never looks above the cache for
+  // the user's repository (the cache may live inside the user's working tree).
+  request.env.try_emplace("GIT_CEILING_DIRECTORIES", m_repo_cache.string());
   for (auto& [name, value] : template_environment(values))
     request.env[name] = value;
   if (m_recipe.ptxas_report)

@@ -29,6 +29,16 @@ std::optional<stats::Interference> diagnose(const stats::Runs& runs, Direction d
   return *diagnosis;
 }
 
+Status budget_spent_if_nothing_reported(Sampler& sampler,
+                                        const std::vector<const Subject*>& subjects) {
+  for (const auto* subject : subjects) {
+    CULPRIT_TRY_ASSIGN(const auto cases, sampler.cases(*subject));
+    if (!cases.empty())
+      return {};
+  }
+  return fail(ExitCode::inconclusive, std::string(k_budget_spent_before_any_run));
+}
+
 Result<std::vector<SelectedCase>> select_common_cases(Sampler& sampler,
                                                       const std::vector<const Subject*>& subjects,
                                                       const CompareSettings& settings) {
@@ -221,9 +231,13 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
     outcome.duet = outcome.duet || duet;
     outcome.looks = look + 1;
     if (look == 0) {
-      CULPRIT_TRY_ASSIGN(const auto selected,
-                         select_common_cases(sampler, {&base, &head}, settings));
-      for (const auto& s : selected) {
+      const auto selected = select_common_cases(sampler, {&base, &head}, settings);
+      if (!selected) {
+        if (!complete)
+          CULPRIT_TRY(budget_spent_if_nothing_reported(sampler, {&base, &head}));
+        return std::unexpected(selected.error());
+      }
+      for (const auto& s : *selected) {
         if (settings.duet == DuetMode::on && is_gpu_metric(s.key.metric))
           return usage_error("a duet runs two revisions at once, and case {} reports {}, a GPU "
                              "time that both would share: turn off --duet ([run] duet)",

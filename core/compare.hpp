@@ -88,6 +88,16 @@ struct CompareOutcome {
 // The name of the one row of an identical-artifact verdict when the cases are not known.
 inline constexpr std::string_view k_every_case = "(every case)";
 
+// The message of a budget that ran out before the benchmark reported anything to decide on.
+inline constexpr std::string_view k_budget_spent_before_any_run =
+    "inconclusive: the time budget ran out before the benchmark reported anything to decide on; "
+    "raise --budget (or [decide] budget), or leave it out";
+// An inconclusive error (ExitCode::inconclusive, k_budget_spent_before_any_run) when no subject
+// has reported a case yet: the reason there is nothing to compare is the budget, not the
+// benchmark.
+Status budget_spent_if_nothing_reported(Sampler& sampler,
+                                        const std::vector<const Subject*>& subjects);
+
 Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, const Subject& head,
                                         const CompareSettings& settings);
 

@@ -558,6 +558,7 @@ Result<Evidence> evidence_from_json(const nlohmann::json& doc) {
     CULPRIT_TRY(read_bisect(Reader(*it, "bisect"), bisect));
     e.bisect = std::move(bisect);
   }
+  CULPRIT_TRY(check_evidence(e));
   return e;
 }
 

@@ -263,9 +263,15 @@ struct Evidence {
 };
 
 nlohmann::json to_json(const Evidence& evidence);
-// Reads evidence back; a document of another schema, or one that lacks a key, is a usage error
-// that names the key path (e.g. "comparisons[2].ratio").
+// Reads evidence back; a document of another schema, one that lacks a key, or one that breaks an
+// invariant (check_evidence) is a usage error that names the key path (e.g.
+// "comparisons[2].ratio").
 Result<Evidence> evidence_from_json(const nlohmann::json& json);
+// The invariants of evidence that culprit writes: a known kind and status, a bisect object in a
+// bisection's evidence, known verdicts and classifications, ratios that are positive numbers,
+// intervals whose lower end is not above the upper one, p-values in [0, 1], finite samples. A
+// usage error names the first key that breaks one.
+Status check_evidence(const Evidence& evidence);
 Result<Evidence> load_evidence(const std::filesystem::path& file);
 // Written atomically: readers see the old file or the whole new one.
 Status save_evidence(const Evidence& evidence, const std::filesystem::path& file);

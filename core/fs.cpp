@@ -1,10 +1,9 @@
 #include "core/fs.hpp"
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -20,51 +19,111 @@ std::string errno_text() {
   return std::strerror(errno);
 }
 
-} // namespace
-
-Status write_file_atomic(const std::filesystem::path& path, std::string_view contents) {
-  const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-  std::string temp = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
-  const int fd = mkstemp(temp.data());
-  if (fd < 0)
-    return infra_error("cannot write {}: {}; check that the directory is writable", path.string(),
-                       errno_text());
+// Writes all of `contents` to `fd`; false with errno set when the system refused.
+bool write_all(int fd, std::string_view contents) {
   std::size_t done = 0;
   while (done < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      const std::string reason = errno_text();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return infra_error("cannot write {}: {}; free some space or choose another path",
-                         path.string(), reason);
+      if (n == 0)
+        errno = EIO;
+      return false;
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::fchmod(fd, 0644) != 0) {
+  return true;
+}
+
+// A device or a pipe (/dev/stdout, /dev/full, a FIFO) is written where it is: a temporary file
+// renamed over it would replace the device node with a regular file.
+Status write_in_place(const std::filesystem::path& path, std::string_view contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return infra_error("cannot write {}: {}", path.string(), errno_text());
+  const bool written = write_all(fd, contents);
+  const std::string reason = written ? std::string() : errno_text();
+  if (::close(fd) != 0 && written)
+    return infra_error("cannot write {}: {}", path.string(), errno_text());
+  if (!written)
+    return infra_error("cannot write {}: {}; free some space or choose another path", path.string(),
+                       reason);
+  return {};
+}
+
+} // namespace
+
+Status write_file_atomic(const std::filesystem::path& path, std::string_view contents) {
+  struct stat existing = {};
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode) &&
+      !S_ISDIR(existing.st_mode))
+    return write_in_place(path, contents);
+  const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  std::string temp = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  const int fd = mkstemp(temp.data());
+  if (fd < 0)
+    return infra_error("cannot write {}: {}; check that the directory is writable", path.string(),
+                       errno_text());
+  if (!write_all(fd, contents)) {
     const std::string reason = errno_text();
     ::close(fd);
     ::unlink(temp.c_str());
+    return infra_error("cannot write {}: {}; free some space or choose another path", path.string(),
+                       reason);
+  }
+  const bool synced = ::fsync(fd) == 0 && ::fchmod(fd, 0644) == 0;
+  std::string reason = synced ? std::string() : errno_text();
+  // close() is where some file systems (NFS, FUSE) report that the data did not make it.
+  if (::close(fd) != 0 && synced)
+    reason = errno_text();
+  if (!reason.empty()) {
+    ::unlink(temp.c_str());
     return infra_error("cannot write {}: {}", path.string(), reason);
   }
-  ::close(fd);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string reason = errno_text();
+    reason = errno_text();
     ::unlink(temp.c_str());
     return infra_error("cannot write {}: {}", path.string(), reason);
   }
   return {};
 }
 
-Result<std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
     return infra_error("cannot read {}: {}", path.string(), errno_text());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string text;
+  std::array<char, 1 << 16> chunk{};
+  while (true) {
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      const std::string reason = errno_text();
+      ::close(fd);
+      return infra_error("cannot read {}: {}", path.string(), reason);
+    }
+    if (n == 0)
+      break;
+    if (text.size() + static_cast<std::size_t>(n) > max_bytes) {
+      ::close(fd);
+      return infra_error("{} holds more than {}, the most culprit reads from such a file; check "
+                         "that it is the right file",
+                         path.string(), byte_size(max_bytes));
+    }
+    text.append(chunk.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+std::string byte_size(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0)
+    return fmt::format("{} MiB", bytes >> 20U);
+  if (bytes >= (std::size_t{1} << 10) && bytes % (std::size_t{1} << 10) == 0)
+    return fmt::format("{} KiB", bytes >> 10U);
+  return fmt::format("{} bytes", bytes);
 }
 
 Status ensure_writable_dir(const std::filesystem::path& dir, std::string_view what) {

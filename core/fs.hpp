@@ -12,8 +12,18 @@ namespace culprit {
 
 // Writes `contents` to `path` so that readers see the old file or the whole new one, never a
 // part: a temporary file in the same directory, fsync, then rename.
+// A device or a pipe (/dev/stdout, a FIFO) is written in place instead. Every failure, a full disk
+// included, is an infrastructure error that names the file.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view contents);
-Result<std::string> read_file(const std::filesystem::path& path);
+
+// The most read_file takes by default: far more than any file culprit reads (a recipe, evidence,
+// build records, batch results), and a bound for a device that never ends (/dev/zero).
+inline constexpr std::size_t k_max_read_bytes = std::size_t{256} << 20;
+// The contents of `path`; a file that holds more than `max_bytes` is an error that says the limit.
+Result<std::string> read_file(const std::filesystem::path& path,
+                              std::size_t max_bytes = k_max_read_bytes);
+// "64 MiB", "16 KiB", "100 bytes": a size for messages.
+std::string byte_size(std::size_t bytes);
 
 // Creates `dir` (and parents) and checks that culprit can write there.
 Status ensure_writable_dir(const std::filesystem::path& dir, std::string_view what);

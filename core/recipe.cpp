@@ -12,6 +12,7 @@
 #include "core/fs.hpp"
 #include "core/hash.hpp"
 #include "stats/run_statistic.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit {
 namespace {
@@ -71,7 +72,8 @@ public:
                       m_section, key);
     for (const auto& [name, value] : *table) {
       if (!value.is_string())
-        return error_at(value, "[{}] {}.{} must be a string", m_section, key, name.str());
+        return error_at(value, "[{}] {}.{} must be a string", m_section, key,
+                        report::excerpt(name.str()));
       out[std::string(name.str())] = **value.as_string();
     }
     return {};
@@ -120,7 +122,8 @@ public:
     for (const auto& [key, value] : *m_table) {
       if (std::find(m_known.begin(), m_known.end(), key.str()) == m_known.end())
         return usage_error("{}:{}: unknown key '{}' in [{}]; known keys: {}", m_file,
-                           key.source().begin.line, key.str(), m_section, fmt::join(m_known, ", "));
+                           key.source().begin.line, report::excerpt(key.str()), m_section,
+                           fmt::join(m_known, ", "));
     }
     return {};
   }
@@ -149,8 +152,10 @@ Status read_build(TableReader& reader, BuildRecipe& build) {
   std::optional<double> timeout;
   CULPRIT_TRY(reader.read_number("timeout", timeout));
   if (timeout) {
-    if (*timeout <= 0)
-      return usage_error("{}: [build] timeout must be positive (seconds)", reader.file());
+    if (!(*timeout > 0) || *timeout > k_max_seconds)
+      return usage_error("{}: [build] timeout must be more than 0 and at most {:g} seconds (a "
+                         "week)",
+                         reader.file(), k_max_seconds);
     build.timeout = std::chrono::seconds(static_cast<std::int64_t>(std::ceil(*timeout)));
   }
   CULPRIT_TRY(reader.read("ptxas_report", build.ptxas_report));
@@ -173,15 +178,18 @@ Status read_executor(TableReader& reader, ExecutorRecipe& executor) {
                                  std::pair{"max_attempts", &executor.max_attempts}}) {
     number.reset();
     CULPRIT_TRY(reader.read_integer(key, number));
-    if (number && (*number < 1 || *number > 64))
-      return usage_error("{}: [executor] {} must be between 1 and 64", reader.file(), key);
+    if (number && (*number < 1 || *number > k_max_parallel))
+      return usage_error("{}: [executor] {} must be a whole number from 1 to {}", reader.file(),
+                         key, k_max_parallel);
     if (number)
       *out = static_cast<int>(*number);
   }
   std::optional<double> timeout;
   CULPRIT_TRY(reader.read_number("queue_timeout", timeout));
-  if (timeout && !(*timeout > 0))
-    return usage_error("{}: [executor] queue_timeout must be positive (seconds)", reader.file());
+  if (timeout && (!(*timeout > 0) || *timeout > k_max_seconds))
+    return usage_error("{}: [executor] queue_timeout must be more than 0 and at most {:g} seconds "
+                       "(a week)",
+                       reader.file(), k_max_seconds);
   if (timeout)
     executor.queue_timeout = std::chrono::duration<double>(*timeout);
   return reader.finish();
@@ -217,8 +225,9 @@ Status read_run(TableReader& reader, RunRecipe& run) {
       return reader.error_at(*node, "[run] cpus must be an array of CPU numbers");
     run.cpus.clear();
     for (const auto& item : *array) {
-      if (!item.is_integer() || **item.as_integer() < 0)
-        return reader.error_at(item, "[run] cpus must be an array of CPU numbers");
+      if (!item.is_integer() || **item.as_integer() < 0 || **item.as_integer() > k_max_cpu)
+        return reader.error_at(item, "[run] cpus must be an array of CPU numbers from 0 to {}",
+                               k_max_cpu);
       run.cpus.push_back(static_cast<int>(**item.as_integer()));
     }
   }
@@ -263,8 +272,9 @@ Status read_decide(TableReader& reader, DecideOptions& decide) {
     integer.reset();
     CULPRIT_TRY(reader.read_integer(key, integer));
     if (integer) {
-      if (*integer < 0 || *integer > 1'000'000)
-        return usage_error("{}: [decide] {} must be between 0 and 1000000", reader.file(), key);
+      if (*integer < 0 || *integer > k_max_run_count)
+        return usage_error("{}: [decide] {} must be a whole number from 0 to {}", reader.file(),
+                           key, k_max_run_count);
       *target = static_cast<int>(*integer);
     }
   }
@@ -276,7 +286,8 @@ Status read_decide(TableReader& reader, DecideOptions& decide) {
   CULPRIT_TRY(reader.read_integer("seed", seed));
   if (seed.has_value()) {
     if (seed.value() < 0)
-      return usage_error("{}: [decide] seed must not be negative", reader.file());
+      return usage_error("{}: [decide] seed must be a whole number from 0 to {}", reader.file(),
+                         k_max_seed);
     decide.seed = static_cast<std::uint64_t>(seed.value());
   }
   if (const auto* node = reader.find("statistic")) {
@@ -314,11 +325,13 @@ Result<double> parse_threshold(std::string_view text) {
   const char* end = digits.c_str() + digits.size();
   const auto [ptr, ec] = std::from_chars(digits.c_str(), end, value);
   if (digits.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
-    return usage_error("threshold '{}' is not a number; write 2% or 0.02", text);
+    return usage_error("threshold '{}' is not a number; write 2% or 0.02", report::excerpt(text));
   if (percent)
     value /= 100;
   if (value <= 0 || value >= 1)
-    return usage_error("threshold {} is outside (0, 1); write 2% or 0.02 for two per cent", text);
+    return usage_error("threshold {} is out of range: give more than 0 and less than 1 (100%), "
+                       "e.g. 2% or 0.02",
+                       report::excerpt(text));
   return value;
 }
 
@@ -348,7 +361,7 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
     root = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
     return usage_error("{}:{}:{}: {}", file, e.source().begin.line, e.source().begin.column,
-                       e.description());
+                       report::excerpt(e.description(), 200));
   }
   Recipe recipe;
   recipe.source = source;
@@ -357,7 +370,7 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
     if (name != "build" && name != "run" && name != "decide" && name != "executor")
       return usage_error("{}:{}: unknown section or key '{}'; the sections are [build], [run], "
                          "[decide] and [executor]",
-                         file, key.source().begin.line, name);
+                         file, key.source().begin.line, report::excerpt(name));
     if (!value.is_table())
       return usage_error("{}:{}: '{}' must be a section ([{}])", file, key.source().begin.line,
                          name, name);
@@ -450,7 +463,7 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
     return usage_error("no run command: set [run] command in {} or pass --run CMD", where);
   if (std::find(std::begin(k_formats), std::end(k_formats), recipe.run.format) ==
       std::end(k_formats))
-    return usage_error("unknown format '{}'; use one of {}", recipe.run.format,
+    return usage_error("unknown format '{}'; use one of {}", report::excerpt(recipe.run.format),
                        fmt::join(k_formats, ", "));
   if (recipe.decide.confidence <= 0.5 || recipe.decide.confidence >= 1 ||
       std::isnan(recipe.decide.confidence))
@@ -476,17 +489,24 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   if (recipe.decide.warmup < 0)
     return usage_error("warmup is {}; it counts warm-up runs, so give 0 or more",
                        recipe.decide.warmup);
-  if (!(recipe.run.timeout.count() > 0))
-    return usage_error("the run timeout must be positive (seconds)");
-  if (recipe.decide.budget && !(recipe.decide.budget->count() > 0))
-    return usage_error("the budget must be positive (seconds)");
+  if (!(recipe.run.timeout.count() > 0) || recipe.run.timeout.count() > k_max_seconds)
+    return usage_error("the run timeout must be more than 0 and at most {:g} seconds (a week); "
+                       "give --timeout or [run] timeout in seconds",
+                       k_max_seconds);
+  if (recipe.decide.budget &&
+      (!(recipe.decide.budget->count() > 0) || recipe.decide.budget->count() > k_max_seconds))
+    return usage_error("the budget must be more than 0 and at most {:g} seconds (a week); give "
+                       "--budget or [decide] budget in seconds",
+                       k_max_seconds);
   if (recipe.executor.kind != "local" && recipe.executor.kind != "slurm")
-    return usage_error(R"(unknown executor '{}'; use "local" or "slurm")", recipe.executor.kind);
+    return usage_error(R"(unknown executor '{}'; use "local" or "slurm")",
+                       report::excerpt(recipe.executor.kind));
   if (recipe.executor.build_on != "local" && recipe.executor.build_on != "slurm")
     return usage_error(R"([executor] build_on '{}' must be "local" or "slurm")",
-                       recipe.executor.build_on);
-  if (recipe.executor.parallel < 1 || recipe.executor.parallel > 64)
-    return usage_error("--parallel {} must be between 1 and 64", recipe.executor.parallel);
+                       report::excerpt(recipe.executor.build_on));
+  if (recipe.executor.parallel < 1 || recipe.executor.parallel > k_max_parallel)
+    return usage_error("--parallel {} is out of range: give a whole number from 1 to {}",
+                       recipe.executor.parallel, k_max_parallel);
   if (recipe.run.duet == DuetMode::on) {
     if (recipe.executor.kind == "slurm" || recipe.executor.parallel_runs)
       return usage_error("duets run on this machine only: turn off --duet ([run] duet) or use "
@@ -498,7 +518,7 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   if (!recipe.run.direction.empty() && recipe.run.direction != "lower" &&
       recipe.run.direction != "higher")
     return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
-                       recipe.run.direction);
+                       report::excerpt(recipe.run.direction));
   return recipe;
 }
 

@@ -112,6 +112,14 @@ struct RecipeOverrides {
   std::optional<DuetMode> duet;
 };
 
+// Bounds that culprit.toml and the flags share. A timeout or budget past a week is a typo (and
+// past a few centuries a deadline no longer fits the clock).
+inline constexpr double k_max_seconds = 7 * 24 * 3600.0;
+inline constexpr std::int64_t k_max_run_count = 1'000'000; // min_runs, max_runs, warmup, runs
+inline constexpr std::uint64_t k_max_seed = 9'223'372'036'854'775'807; // TOML's largest integer
+inline constexpr int k_max_parallel = 64;
+inline constexpr int k_max_cpu = 1023; // CPU_SETSIZE - 1
+
 inline constexpr std::string_view k_config_file_name = "culprit.toml";
 inline constexpr std::string_view k_formats[] = {"auto", "culprit", "gbench", "nvbench",
                                                  "csv",  "regex",   "time"};

@@ -85,9 +85,38 @@ Result<SlotCheckout> Slot::checkout(const git::Repository& repo, const git::Comm
                                                          state.submodule_trees, ""));
   result.written += sub.written;
   result.removed += sub.removed;
+  CULPRIT_TRY(write_git_dir(repo, commit));
   m_state = std::move(state);
   CULPRIT_TRY(save_state());
   return result;
+}
+
+Status Slot::write_git_dir(const git::Repository& repo, const git::CommitInfo& commit) const {
+  const auto dir = git_dir();
+  for (const auto* sub : {"objects/info", "refs/heads", "refs/tags"})
+    CULPRIT_TRY(ensure_writable_dir(dir / sub, "cache directory"));
+  std::error_code ec;
+  auto objects = std::filesystem::canonical(repo.common_dir() / "objects", ec);
+  if (ec)
+    objects = std::filesystem::absolute(repo.common_dir() / "objects");
+  CULPRIT_TRY(write_file_atomic(dir / "objects/info/alternates", objects.string() + "\n"));
+  CULPRIT_TRY(write_file_atomic(dir / "config", "[core]\n\trepositoryformatversion = 0\n"
+                                                "\tfilemode = true\n\tbare = false\n"));
+  CULPRIT_TRY(write_file_atomic(dir / "HEAD", commit.id + "\n"));
+  std::string packed;
+  if (auto tags = repo.tags())
+    for (const auto& [name, id] : *tags)
+      packed += id + " " + name + "\n";
+  CULPRIT_TRY(write_file_atomic(dir / "packed-refs", packed));
+  // The checkout's own index: `git status` in the slot then sees a clean tree, and any write it
+  // makes lands in this copy.
+  if (auto index = read_file(m_root / "index"))
+    CULPRIT_TRY(write_file_atomic(dir / "index", *index));
+  if (auto shallow = read_file(repo.common_dir() / "shallow"))
+    CULPRIT_TRY(write_file_atomic(dir / "shallow", *shallow));
+  else
+    std::filesystem::remove(dir / "shallow", ec);
+  return write_file_atomic(source_dir() / ".git", "gitdir: ../git\n");
 }
 
 Result<SlotCheckout> Slot::checkout_submodules(const std::filesystem::path& repository_dir,

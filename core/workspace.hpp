@@ -40,13 +40,19 @@ public:
   [[nodiscard]] const std::optional<SlotState>& state() const { return m_state; }
 
   // Makes source_dir() hold `commit` (and its submodules at their recorded commits, from the
-  // repository's local module store: no network).
+  // repository's local module store: no network), with a .git of the slot's own: a repository
+  // whose HEAD is `commit`, whose index matches the checkout and whose objects and tags are read
+  // from the user's repository (objects/info/alternates), so that a build that runs git sees the
+  // commit it builds and writes only to the slot.
   Result<SlotCheckout> checkout(const git::Repository& repo, const git::CommitInfo& commit);
+  // The slot's own git directory, which source_dir()/.git names.
+  [[nodiscard]] std::filesystem::path git_dir() const { return m_root / "git"; }
 
 private:
   friend class Workspace;
   Slot(int number, std::filesystem::path root, FileLock lock);
   Status save_state() const;
+  Status write_git_dir(const git::Repository& repo, const git::CommitInfo& commit) const;
   Result<SlotCheckout> checkout_submodules(const std::filesystem::path& repository_dir,
                                            const std::filesystem::path& dir,
                                            const std::string& tree,

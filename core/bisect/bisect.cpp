@@ -224,6 +224,14 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
   return add_culprit(selected, lo, hi.index);
 }
 
+BisectOutcome Bisection::so_far() const {
+  auto outcome = m_outcome;
+  outcome.status = "interrupted";
+  outcome.rounds = m_rounds;
+  outcome.lanes = m_lanes.size();
+  return outcome;
+}
+
 Result<BisectOutcome> Bisection::run() {
   const int last = static_cast<int>(m_range.commits.size()) - 1;
   CULPRIT_TRY_ASSIGN(const auto* good, subject_at(k_good));
@@ -243,6 +251,12 @@ Result<BisectOutcome> Bisection::run() {
       m_estimators[verdict.selected.key] = *verdict.estimator;
     if (verdict.verdict == wanted)
       m_outcome.cases.push_back(verdict.selected);
+  }
+  if (m_outcome.cases.empty() && m_outcome.confirmation.budget_exhausted) {
+    // Not "not reproduced": the budget ran out before the ends could be told apart.
+    m_outcome.status = "inconclusive";
+    m_outcome.note = "the time budget ran out before the ends were told apart";
+    return std::move(m_outcome);
   }
   if (m_outcome.cases.empty()) {
     m_outcome.status = "not_reproduced";
@@ -291,14 +305,18 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
 
 Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds,
                                  std::span<Sampler* const> lanes, const BisectSettings& settings,
-                                 const std::function<void(const BisectProgress&)>& progress) {
+                                 const std::function<void(const BisectProgress&)>& progress,
+                                 BisectOutcome* so_far) {
   if (range.commits.empty())
     return usage_error("the range {}..{} holds no commits to bisect", range.good_rev,
                        range.bad_rev);
   if (lanes.empty())
     return usage_error("internal error: a bisection needs at least one lane to measure on");
   bisect_detail::Bisection bisection(range, builds, lanes, settings, progress);
-  return bisection.run();
+  auto outcome = bisection.run();
+  if (!outcome && so_far != nullptr)
+    *so_far = bisection.so_far();
+  return outcome;
 }
 
 } // namespace culprit

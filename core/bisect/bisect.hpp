@@ -133,8 +133,12 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
 // after a round is the first bad-like probe and the last good-like probe before it; an
 // intermediate probe below it splits the range as in step 2; an unresolved one inside it ends the
 // search with candidates. With one lane this is the binary search above.
+// When the bisection stops with an error (an interrupt, most often) and `so_far` is given, it
+// receives what was known by then, with status "interrupted": the confirmation, the steps, the
+// culprits named and the builds, so that the evidence of an interrupted bisection can be kept.
 Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds,
                                  std::span<Sampler* const> lanes, const BisectSettings& settings,
-                                 const std::function<void(const BisectProgress&)>& progress = {});
+                                 const std::function<void(const BisectProgress&)>& progress = {},
+                                 BisectOutcome* so_far = nullptr);
 
 } // namespace culprit

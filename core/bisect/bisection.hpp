@@ -31,6 +31,8 @@ public:
   }
 
   Result<BisectOutcome> run();
+  // What run() had found when it stopped early, with status "interrupted".
+  [[nodiscard]] BisectOutcome so_far() const;
 
 private:
   struct Reference {

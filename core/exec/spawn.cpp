@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <iterator>
 #include <map>
 #include <system_error>
 #include <utility>
@@ -153,7 +155,9 @@ Result<LaunchPlan> plan_launch(const ExecRequest& request) {
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
     const auto equals = text.find('=');
-    if (equals != std::string_view::npos)
+    if (equals != std::string_view::npos &&
+        std::ranges::find(k_git_repository_variables, text.substr(0, equals)) ==
+            std::end(k_git_repository_variables))
       variables.emplace(text.substr(0, equals), text.substr(equals + 1));
   }
   for (const auto& [name, value] : request.env) {

@@ -4,6 +4,7 @@
 // with status 127.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -18,8 +19,32 @@ struct LaunchPlan {
   std::vector<std::string> environ; // "NAME=value", the caller's environment with the request's
 };
 
+// Git's variables that point a git command at a repository (`git rev-parse --local-env-vars`).
+// No child inherits them from culprit's environment, so that a build or a benchmark that runs
+// git cannot reach the user's repository through them; a request may still set them.
+inline constexpr std::string_view k_git_repository_variables[] = {
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_GRAFT_FILE",
+    "GIT_INDEX_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+};
+
 // Resolves the program (PATH of the child's environment for a bare name, /bin/sh for a string),
-// builds the environment, and checks the working directory and the CPU list.
+// builds the environment (without k_git_repository_variables), and checks the working directory
+// and the CPU list.
 Result<LaunchPlan> plan_launch(const ExecRequest& request);
 
 // Starts `plan` in a new process group with stdin on /dev/null, stdout and stderr on the given

@@ -13,11 +13,13 @@
 namespace culprit::git {
 namespace {
 
+// Opened as a bare repository: nothing here looks at the user's working tree.
 Result<RepositoryPtr> open_private(const std::filesystem::path& repository_dir) {
   GitLibrary::ensure();
   git_repository* raw = nullptr;
   CULPRIT_TRY(git_check(
-      git_repository_open_ext(&raw, repository_dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+      git_repository_open_ext(&raw, repository_dir.c_str(),
+                              GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE, nullptr),
       fmt::format("cannot open the repository at {}", repository_dir.string())));
   return RepositoryPtr(raw);
 }
@@ -161,6 +163,14 @@ Result<CheckoutStats> checkout_tree(const std::filesystem::path& repository_dir,
   std::filesystem::create_directories(request.target, ec);
   if (ec)
     return infra_error("cannot create {}: {}", request.target.string(), ec.message());
+  // libgit2's checkout wants a working tree, whose .gitmodules it parses, and refuses values
+  // that git accepts (`update = !command`, which culprit would never run anyway). An empty one
+  // gives it none to parse: submodules are checked out by the caller, from the commit's own
+  // .gitmodules (submodule_names).
+  const auto no_gitmodules = request.index_file.parent_path() / "empty-workdir";
+  std::filesystem::create_directories(no_gitmodules, ec);
+  CULPRIT_TRY(git_check(git_repository_set_workdir(repo.get(), no_gitmodules.c_str(), 0),
+                        "cannot prepare the checkout"));
   if (!request.baseline_tree)
     std::filesystem::remove(request.index_file, ec);
 

@@ -1,14 +1,20 @@
 #include "core/git/repository.hpp"
 
+#include <algorithm>
 #include <ctime>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "core/git_library.hpp"
 #include "core/hash.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::git {
 namespace {
 
-Result<std::string> resolve_error(int rc, std::string_view revision, bool shallow) {
+Result<std::string> resolve_error(int rc, std::string_view given, bool shallow) {
+  const auto revision = report::excerpt(given);
   const std::string hint = shallow ? " (this is a shallow clone: 'git fetch --unshallow' fetches "
                                      "the missing history)"
                                    : "";
@@ -26,6 +32,96 @@ Result<std::string> resolve_error(int rc, std::string_view revision, bool shallo
   default:
     return usage_error("cannot resolve revision '{}': {}", revision, last_error_message());
   }
+}
+
+// The parents of commit `id`, or nullopt when the commit is not in the object database: a
+// shallow clone holds the commits at its boundary but not their parents.
+std::optional<std::vector<std::string>> parents_of(git_repository* repo, const std::string& id) {
+  git_oid oid{};
+  git_commit* commit = nullptr;
+  if (git_oid_fromstr(&oid, id.c_str()) < 0 || git_commit_lookup(&commit, repo, &oid) < 0)
+    return std::nullopt;
+  const CommitPtr owned(commit);
+  std::vector<std::string> parents;
+  for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)
+    parents.push_back(oid_to_hex(*git_commit_parent_id(commit, i)));
+  return parents;
+}
+
+// Every commit reachable from `start` that the repository holds (`start` included).
+std::set<std::string> held_ancestors(git_repository* repo, const std::string& start) {
+  std::set<std::string> seen{start};
+  std::vector<std::string> todo{start};
+  while (!todo.empty()) {
+    const auto id = std::move(todo.back());
+    todo.pop_back();
+    for (auto& parent : parents_of(repo, id).value_or(std::vector<std::string>{}))
+      if (seen.insert(parent).second)
+        todo.push_back(std::move(parent));
+  }
+  return seen;
+}
+
+std::unexpected<Error> history_missing(std::string_view good, std::string_view bad) {
+  return usage_error("the history between {} and {} is not all in this shallow clone; run 'git "
+                     "fetch --unshallow' (or fetch with a larger --depth) first",
+                     report::excerpt(good), report::excerpt(bad));
+}
+
+// good..bad in a shallow clone, walked without the parents of its boundary, which libgit2 1.5
+// would look for: the commits reachable from `bad` and not from `good`, oldest first (parents
+// before children, then by commit time). A commit of the range whose parent is missing means
+// the range reaches past the boundary.
+Result<std::vector<std::string>> shallow_range(git_repository* repo, const std::string& good,
+                                               const std::string& bad, History history,
+                                               std::string_view good_name,
+                                               std::string_view bad_name) {
+  const auto hidden = held_ancestors(repo, good);
+  std::map<std::string, std::vector<std::string>> parents; // of each commit of the range
+  std::vector<std::string> todo{bad};
+  while (!todo.empty()) {
+    const auto id = std::move(todo.back());
+    todo.pop_back();
+    if (hidden.contains(id) || parents.contains(id))
+      continue;
+    auto of = parents_of(repo, id);
+    if (!of)
+      return history_missing(good_name, bad_name);
+    if (history == History::first_parent && of->size() > 1)
+      of->resize(1);
+    for (const auto& parent : *of)
+      todo.push_back(parent);
+    parents.emplace(id, std::move(*of));
+  }
+  std::map<std::string, std::int64_t> times;
+  for (const auto& [id, unused] : parents) {
+    git_oid oid{};
+    git_commit* commit = nullptr;
+    git_oid_fromstr(&oid, id.c_str());
+    if (git_commit_lookup(&commit, repo, &oid) == 0) {
+      times[id] = git_commit_time(commit);
+      git_commit_free(commit);
+    }
+  }
+  // Kahn's algorithm: a commit is listed once every parent inside the range is.
+  std::vector<std::string> order;
+  std::set<std::string> listed;
+  while (order.size() < parents.size()) {
+    std::optional<std::string> next;
+    for (const auto& [id, of] : parents) {
+      if (listed.contains(id) || std::ranges::any_of(of, [&](const std::string& p) {
+            return parents.contains(p) && !listed.contains(p);
+          }))
+        continue;
+      if (!next || times[id] < times[*next])
+        next = id;
+    }
+    if (!next)
+      return infra_error("the history between {} and {} has a cycle", good_name, bad_name);
+    listed.insert(*next);
+    order.push_back(*next);
+  }
+  return order;
 }
 
 TreePtr tree_of(git_commit* commit) {
@@ -105,7 +201,7 @@ Result<std::string> Repository::resolve(std::string_view revision) const {
   git_object* peeled = nullptr;
   if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) < 0)
     return usage_error("revision '{}' names a {}, not a commit; give a commit, branch or tag",
-                       revision, git_object_type2string(git_object_type(object)));
+                       report::excerpt(revision), git_object_type2string(git_object_type(object)));
   const ObjectPtr commit(peeled);
   return oid_to_hex(*git_object_id(commit.get()));
 }
@@ -196,6 +292,9 @@ Result<bool> Repository::is_ancestor(std::string_view ancestor, std::string_view
   CULPRIT_TRY_ASSIGN(const auto d, resolve(descendant));
   if (a == d)
     return true;
+  // libgit2 1.5 looks for the parents of a shallow clone's boundary, which are not there.
+  if (is_shallow())
+    return held_ancestors(m_repo.get(), d).contains(a);
   git_oid a_oid{};
   git_oid d_oid{};
   git_oid_fromstr(&a_oid, a.c_str());
@@ -209,6 +308,8 @@ Result<std::vector<std::string>> Repository::range(std::string_view good, std::s
                                                    History history) const {
   CULPRIT_TRY_ASSIGN(const auto good_id, resolve(good));
   CULPRIT_TRY_ASSIGN(const auto bad_id, resolve(bad));
+  if (is_shallow())
+    return shallow_range(m_repo.get(), good_id, bad_id, history, good, bad);
   git_revwalk* raw_walk = nullptr;
   CULPRIT_TRY(git_check(git_revwalk_new(&raw_walk, m_repo.get()), "cannot walk the history"));
   const RevwalkPtr walk(raw_walk);
@@ -230,6 +331,17 @@ Result<std::vector<std::string>> Repository::range(std::string_view good, std::s
     return usage_error("cannot list the commits of {}..{}: {}{}", good, bad, last_error_message(),
                        is_shallow() ? " (a shallow clone: run 'git fetch --unshallow')" : "");
   return commits;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Repository::tags() const {
+  std::vector<std::pair<std::string, std::string>> tags;
+  auto add = [](const char* name, git_oid* oid, void* payload) -> int {
+    static_cast<std::vector<std::pair<std::string, std::string>>*>(payload)->emplace_back(
+        name, oid_to_hex(*oid));
+    return 0;
+  };
+  CULPRIT_TRY(git_check(git_tag_foreach(m_repo.get(), add, &tags), "cannot list the tags"));
+  return tags;
 }
 
 Result<std::string> Repository::read_file_at(std::string_view commit_id,

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -68,6 +69,8 @@ public:
   // excluded. With History::first_parent only the first-parent chain from `bad` is followed.
   [[nodiscard]] Result<std::vector<std::string>> range(std::string_view good, std::string_view bad,
                                                        History history) const;
+  // Every tag: its full name (refs/tags/v1.4) and the id of the object it points at.
+  [[nodiscard]] Result<std::vector<std::pair<std::string, std::string>>> tags() const;
   // The contents of `path` in the tree of `commit_id`, or an error when it is not there.
   [[nodiscard]] Result<std::string> read_file_at(std::string_view commit_id,
                                                  std::string_view path) const;

@@ -1,21 +1,23 @@
 #include "core/history/import.hpp"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "core/exec/executor.hpp"
+#include "core/fs.hpp"
 #include "core/hash.hpp"
 
 namespace culprit::history {
 namespace {
 
+// An import is a benchmark's output made elsewhere, so it is bounded as a run's output is.
 Result<std::string> read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec))
     return usage_error("cannot read {}; check the path", file.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  auto text = read_file(file, k_default_output_limit);
+  if (!text)
+    return fail(ExitCode::usage, text.error().message);
+  return text;
 }
 
 Result<OutputFormat> import_format(std::string_view text, const std::filesystem::path& file,

@@ -4,12 +4,15 @@
 
 #include <fmt/format.h>
 
-#include "core/history/markup.hpp"
 #include "core/history/render.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::history {
 namespace {
+
+using report::html_escape;
+using report::markdown_text;
 
 constexpr double k_width = 760;
 constexpr double k_height = 240;

@@ -5,12 +5,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/history/markup.hpp"
 #include "core/history/render.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/escape.hpp"
 
 namespace culprit::history {
 namespace {
+
+using report::csv_field;
+using report::terminal_safe;
 
 constexpr std::array<std::string_view, 8> k_blocks = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
 constexpr std::string_view k_ascii = "_.,-=+*#";

@@ -189,9 +189,10 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
     }
     CULPRIT_TRY_ASSIGN(const bool finished, ensure_lanes(wants));
     if (!finished)
-      return infra_error("the time budget ran out after {} of {} commits; everything measured "
-                         "is kept: run the same command again to go on",
-                         outcome.measured, commits.size());
+      return fail(ExitCode::inconclusive,
+                  fmt::format("inconclusive: the time budget ran out after {} of {} commits; "
+                              "everything measured is kept: run the same command again to go on",
+                              outcome.measured, commits.size()));
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       for (std::size_t k = 0; k < subjects[b].size(); ++k) {
         const auto& commit = commits[positions[b][k]];

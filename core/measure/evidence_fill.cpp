@@ -89,6 +89,12 @@ Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& s
   }
   if (pooled.empty())
     return m;
+  if (pooled.size() == 1) {
+    // One run of one sample (a budget that ran out): a level without an interval.
+    m.summary.median = m.summary.mean = m.summary.min = pooled.front();
+    m.summary.ci = {pooled.front(), pooled.front()};
+    return m;
+  }
   CULPRIT_TRY_ASSIGN(const auto summary, lift(stats::summarize(pooled), m.case_name));
   m.summary.median = summary.median;
   m.summary.mean = summary.mean;
@@ -178,11 +184,13 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
                             double confidence, std::uint64_t seed) {
   for (const auto& [commit, build] : outcome.builds)
     evidence.builds.push_back(build_entry(build));
-  const auto& good = outcome.subjects.at(range.good);
-  const auto& bad = outcome.subjects.at(range.bad);
-  for (const auto& verdict : outcome.confirmation.cases)
-    evidence.comparisons.push_back(
-        comparison_entry(good, bad, verdict, evidence.settings.statistic));
+  // A bisection interrupted early may not have built its ends yet.
+  const auto good = outcome.subjects.find(range.good);
+  const auto bad = outcome.subjects.find(range.bad);
+  if (good != outcome.subjects.end() && bad != outcome.subjects.end())
+    for (const auto& verdict : outcome.confirmation.cases)
+      evidence.comparisons.push_back(
+          comparison_entry(good->second, bad->second, verdict, evidence.settings.statistic));
   // Every measured commit, for every case bisected (or confirmed, when nothing was).
   std::vector<SelectedCase> cases = outcome.cases;
   if (cases.empty())

@@ -37,6 +37,9 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   sampler.parse = std::move(parse);
   sampler.parse.nvbench.base_dir = session->m_scratch;
   sampler.recipe_hash = run_recipe_hash(recipe.run);
+  // A benchmark that runs git never looks above the cache for the user's repository (the cache
+  // may live inside the user's working tree); not part of the hash: it changes no result.
+  sampler.run.env.try_emplace("GIT_CEILING_DIRECTORIES", options.repo_cache.string());
   sampler.host_id = host_id;
   sampler.warmup = recipe.decide.warmup;
   sampler.budget = recipe.decide.budget;

@@ -103,6 +103,10 @@ struct RowReader {
       return fields.error(json_path(path, "time_unit"),
                           fmt::format("expected ns, us, ms or s, found \"{}\"", printable(unit)));
     for (const auto* metric : {"real_time", "cpu_time"}) {
+      // A bare NaN or Infinity was read as null (replace_non_finite_literals).
+      if (const auto it = row.find(metric); it != row.end() && it->is_null())
+        return fields.error(json_path(path, metric),
+                            "expected a finite number, found NaN, Infinity or null");
       CULPRIT_TRY_ASSIGN(const double value, fields.number(row, metric, path));
       CULPRIT_TRY(add(name, metric, unit, Direction::lower_is_better, value, path));
     }

@@ -72,28 +72,38 @@ void append_escape(std::string& out, char32_t cp) {
 using Replacements = std::span<const std::pair<char, std::string_view>>;
 
 // Walks `text` as UTF-8: characters in `replace` become their replacement, hazards and bytes
-// that are not UTF-8 become visible escapes, everything else is copied.
-std::string transform(std::string_view text, Replacements replace) {
+// that are not UTF-8 become visible escapes, everything else is copied. Stops before the
+// character whose rendering would make the result longer than `limit` bytes, and says so in
+// `cut`.
+std::string transform(std::string_view text, Replacements replace,
+                      std::size_t limit = std::string::npos, bool* cut = nullptr) {
   std::string out;
-  out.reserve(text.size());
+  out.reserve(std::min(text.size(), limit));
+  std::string piece;
   while (!text.empty()) {
+    piece.clear();
     char32_t cp = 0;
     const std::size_t length = decode_utf8(text, cp);
     if (length == 0) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text.front()));
-      text.remove_prefix(1);
-      continue;
+      piece = fmt::format("\\x{:02x}", static_cast<unsigned char>(text.front()));
+    } else {
+      const auto with = std::ranges::find_if(replace, [&](const auto& r) {
+        return cp < 0x80 && static_cast<char32_t>(r.first) == cp;
+      });
+      if (with != replace.end())
+        piece = with->second;
+      else if (is_hazard(cp))
+        append_escape(piece, cp);
+      else
+        piece = text.substr(0, length);
     }
-    const auto bytes = text.substr(0, length);
-    text.remove_prefix(length);
-    const auto with = std::ranges::find_if(
-        replace, [&](const auto& r) { return cp < 0x80 && static_cast<char32_t>(r.first) == cp; });
-    if (with != replace.end())
-      out += with->second;
-    else if (is_hazard(cp))
-      append_escape(out, cp);
-    else
-      out += bytes;
+    if (out.size() + piece.size() > limit) {
+      if (cut != nullptr)
+        *cut = true;
+      break;
+    }
+    out += piece;
+    text.remove_prefix(std::max<std::size_t>(length, 1));
   }
   return out;
 }
@@ -130,6 +140,14 @@ bool shell_safe(char c) {
 
 std::string terminal_safe(std::string_view text) {
   return transform(text, {});
+}
+
+std::string excerpt(std::string_view text, std::size_t max_bytes) {
+  bool cut = false;
+  auto out = transform(text, {}, max_bytes, &cut);
+  if (cut)
+    out += fmt::format("... ({} bytes in all)", text.size());
+  return out;
 }
 
 std::string html_escape(std::string_view text) {
@@ -191,6 +209,18 @@ std::string shell_command(const std::vector<std::string>& argv) {
     out += shell_quote(arg);
   }
   return out;
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos)
+    return std::string(text);
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"')
+      out += '"';
+    out += c;
+  }
+  return out + "\"";
 }
 
 std::string github_message(std::string_view text) {

@@ -1,9 +1,9 @@
 #pragma once
-// Escaping for every place a report puts text that came from outside culprit: commit subjects,
-// author names, file names, case names, kernel names, command arguments. Such text may hold
-// markup or control characters, by accident or by malice ("<script>", "| **x**", "\x1b[31m");
-// each format has one function here that makes it inert, and renderers pass every foreign
-// string through it.
+// Escaping for every place culprit puts text that came from outside: commit subjects, author
+// names, file names, case names, kernel names, revisions, command arguments, host names. Such
+// text may hold markup or control characters, by accident or by malice ("<script>",
+// "| **x**", "\x1b[31m"); each format has one function here that makes it inert, and every
+// renderer, report and terminal line (messages included) passes foreign strings through it.
 
 #include <string>
 #include <string_view>
@@ -15,6 +15,11 @@ namespace culprit::report {
 // bidirectional overrides become visible escapes ("\x1b", "\n", "\u{202e}"), and bytes that are
 // not UTF-8 become "\xNN". Everything else passes unchanged.
 std::string terminal_safe(std::string_view text);
+
+// How a message quotes a value it was given, which may be a megabyte long or hold control
+// characters: terminal_safe, cut before the character that would make it longer than
+// `max_bytes`, then "... (N bytes in all)" when it was cut.
+std::string excerpt(std::string_view text, std::size_t max_bytes = 80);
 
 // terminal_safe, then & < > " ' as character references: safe in HTML and XML text and
 // attribute values (also in XML 1.0, which allows no control characters at all).
@@ -30,6 +35,9 @@ enum class InTable { no, yes };
 std::string markdown_code(std::string_view text, InTable in_table = InTable::no);
 // A fence for a code block that holds `text`: at least three backticks, more than any run inside.
 std::string markdown_fence(std::string_view text);
+
+// An RFC 4180 field: quoted, with quotes doubled, when it holds a comma, quote or line break.
+std::string csv_field(std::string_view text);
 
 // One argument as a POSIX shell reads it back: bare when it has only safe characters, in single
 // quotes otherwise, and in $'...' with escapes when it holds control characters.

@@ -9,6 +9,7 @@
 #include "tests/support/evidence_samples.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {
@@ -21,7 +22,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 const std::filesystem::path k_ptxas =
-    std::filesystem::path(CULPRIT_SOURCE_DIR) / "tests" / "fixtures" / "ptxas";
+    culprit::testing::source_dir() / "tests" / "fixtures" / "ptxas";
 
 // Answers `nm` with canned output; counts the calls.
 class ScriptedNm final : public Executor {

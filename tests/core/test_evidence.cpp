@@ -1,4 +1,6 @@
 #include <fstream>
+#include <functional>
+#include <limits>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -116,6 +118,51 @@ TEST(Evidence, BadDocumentsAreUsageErrorsThatSayWhatIsWrong) {
               HasSubstr("'bisect.steps[0].commit' in the evidence has the wrong type"));
 
   EXPECT_FALSE(evidence_from_json(nlohmann::json::array()));
+}
+
+// What a hand-made or damaged document may say, and culprit never writes: each is refused with
+// the path of its first bad key, before anything renders it.
+TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> breaks = {
+      {[](auto& j) { j["comparisons"][0]["ratio"] = -1; }, "'comparisons[0].ratio'"},
+      {[](auto& j) { j["comparisons"][0]["ci"] = {5, -5}; }, "'comparisons[0].ci"},
+      {[](auto& j) { j["comparisons"][0]["ci"] = {1.2, 1.1}; }, "'comparisons[0].ci'"},
+      {[](auto& j) { j["comparisons"][0]["p_value"] = 2; }, "'comparisons[0].p_value'"},
+      {[](auto& j) { j["comparisons"][0]["verdict"] = "worse"; }, "'comparisons[0].verdict'"},
+      {[](auto& j) { j["comparisons"][0]["ratio"] = std::numeric_limits<double>::infinity(); },
+       "'comparisons[0].ratio'"},
+      {[](auto& j) { j["kind"] = "benchmark"; }, "'kind' in the evidence is 'benchmark'"},
+      {[](auto& j) { j["status"] = "great"; }, "'status'"},
+      {[](auto& j) { j.erase("bisect"); }, "'bisect' in the evidence is missing"},
+      {[](auto& j) { j["settings"]["confidence"] = 95; }, "'settings.confidence'"},
+      {[](auto& j) { j["measurements"][0]["summary"]["ci"] = {2, 1}; },
+       "'measurements[0].summary.ci'"},
+      {[](auto& j) { j["builds"][0]["seconds"] = -3; }, "'builds[0].seconds'"},
+      {[](auto& j) { j["bisect"]["steps"][0]["classified"] = "maybe"; },
+       "'bisect.steps[0].classified'"},
+      {[](auto& j) { j["bisect"]["culprits"][0]["ratio"] = 0; }, ""},
+      {[](auto& j) { j["bisect"]["culprits"][0]["ci"] = {1.1, 1.0}; }, "'bisect.culprits[0].ci'"},
+      {[](auto& j) { j["bisect"]["parallel"] = 0; }, "'bisect.parallel'"},
+  };
+  for (const auto& [edit, key] : breaks) {
+    auto json = to_json(sample());
+    edit(json);
+    auto read = evidence_from_json(json);
+    SCOPED_TRACE(key);
+    if (key.empty()) { // still true of the world: a ratio of 0 is a kernel that takes no time
+      EXPECT_TRUE(read) << read.error().message;
+      continue;
+    }
+    ASSERT_FALSE(read);
+    EXPECT_EQ(read.error().code, ExitCode::usage);
+    EXPECT_THAT(read.error().message, HasSubstr(key));
+  }
+  // The status of a bisection that was interrupted, and every status culprit writes, are fine.
+  for (const auto* status : {"interrupted", "inconclusive", "not_reproduced", "no_change"}) {
+    auto json = to_json(sample());
+    json["status"] = status;
+    EXPECT_TRUE(evidence_from_json(json)) << status;
+  }
 }
 
 } // namespace

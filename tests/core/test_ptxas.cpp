@@ -6,14 +6,14 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/source_tree.hpp"
 #include <gtest/gtest.h>
 
 namespace culprit {
 namespace {
 
 std::string read_fixture(const std::string& name) {
-  const std::filesystem::path path =
-      std::filesystem::path(CULPRIT_SOURCE_DIR) / "tests/fixtures/ptxas" / name;
+  const std::filesystem::path path = culprit::testing::source_dir() / "tests/fixtures/ptxas" / name;
   std::ifstream in(path);
   EXPECT_TRUE(in) << "missing fixture " << path;
   std::stringstream text;

@@ -189,6 +189,42 @@ TEST_F(RepositoryTest, RangesFollowFirstParentsByDefaultAndTheWholeDagOnRequest)
   EXPECT_TRUE(repo.is_ancestor(a, a).value());
 }
 
+// What most CI jobs fetch: `git clone --depth N`. The commits at the boundary are there, their
+// parents are not.
+TEST_F(RepositoryTest, AShallowCloneWalksTheHistoryItHolds) {
+  std::vector<std::string> ids;
+  for (const char* name : {"A", "B", "C", "D", "E"}) {
+    scratch.write("f", name);
+    ids.push_back(scratch.commit(name));
+  }
+  scratch.git({"checkout", "-q", "-b", "side"});
+  scratch.write("g", "1");
+  const auto s1 = scratch.commit("S1");
+  scratch.git({"checkout", "-q", "main"});
+  scratch.git({"merge", "-q", "--no-ff", "-m", "Merge side", "side"});
+  const auto merge = scratch.git({"rev-parse", "HEAD"}).substr(0, 40);
+  scratch.git({"branch", "old", ids[0]});
+  const auto shallow = temp / "shallow";
+  scratch.git({"clone", "-q", "--depth", "3", "--no-single-branch",
+               "file://" + scratch.dir().string(), shallow.string()});
+
+  auto repo = Repository::open(shallow).value();
+  ASSERT_TRUE(repo.is_shallow());
+  // HEAD~1 (E) is at the boundary or inside it: its range to HEAD needs no parent of the boundary.
+  EXPECT_THAT(repo.range("HEAD~1", "HEAD", History::first_parent).value(), ElementsAre(merge));
+  EXPECT_THAT(repo.range(ids[3], "HEAD", History::first_parent).value(),
+              ElementsAre(ids[4], merge));
+  EXPECT_THAT(repo.range(ids[4], "HEAD", History::full_dag).value(), ElementsAre(s1, merge));
+  EXPECT_TRUE(repo.is_ancestor("HEAD~1", "HEAD").value());
+  EXPECT_FALSE(repo.is_ancestor("HEAD", "HEAD~1").value());
+  // The root is there (the branch `old`), but not the history between it and HEAD.
+  EXPECT_FALSE(repo.is_ancestor("origin/old", "HEAD").value());
+  const auto missing = repo.range("origin/old", "HEAD", History::first_parent);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ExitCode::usage);
+  EXPECT_THAT(missing.error().message, HasSubstr("git fetch --unshallow"));
+}
+
 TEST_F(RepositoryTest, ReadsFilesAtACommit) {
   scratch.write("dir/CODEOWNERS", "* @team\n");
   const auto c = scratch.commit("owners");

@@ -17,6 +17,7 @@
 #include "core/command_template.hpp"
 #include "core/recipe.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {
@@ -29,7 +30,7 @@ using testing::run_process;
 using testing::TempDir;
 
 fs::path generator() {
-  return fs::path(CULPRIT_SOURCE_DIR) / "examples/demo/make_history.sh";
+  return culprit::testing::source_dir() / "examples/demo/make_history.sh";
 }
 
 ProcessOutput make_history(const fs::path& dir) {

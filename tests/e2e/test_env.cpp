@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/host/capture.hpp"
+#include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {
@@ -20,7 +21,7 @@ host::Captured culprit_env(const std::vector<std::string>& arguments,
   options.timeout = std::chrono::seconds(60);
   const std::string path = std::getenv("PATH");
   if (!gpu_scenario.empty())
-    options.environment.push_back("PATH=" + std::string(CULPRIT_SOURCE_DIR) +
+    options.environment.push_back("PATH=" + culprit::testing::source_dir().string() +
                                   "/tests/fixtures/host/nvidia-smi/" + gpu_scenario + ":" + path);
   auto captured = host::capture_program(argv, options);
   EXPECT_TRUE(captured) << captured.error().message;

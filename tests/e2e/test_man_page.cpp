@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/process.hpp"
+#include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {
@@ -19,7 +20,7 @@ namespace {
 using ::testing::Contains;
 using ::testing::ElementsAre;
 
-const std::filesystem::path k_source(CULPRIT_SOURCE_DIR);
+const std::filesystem::path k_source(testing::source_dir());
 const std::filesystem::path k_man = k_source / "man" / "culprit.1";
 const std::filesystem::path k_completion = k_source / "man" / "culprit.bash-completion";
 

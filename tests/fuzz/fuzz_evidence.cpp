@@ -1,6 +1,9 @@
-// libFuzzer target: evidence JSON read back (what `culprit report` loads), and written again.
+// libFuzzer target: evidence JSON read back (what `culprit report` loads), checked (the invariants
+// of check_evidence), written again and rendered: evidence that is accepted renders as text with
+// nothing in it that drives a terminal.
 
 #include "core/evidence.hpp"
+#include "core/report/report.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -10,10 +13,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto evidence = culprit::evidence_from_json(json);
   culprit::fuzz::check_result(evidence);
   if (evidence) {
-    // What culprit writes, it reads back.
+    // What culprit writes, it reads back: what passed the checks passes them again.
     const auto again = culprit::evidence_from_json(culprit::to_json(*evidence));
     if (!again)
       std::abort();
+    const auto text = culprit::report::render(*evidence, culprit::report::ReportFormat::text, {});
+    culprit::fuzz::check_inert_on_a_terminal(text, "\n");
   }
   return 0;
 }

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace {
@@ -160,7 +161,7 @@ TEST(BenchPrograms, CpuOutputFollowsTheDocumentedFormat) {
 }
 
 TEST(BenchPrograms, ColdRunsAndTheSmokeSuiteFollowTheFormat) {
-  const auto result = run(k_cpu_bench + " --suite " + CULPRIT_SOURCE_DIR +
+  const auto result = run(k_cpu_bench + " --suite " + culprit::testing::source_dir().string() +
                           "/examples/suites/smoke.suite --samples 2 --cold --flush-bytes 1048576");
   ASSERT_EQ(result.status, 0) << result.err;
   const auto records = validate_output(result.out);
@@ -224,8 +225,8 @@ TEST(BenchPrograms, ListAndHelpNeedNoMeasurement) {
 // There is no GPU where the tests run: the CUDA program is checked for what needs none.
 TEST(BenchPrograms, TheCudaProgramHasTheSameCasesAsTheCpuOne) {
   const std::string cuda = CULPRIT_KERNELS_BENCH_CUDA;
-  const auto suite =
-      std::string(" --suite ") + CULPRIT_SOURCE_DIR + "/examples/suites/llama3-8b.suite";
+  const auto suite = std::string(" --suite ") + culprit::testing::source_dir().string() +
+                     "/examples/suites/llama3-8b.suite";
   const auto cpu_list = run(k_cpu_bench + " --list" + suite);
   const auto cuda_list = run(cuda + " --list" + suite);
   EXPECT_EQ(cuda_list.status, 0) << cuda_list.err;

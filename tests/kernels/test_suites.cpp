@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/bench/cases.hpp"
+#include "tests/support/source_tree.hpp"
 
 namespace {
 
@@ -96,7 +97,7 @@ TEST(Suites, AMissingFileIsAUsageError) {
 }
 
 TEST(Suites, EveryShippedSuiteParses) {
-  const std::filesystem::path dir = std::filesystem::path(CULPRIT_SOURCE_DIR) / "examples/suites";
+  const std::filesystem::path dir = culprit::testing::source_dir() / "examples/suites";
   int suites = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".suite")
@@ -111,8 +112,9 @@ TEST(Suites, EveryShippedSuiteParses) {
 }
 
 TEST(Suites, TheLlamaSuiteHoldsTheProjectionsOfALayer) {
-  const auto cases = harness::load_suite(kernel_registry(), std::string(CULPRIT_SOURCE_DIR) +
-                                                                "/examples/suites/llama3-8b.suite");
+  const auto cases =
+      harness::load_suite(kernel_registry(), culprit::testing::source_dir().string() +
+                                                 "/examples/suites/llama3-8b.suite");
   std::vector<std::string> names;
   for (const auto& one : cases)
     names.push_back(one.name);

@@ -5,6 +5,9 @@
 
 #include <fstream>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <gmock/gmock.h>
 
 #include "tests/reliability/reliability_support.hpp"
@@ -34,6 +37,9 @@ struct BadInput {
   // basic tools), the Slurm stand-ins by name, and "+MODE" or "+MODE=TEXT" files that steer them
   // (tests/support/fake_slurm.hpp).
   const char* slurm = "";
+  const char* evidence = "";  // when set: written to {evidence}, an evidence file for `report`
+  bool stdout_full = false;   // standard output goes to a full device ({full})
+  std::size_t max_line = 400; // the error line is at most this long: values are quoted short
 };
 
 void PrintTo(const BadInput& input, std::ostream* os) {
@@ -45,6 +51,19 @@ void PrintTo(const BadInput& input, std::ostream* os) {
   "[build]\ncommand = \"cp {src}/bench.sh {src}/value {build}/\"\n" BUILD                          \
   "\n[run]\ncommand = \"sh {build}/bench.sh {build}/value\"\nformat = \"culprit\"\n" RUN           \
   "\n[decide]\nmin_runs = 3\nmax_runs = 6\n" DECIDE "\n"
+
+// An evidence file as `culprit compare --json` writes it, trimmed to the keys it needs, with one
+// comparison whose ratio and interval are COMPARISON, and BISECT after it.
+#define EVIDENCE_WITH(KIND, COMPARISON, BISECT)                                                    \
+  "{\"schema\": \"culprit.evidence/1\", \"kind\": \"" KIND "\", \"status\": \"slower\", "          \
+  "\"tool\": {\"version\": \"1\"}, \"command\": [\"culprit\"], \"created\": "                      \
+  "\"2026-01-01T00:00:00Z\", "                                                                     \
+  "\"repo\": {\"path\": \"\", \"head\": \"\"}, \"settings\": {\"build\": \"b\", \"run\": \"r\", "  \
+  "\"format\": \"culprit\", \"metric\": \"time\", \"threshold\": 0.02, \"confidence\": 0.95, "     \
+  "\"seed\": 1}, \"builds\": [], \"measurements\": [], \"comparisons\": [{\"base\": \"a\", "       \
+  "\"head\": \"b\", \"case\": \"k\", " COMPARISON                                                  \
+  ", \"p_value\": 0.01, \"verdict\": \"slower\"}]" BISECT "}"
+#define GOOD_RATIO "\"ratio\": 1.1, \"ci\": [1.05, 1.15]"
 
 // Benchmark scripts for --run "sh {script}".
 #define SAMPLE_LINE(VALUE)                                                                         \
@@ -252,8 +271,167 @@ const BadInput k_table[] = {
      "",
      Leaves::failed_runs,
      "tools|salloc|srun|scancel|+cut"},
-    {"ParallelZero", {"run", "HEAD", "--parallel", "0"}, 2, "--parallel 0"},
+    {"ParallelZero", {"run", "HEAD", "--parallel", "0"}, 2, "--parallel: '0' is out of range"},
     {"UnknownExecutor", {"run", "HEAD", "--executor", "kubernetes"}, 2, "unknown executor"},
+
+    // Found by trying to break culprit from the outside.
+    {"BudgetSpentBeforeAnyRun",
+     {"run", "HEAD", "--fresh", "--budget", "1e-9"},
+     3,
+     "the time budget ran out before the benchmark reported anything",
+     "",
+     "",
+     Leaves::measurements},
+    {"BudgetSpentBeforeACompareRan",
+     {"compare", "{good}", "{bad}", "--fresh", "--budget", "1e-9"},
+     3,
+     "raise --budget",
+     "",
+     "",
+     Leaves::measurements},
+    {"JsonToAFullDisk",
+     {"run", "HEAD", "--min-runs", "3", "--max-runs", "3", "--json", "{full}"},
+     4,
+     "No space left on device",
+     "",
+     "",
+     Leaves::measurements},
+    {"MarkdownToAFullDisk",
+     {"run", "HEAD", "--min-runs", "3", "--max-runs", "3", "--markdown", "{full}"},
+     4,
+     "No space left on device",
+     "",
+     "",
+     Leaves::measurements},
+    {.name = "CompareJsonToAFullStandardOutput",
+     .args = {"compare", "{good}", "{bad}", "--min-runs", "3", "--max-runs", "3", "--json", "-"},
+     .exit_code = 4,
+     .message = "cannot write to standard output: No space left on device",
+     .leaves = Leaves::measurements,
+     .stdout_full = true},
+    {.name = "ReportHtmlToAFullStandardOutput",
+     .args = {"report", "{evidence}", "--format", "html"},
+     .exit_code = 4,
+     .message = "cannot write to standard output",
+     .evidence = EVIDENCE_WITH("compare", GOOD_RATIO, ""),
+     .stdout_full = true},
+    {"TimeoutOfTenBillionSeconds", {"run", "HEAD", "--timeout", "1e10"}, 2, "at most 604800"},
+    {"ConfigRunTimeoutOfTenBillionSeconds",
+     {"run", "HEAD"},
+     2,
+     "at most 604800 seconds",
+     RECIPE_WITH("", "timeout = 1e10", "")},
+    {"ConfigBuildTimeoutOfTenBillionSeconds",
+     {"build", "HEAD"},
+     2,
+     "[build] timeout must be more than 0 and at most 604800",
+     RECIPE_WITH("timeout = 1e10", "", "")},
+    {"BudgetOfTenBillionSeconds", {"run", "HEAD", "--budget", "1e10"}, 2, "--budget"},
+    {"JsonAndHtmlOntoOneFile",
+     {"run", "HEAD", "--json", "{tmp}/out", "--html", "{tmp}/out"},
+     2,
+     "--json and --html both name"},
+    {"JsonAndMarkdownOntoStandardOutput",
+     {"run", "HEAD", "--json", "-", "--markdown", "-"},
+     2,
+     "would both write to standard output"},
+    {"ReportOutputOntoItsJson",
+     {"report", "{evidence}", "-o", "{tmp}/r", "--markdown", "{tmp}/r"},
+     2,
+     "both name",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     EVIDENCE_WITH("compare", GOOD_RATIO, "")},
+    {"ImportOfAnEndlessDevice",
+     {"import", "/dev/zero", "--commit", "HEAD"},
+     2,
+     "holds more than 64 MiB",
+     "",
+     "",
+     Leaves::measurements},
+    {"EveryZero", {"track", "{good}..{bad}", "--every", "0"}, 2, "give a whole number from 1 to"},
+    {"RunsZero", {"track", "{good}..{bad}", "--runs", "0"}, 2, "give a whole number from 1 to"},
+    {"SeedNegative", {"run", "HEAD", "--seed", "-1"}, 2, "--seed: '-1' is not a whole number"},
+    {"SeedWithAnExponent", {"run", "HEAD", "--seed", "1e23"}, 2, "--seed: '1e23'"},
+    {"SeedPastTheLargest",
+     {"run", "HEAD", "--seed", "18446744073709551616"},
+     2,
+     "from 0 to 9223372036854775807"},
+    {"ConfigSeedNegative",
+     {"run", "HEAD"},
+     2,
+     "from 0 to 9223372036854775807",
+     RECIPE_WITH("", "", "seed = -1")},
+    {"ConfigKeyOfAMegabyte",
+     {"run", "HEAD"},
+     2,
+     "bytes in all",
+     RECIPE_WITH("{megabyte} = 1", "", ""),
+     "",
+     Leaves::nothing,
+     "",
+     "",
+     false,
+     300},
+    {"RevisionOfAHundredKilobytes",
+     {"run", "{100k}"},
+     2,
+     "bytes in all",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     "",
+     false,
+     300},
+    {"RevisionWithANewline", {"run", "HEAD\nrm -rf ~"}, 2, "HEAD\\nrm -rf"},
+    {"RevisionWithEscapes", {"run", "\x1b[2J\x07x"}, 2, "\\x1b[2J\\x07x"},
+    {"GbenchNaN",
+     {"run", "HEAD", "--run", "sh {script}", "--format", "gbench"},
+     4,
+     "found NaN",
+     "",
+     "echo '{\"context\": {}, \"benchmarks\": [{\"name\": \"k\", \"run_type\": \"iteration\", "
+     "\"real_time\": NaN, \"cpu_time\": 1, \"time_unit\": \"ns\"}]}'\n",
+     Leaves::failed_runs},
+    {"EvidenceWithANegativeRatio",
+     {"report", "{evidence}"},
+     2,
+     "'comparisons[0].ratio' in the evidence is -1",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     EVIDENCE_WITH("compare", "\"ratio\": -1, \"ci\": [1.05, 1.15]", "")},
+    {"EvidenceWithAnIntervalUpsideDown",
+     {"report", "{evidence}"},
+     2,
+     "'comparisons[0].ci",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     EVIDENCE_WITH("compare", "\"ratio\": 1.1, \"ci\": [5, -5]", "")},
+    {"EvidenceOfAnUnknownKind",
+     {"report", "{evidence}"},
+     2,
+     "'kind' in the evidence is 'benchmark'",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     EVIDENCE_WITH("benchmark", GOOD_RATIO, "")},
+    {"EvidenceOfABisectionWithoutItsBisect",
+     {"report", "{evidence}"},
+     2,
+     "'bisect' in the evidence is missing",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     EVIDENCE_WITH("bisect", GOOD_RATIO, "")},
 };
 
 // The PATH directory a row's `slurm` asks for.
@@ -326,25 +504,43 @@ void write_text(const std::filesystem::path& file, std::string_view text) {
   out << text;
 }
 
+// A device that refuses every write with ENOSPC, like /dev/full: a node of its own in `dir` when
+// this process may make one, so that a culprit that replaced the file it writes could never
+// replace the system's /dev/full.
+std::filesystem::path full_device(const std::filesystem::path& dir) {
+  const auto node = dir / "full";
+  if (::mknod(node.c_str(), S_IFCHR | 0666, ::makedev(1, 7)) == 0)
+    return node;
+  return "/dev/full";
+}
+
 TEST_P(BadInputTable, IsRefusedWithOneLineAndLeavesNothingBehind) {
   const BadInput& input = GetParam();
   TempDir tmp("culprit-bad-case");
   write_text(tmp / "a-file", "not a directory\n");
-  const std::map<std::string, std::string> values = {{"{cache}", cache().string()},
-                                                     {"{tmp}", tmp.path().string()},
-                                                     {"{good}", s_project->good()},
-                                                     {"{bad}", s_project->bad()},
-                                                     {"{config}", (tmp / "culprit.toml").string()},
-                                                     {"{script}", (tmp / "bench.sh").string()}};
+  const auto full = full_device(tmp.path());
+  const std::map<std::string, std::string> values = {
+      {"{cache}", cache().string()},
+      {"{tmp}", tmp.path().string()},
+      {"{good}", s_project->good()},
+      {"{bad}", s_project->bad()},
+      {"{config}", (tmp / "culprit.toml").string()},
+      {"{script}", (tmp / "bench.sh").string()},
+      {"{evidence}", (tmp / "evidence.json").string()},
+      {"{full}", full.string()},
+      {"{100k}", std::string(100'000, 'r')},
+      {"{megabyte}", std::string(std::size_t{1} << 20, 'k')}};
   std::vector<std::string> args;
   if (std::ranges::find(input.args, "--cache-dir") == input.args.end())
     args = {"--cache-dir", cache().string()};
   if (*input.config != '\0') {
-    write_text(tmp / "culprit.toml", input.config);
+    write_text(tmp / "culprit.toml", expand(input.config, values));
     args.insert(args.end(), {"--config", (tmp / "culprit.toml").string()});
   }
   if (*input.script != '\0')
     write_text(tmp / "bench.sh", input.script);
+  if (*input.evidence != '\0')
+    write_text(tmp / "evidence.json", input.evidence);
   for (const auto& arg : input.args)
     args.push_back(expand(arg, values));
   const auto repo_before = snapshot(s_project->dir());
@@ -354,10 +550,19 @@ TEST_P(BadInputTable, IsRefusedWithOneLineAndLeavesNothingBehind) {
   std::map<std::string, std::string> env;
   if (*input.slurm != '\0')
     env["PATH"] = fake_cluster(tmp.path(), input.slurm).string();
-  const auto result = run_culprit(args, s_project->dir(), env);
+  const auto result =
+      run_culprit(args, s_project->dir(), env, input.stdout_full ? full : std::filesystem::path());
 
   EXPECT_EQ(result.exit_code, input.exit_code) << result.out << result.err;
-  EXPECT_THAT(one_error_line(result), HasSubstr(expand(input.message, values)));
+  const auto line = one_error_line(result);
+  EXPECT_THAT(line, HasSubstr(expand(input.message, values)));
+  EXPECT_LE(line.size(), input.max_line);
+  // A refused command says nothing else: no line of stderr but culprit's own (a newline in a
+  // value it quotes is escaped).
+  if (input.exit_code == 2) {
+    for (const auto& text : lines_starting(result.err, ""))
+      EXPECT_TRUE(text.starts_with("culprit: ")) << "a line of its own on stderr: " << text;
+  }
   const auto repo_after = snapshot(s_project->dir());
   EXPECT_TRUE(repo_before == repo_after) << changed_paths(repo_before, repo_after);
   EXPECT_FALSE(std::filesystem::exists(s_project->dir() / "pwned"));
@@ -374,6 +579,41 @@ TEST_P(BadInputTable, IsRefusedWithOneLineAndLeavesNothingBehind) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, BadInputTable, ::testing::ValuesIn(k_table),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
+
+// What most CI jobs fetch: `git clone --depth 2`. Both ends are there; the parents of the older
+// one are not, and culprit must not need them. A range that reaches past the boundary is one
+// line that says to unshallow.
+TEST(ShallowClone, BisectAndTrackWalkTheRangeTheCloneHolds) {
+  TempDir temp("culprit-shallow");
+  StepProject project(temp / "project", {.commits = 4, .step_at = 3});
+  project.repo().git({"branch", "first", project.good()});
+  const auto clone = temp / "clone";
+  project.repo().git({"clone", "-q", "--depth", "2", "--no-single-branch",
+                      "file://" + project.dir().string(), clone.string()});
+  // The recipe is the working tree's own, as in the user's checkout.
+  const auto cache = (temp / "cache").string();
+  const auto before = snapshot(clone);
+
+  const auto bisect =
+      run_culprit({"--cache-dir", cache, "bisect", "--good", "HEAD~1", "--bad", "HEAD"}, clone);
+  EXPECT_EQ(bisect.exit_code, 0) << bisect.err;
+  EXPECT_THAT(bisect.out, HasSubstr("culprit " + project.culprit().substr(0, 12)));
+  const auto track = run_culprit({"--cache-dir", cache, "track", "HEAD~1..HEAD"}, clone);
+  EXPECT_EQ(track.exit_code, 0) << track.err;
+  EXPECT_THAT(track.out, HasSubstr("tracked 1 of 1 commits"));
+
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"bisect", "--good", "origin/first", "--bad", "HEAD"},
+                                             {"track", "origin/first..HEAD"}}) {
+    auto with_cache = args;
+    with_cache.insert(with_cache.begin(), {"--cache-dir", cache});
+    const auto missing = run_culprit(with_cache, clone);
+    EXPECT_EQ(missing.exit_code, 2) << missing.err;
+    EXPECT_THAT(one_error_line(missing), HasSubstr("git fetch --unshallow"));
+  }
+  const auto after = snapshot(clone);
+  EXPECT_TRUE(before == after) << changed_paths(before, after);
+}
 
 } // namespace
 } // namespace culprit::testing

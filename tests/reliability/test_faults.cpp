@@ -20,6 +20,7 @@ namespace {
 
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace std::chrono_literals;
 
 class Faults : public ::testing::Test {
@@ -195,6 +196,61 @@ TEST_F(Faults, AnInterruptedBisectionResumesToTheSameCulprit) {
     EXPECT_EQ(after.integrity, "ok");
     EXPECT_TRUE(std::ranges::includes(after.ok_run_ids, kept.ok_run_ids))
         << "a run measured before the interrupt was lost";
+  }
+}
+
+TEST_F(Faults, AnInterruptedBisectionKeepsTheEvidenceOfWhatItKnew) {
+  const auto json = temp / "bisect.json";
+  const auto slow = script("slow.sh", "sleep 0.2\n" + std::string(k_samples));
+  for (const bool given : {true, false}) {
+    SCOPED_TRACE(given ? "--json FILE" : "the evidence in the cache");
+    std::vector<std::string> bisect = {"bisect", "--good", project.good(), "--bad", project.bad(),
+                                       "--run",  slow};
+    if (given)
+      bisect.insert(bisect.end(), {"--json", json.string()});
+    auto culprit = culprit_background(bisect);
+    std::this_thread::sleep_for(1500ms); // the ends are built and being compared
+    culprit.signal(SIGINT);
+    const auto stopped = culprit.wait();
+    ASSERT_EQ(stopped.exit_code, 130) << stopped.err;
+    const auto line = one_error_line(stopped);
+    EXPECT_THAT(line, HasSubstr("the evidence so far is in "));
+    const auto from = line.find(" is in ") + 7;
+    const std::filesystem::path file =
+        given ? json
+              : std::filesystem::path(line.substr(from, line.find(": run the same", from) - from));
+    auto evidence = load_evidence(file);
+    ASSERT_TRUE(evidence) << evidence.error().message;
+    EXPECT_EQ(evidence->kind, "bisect");
+    EXPECT_EQ(evidence->status, "interrupted");
+    ASSERT_TRUE(evidence->bisect);
+    EXPECT_EQ(evidence->bisect->good, project.good());
+    EXPECT_EQ(evidence->bisect->bad, project.bad());
+    const auto shown = culprit_cli({"report", file.string()});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  }
+}
+
+TEST_F(Faults, ABudgetThatRunsOutIsInconclusiveForEveryCommand) {
+  // Each run takes 0.3 s: a budget of a second allows a few, of a nanosecond none.
+  const auto slow = script("slow.sh", "sleep 0.3\n" + std::string(k_samples));
+  const auto good = project.good();
+  const auto bad = project.bad();
+  const std::vector<std::vector<std::string>> commands = {
+      {"run", bad, "--fresh", "--budget", "1"},
+      {"run", bad, "--fresh", "--budget", "0.5", "--warmup", "0"},
+      {"run", bad, "--fresh", "--budget", "1e-9"},
+      {"compare", good, bad, "--fresh", "--budget", "1"},
+      {"compare", good, bad, "--fresh", "--budget", "1e-9"},
+      {"bisect", "--good", good, "--bad", bad, "--fresh", "--budget", "1"},
+      {"track", good + ".." + bad, "--fresh", "--budget", "0.5"}};
+  for (auto args : commands) {
+    args.insert(args.end(), {"--run", slow});
+    SCOPED_TRACE(args[0] + " " + args[args.size() - 3] + " " + args[args.size() - 4]);
+    const auto result = culprit_cli(args);
+    EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
+    EXPECT_THAT(result.out + result.err, HasSubstr("budget"));
+    EXPECT_THAT(result.err, Not(HasSubstr("this is a bug")));
   }
 }
 

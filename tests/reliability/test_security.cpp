@@ -170,6 +170,67 @@ TEST_F(Security, ASubmoduleFileCannotIncludeAFileOutside) {
   EXPECT_THAT(result.out + result.err, Not(HasSubstr("viaInclude")));
 }
 
+// The artifact directory that `culprit build` printed last (its line's last word).
+std::filesystem::path artifact_dir_of(const std::string& out) {
+  auto line = out.substr(0, out.find_last_not_of('\n') + 1);
+  line = line.substr(line.find_last_of('\n') + 1);
+  return line.substr(line.find_last_of(' ') + 1);
+}
+
+std::string contents_of(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+TEST_F(Security, ASubmoduleUpdateCommandIsNeitherRefusedNorRun) {
+  // git accepts `update = !command` in .gitmodules, and runs it only for `git submodule update`;
+  // culprit checks submodules out itself, from the module store, and never runs it.
+  ScratchRepo library(temp / "library");
+  library.write("lib.txt", "the library\n");
+  library.commit("lib");
+  write_recipe("cp -R {src}/. {build}/", "");
+  repo.git({"submodule", "add", "-q", (temp / "library").string(), "sub"});
+  const auto ran = temp / "the-update-command-ran";
+  repo.git({"config", "-f", ".gitmodules", "submodule.sub.update", "!touch " + ran.string()});
+  repo.commit("a submodule with an update command");
+  const auto result = culprit_cli({"build", "HEAD"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(contents_of(artifact_dir_of(result.out) / "sub" / "lib.txt"), "the library\n");
+  EXPECT_FALSE(std::filesystem::exists(ran));
+}
+
+TEST_F(Security, ABuildThatRunsGitSeesItsOwnCommitAndLeavesTheUsersIndexAlone) {
+  // The cache inside the working tree, ignored, as `--cache-dir .cache` makes it; a build that
+  // asks git for its version and its status, as CMake projects do.
+  repo.write(".gitignore", ".cache/\n");
+  write_recipe("git rev-parse HEAD > {build}/head && git status --porcelain > {build}/status && "
+               "cp {src}/bench.sh {src}/value {build}/",
+               "");
+  const auto first = repo.commit("first");
+  repo.write("value", "2\n");
+  repo.commit("second");
+  repo.write("value", "uncommitted\n"); // a dirty tree: `git status` would refresh the index
+  const auto git_dir = repo.dir() / ".git";
+  const auto index_before = contents_of(git_dir / "index");
+  const auto before = snapshot(git_dir);
+  // Also with a GIT_DIR and GIT_WORK_TREE in the environment that point at the user's checkout.
+  for (const auto& env :
+       {std::map<std::string, std::string>{},
+        std::map<std::string, std::string>{{"GIT_DIR", git_dir.string()},
+                                           {"GIT_WORK_TREE", repo.dir().string()}}}) {
+    SCOPED_TRACE(env.empty() ? "no GIT_DIR" : "GIT_DIR set");
+    const auto result =
+        run_culprit({"--cache-dir", ".cache", "build", "--rebuild", first}, repo.dir(), env);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto built = artifact_dir_of(result.out);
+    EXPECT_EQ(contents_of(built / "head"), first + "\n");
+    EXPECT_EQ(contents_of(built / "status"), "") << "the slot's .git answers for the commit";
+    EXPECT_EQ(contents_of(git_dir / "index"), index_before);
+    const auto after = snapshot(git_dir);
+    EXPECT_TRUE(before == after) << changed_paths(before, after);
+  }
+}
+
 // Branch names that are shell commands; git accepts each of them.
 const std::vector<std::string> k_hostile_revisions = {
     "$(touch${IFS}pwned1)", ";touch${IFS}pwned2", "`touch${IFS}pwned3`", "x'$(touch${IFS}pwned4)'",
@@ -221,6 +282,48 @@ TEST_F(Security, HostileRevisionNamesAsTheEndsOfABisection) {
                    "--run", "echo {rev} >/dev/null; sh {build}/bench.sh {build}/value"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_FALSE(pwned_anywhere(temp.path()));
+}
+
+// Bytes that would drive a terminal: ESC sequences (clear the screen, set the title, recolour),
+// BEL, NUL, a C1 control, a bidi override.
+bool drives_a_terminal(std::string_view text) {
+  return text.find_first_of(std::string_view("\x1b\x07\0", 3)) != std::string_view::npos ||
+         text.find("\xc2\x9b") != std::string_view::npos ||
+         text.find("\xe2\x80\xae") != std::string_view::npos;
+}
+
+TEST_F(Security, TextFromCommitsAndBenchmarksNeverDrivesTheTerminal) {
+  // A case name with an escape sequence and a NUL, a culprit whose subject sets the window title
+  // and rings the bell, an author with a bidi override, a revision and a host name with escapes.
+  const auto bench = temp / "hostile-bench.sh";
+  std::ofstream(bench)
+      << R"(sh "$(dirname "$1")/bench.sh" "$1" | sed 's/"kernel"/"k\\u001b[2J\\u0000\\u009b1m"/')"
+      << "\n";
+  repo.write("culprit.toml", k_step_recipe);
+  const auto good = repo.commit("good");
+  repo.write("value", "15\n");
+  const auto bad = repo.commit("slower\x1b]0;owned\x07\x1b[31m red", "Eve \xe2\x80\xae evil");
+  const std::string run = "sh " + bench.string() + " {build}/value";
+
+  std::vector<ProcessOutput> outputs;
+  outputs.push_back(culprit_cli({"run", "HEAD", "--run", run}));
+  outputs.push_back(culprit_cli({"compare", good, bad, "--run", run}));
+  outputs.push_back(culprit_cli({"bisect", "--good", good, "--bad", bad, "--run", run}));
+  outputs.push_back(culprit_cli({"run", "\x1b[2Jmain"}));
+  const auto results = temp / "results.json";
+  std::ofstream(results)
+      << "{\"type\":\"sample\",\"case\":\"k\",\"metric\":\"time\",\"unit\":\"ms\","
+         "\"value\":1}\n";
+  outputs.push_back(culprit_cli(
+      {"import", results.string(), "--commit", "HEAD", "--host", "ci\x1b]0;owned\x07"}));
+  for (const auto& output : outputs) {
+    EXPECT_FALSE(drives_a_terminal(output.out)) << output.out;
+    EXPECT_FALSE(drives_a_terminal(output.err)) << output.err;
+  }
+  EXPECT_EQ(outputs[2].exit_code, 0) << outputs[2].err;
+  EXPECT_THAT(outputs[2].out, HasSubstr("slower\\x1b]0;owned\\x07\\x1b[31m red"));
+  EXPECT_THAT(outputs[0].out, HasSubstr("k\\x1b[2J\\x00\\u{009b}1m"));
+  EXPECT_THAT(outputs[3].err, HasSubstr("\\x1b[2Jmain"));
 }
 
 } // namespace

@@ -12,13 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include "stats/summary.hpp"
+#include "tests/support/source_tree.hpp"
 
 namespace culprit::stats::testing {
 
 inline const nlohmann::json& reference() {
   static const nlohmann::json document = [] {
     const std::string path =
-        std::string(CULPRIT_SOURCE_DIR) + "/tests/fixtures/stats/stats_reference.json";
+        (culprit::testing::source_dir() / "tests/fixtures/stats/stats_reference.json").string();
     std::ifstream in(path);
     if (!in)
       throw std::runtime_error("cannot open " + path);

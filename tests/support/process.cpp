@@ -32,7 +32,8 @@ std::string temp_path(const char* tag) {
 } // namespace
 
 ProcessOutput run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                          const std::map<std::string, std::string>& env) {
+                          const std::map<std::string, std::string>& env,
+                          const std::filesystem::path& stdout_file) {
   const std::string out_path = temp_path("stdout");
   const std::string err_path = temp_path("stderr");
   const pid_t pid = fork();
@@ -40,7 +41,8 @@ ProcessOutput run_process(const std::vector<std::string>& argv, const std::files
     throw std::runtime_error("fork failed");
   if (pid == 0) {
     const int in = open("/dev/null", O_RDONLY);
-    const int out = open(out_path.c_str(), O_WRONLY | O_TRUNC);
+    const int out =
+        open(stdout_file.empty() ? out_path.c_str() : stdout_file.c_str(), O_WRONLY | O_TRUNC);
     const int err = open(err_path.c_str(), O_WRONLY | O_TRUNC);
     dup2(in, 0);
     dup2(out, 1);
@@ -70,10 +72,11 @@ ProcessOutput run_process(const std::vector<std::string>& argv, const std::files
 }
 
 ProcessOutput run_culprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                          const std::map<std::string, std::string>& env) {
+                          const std::map<std::string, std::string>& env,
+                          const std::filesystem::path& stdout_file) {
   std::vector<std::string> argv{CULPRIT_EXE};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, cwd, env);
+  return run_process(argv, cwd, env, stdout_file);
 }
 
 } // namespace culprit::testing

@@ -15,12 +15,15 @@ struct ProcessOutput {
 };
 
 // Runs argv[0] (searched on PATH) in `cwd` with `env` added to the environment; stdin is
-// /dev/null. Never throws for a non-zero exit.
+// /dev/null. Standard output is captured, or goes to `stdout_file` when that is given (a device
+// such as /dev/full; `out` is then empty). Never throws for a non-zero exit.
 ProcessOutput run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                          const std::map<std::string, std::string>& env = {});
+                          const std::map<std::string, std::string>& env = {},
+                          const std::filesystem::path& stdout_file = {});
 
 // Runs the culprit binary under test.
 ProcessOutput run_culprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                          const std::map<std::string, std::string>& env = {});
+                          const std::map<std::string, std::string>& env = {},
+                          const std::filesystem::path& stdout_file = {});
 
 } // namespace culprit::testing

@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "core/exec/local_executor.hpp"
+#include "tests/support/source_tree.hpp"
 
 namespace culprit::testing {
 namespace {
 
 std::filesystem::path script_path() {
-  return std::filesystem::path(CULPRIT_SOURCE_DIR) / "scripts" / "slurm-cluster.sh";
+  return source_dir() / "scripts" / "slurm-cluster.sh";
 }
 
 // Runs scripts/slurm-cluster.sh; the timeout only guards against a hang the script's own bounded

@@ -5,6 +5,7 @@
 
 #include "core/history/import.hpp"
 #include "core/history/series.hpp"
+#include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit::history {
@@ -14,7 +15,7 @@ using ::testing::HasSubstr;
 using testing::TempDir;
 
 const std::filesystem::path k_fixtures =
-    std::filesystem::path(CULPRIT_SOURCE_DIR) / "tests" / "fixtures" / "parsers";
+    culprit::testing::source_dir() / "tests" / "fixtures" / "parsers";
 
 struct Importer {
   TempDir dir{"culprit-import"};
@@ -73,8 +74,7 @@ TEST(Import, CulpritJsonLinesAndNvbenchAreTaken) {
   auto lines = importer.import(k_fixtures / "culprit" / "run.jsonl", "c1");
   ASSERT_TRUE(lines) << lines.error().message;
   EXPECT_EQ(lines->format, OutputFormat::culprit);
-  auto nvbench = importer.import(
-      std::filesystem::path(CULPRIT_SHARED_DIR) / "fixtures" / "nvbench" / "axes_ref.json", "c2");
+  auto nvbench = importer.import(k_fixtures / "nvbench" / "axes_ref.json", "c2");
   ASSERT_TRUE(nvbench) << nvbench.error().message;
   EXPECT_EQ(nvbench->format, OutputFormat::nvbench);
   EXPECT_EQ(importer.ledger.tracked()->size(), 2U);

@@ -6,12 +6,13 @@
 
 #include "core/host/fingerprint.hpp"
 #include "tests/core/host/fake_gpu.hpp"
+#include "tests/support/source_tree.hpp"
 
 namespace culprit::host::testing {
 
 inline HostFingerprint fixture_host(const std::string& root, const std::string& gpu_scenario = "") {
   HostProbeOptions options;
-  options.root = std::filesystem::path(CULPRIT_SOURCE_DIR) / "tests/fixtures/host/roots" / root;
+  options.root = culprit::testing::source_dir() / "tests/fixtures/host/roots" / root;
   options.detect_virt = false;
   options.query_gpus = !gpu_scenario.empty();
   if (options.query_gpus)

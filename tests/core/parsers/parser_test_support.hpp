@@ -10,15 +10,12 @@
 #include <gtest/gtest.h>
 
 #include "core/metric.hpp"
+#include "tests/support/source_tree.hpp"
 
 namespace culprit::testing {
 
 inline std::filesystem::path parser_fixture(std::string_view relative) {
-  return std::filesystem::path(CULPRIT_SOURCE_DIR) / "tests/fixtures/parsers" / relative;
-}
-
-inline std::filesystem::path shared_fixture(std::string_view relative) {
-  return std::filesystem::path(CULPRIT_SHARED_DIR) / "fixtures" / relative;
+  return culprit::testing::source_dir() / "tests/fixtures/parsers" / relative;
 }
 
 inline std::string read_file(const std::filesystem::path& path) {

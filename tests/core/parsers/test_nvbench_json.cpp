@@ -19,7 +19,7 @@ using testing::find_samples;
 using ::testing::HasSubstr;
 
 std::string reference_text() {
-  return testing::read_file(testing::shared_fixture("nvbench/axes_ref.json"));
+  return testing::read_file(testing::parser_fixture("nvbench/axes_ref.json"));
 }
 
 TEST(NvbenchJson, ReadsEveryStateThatRanOfARealRun) {
@@ -100,7 +100,7 @@ TEST(NvbenchJson, LeavesTheDeviceOutOfNamesOnOneDevice) {
 TEST(NvbenchJson, ComparisonRunHasTheSameCases) {
   const auto reference = parse_nvbench_json(reference_text());
   const auto comparison =
-      parse_nvbench_json(testing::read_file(testing::shared_fixture("nvbench/axes_cmp.json")));
+      parse_nvbench_json(testing::read_file(testing::parser_fixture("nvbench/axes_cmp.json")));
   ASSERT_TRUE(reference);
   ASSERT_TRUE(comparison) << comparison.error().message;
   ASSERT_EQ(reference->samples.size(), comparison->samples.size());

@@ -41,7 +41,7 @@ TEST(OutputFormat, DetectsEachJsonFormat) {
       detect_output_format(testing::read_file(testing::parser_fixture("gbench/nan_counters.json"))),
       OutputFormat::gbench);
   EXPECT_EQ(
-      detect_output_format(testing::read_file(testing::shared_fixture("nvbench/axes_ref.json"))),
+      detect_output_format(testing::read_file(testing::parser_fixture("nvbench/axes_ref.json"))),
       OutputFormat::nvbench);
 }
 

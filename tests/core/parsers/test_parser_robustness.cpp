@@ -66,7 +66,7 @@ std::vector<std::string> fixtures() {
 
 TEST(ParserRobustness, TruncatedFixtures) {
   auto inputs = fixtures();
-  inputs.push_back(testing::read_file(testing::shared_fixture("nvbench/axes_ref.json")));
+  inputs.push_back(testing::read_file(testing::parser_fixture("nvbench/axes_ref.json")));
   for (const auto& text : inputs) {
     const std::size_t step = std::max<std::size_t>(text.size() / 30, 1);
     for (std::size_t cut = 0; cut < text.size(); cut += step)

@@ -23,6 +23,25 @@ TEST(Escape, TerminalSafeShowsControlCharactersAndKeepsText) {
   EXPECT_EQ(terminal_safe("\xc0\xaf"), "\\xc0\\xaf"); // an overlong '/'
 }
 
+TEST(Escape, AnExcerptIsShortPrintableAndSaysHowLongTheValueWas) {
+  EXPECT_EQ(excerpt("HEAD~3"), "HEAD~3");
+  EXPECT_EQ(excerpt("HEAD\nrm -rf ~"), "HEAD\\nrm -rf ~");
+  const std::string megabyte(std::size_t{1} << 20, 'k');
+  EXPECT_EQ(excerpt(megabyte), std::string(80, 'k') + "... (1048576 bytes in all)");
+  // Never cut inside a character or an escape.
+  EXPECT_EQ(excerpt(std::string(79, 'a') + "\x1b[2J", 80),
+            std::string(79, 'a') + "... (83 bytes in all)");
+  EXPECT_EQ(excerpt(std::string(79, 'a') + "\xc3\xbc", 80),
+            std::string(79, 'a') + "... (81 bytes in all)");
+  EXPECT_EQ(excerpt(std::string(78, 'a') + "\xc3\xbc", 80), std::string(78, 'a') + "\xc3\xbc");
+}
+
+TEST(Escape, CsvFieldsAreQuotedOnlyWhenTheyMustBe) {
+  EXPECT_EQ(csv_field("gemm/M=128"), "gemm/M=128");
+  EXPECT_EQ(csv_field("gemm,\"tall\""), "\"gemm,\"\"tall\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+}
+
 TEST(Escape, HtmlEscapesMarkupAndQuotes) {
   EXPECT_EQ(html_escape("<script>alert('x')</script> & \"q\""),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");

@@ -11,12 +11,13 @@
 
 #include "core/report/report.hpp"
 #include "tests/support/evidence_samples.hpp"
+#include "tests/support/source_tree.hpp"
 
 namespace culprit::report {
 namespace {
 
 const std::filesystem::path k_golden_dir =
-    std::filesystem::path(CULPRIT_SOURCE_DIR) / "tests" / "fixtures" / "report";
+    culprit::testing::source_dir() / "tests" / "fixtures" / "report";
 
 std::string read(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
