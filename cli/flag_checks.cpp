@@ -31,49 +31,46 @@ template <class T> std::optional<T> parse_exactly(const std::string& text) {
 } // namespace
 
 CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
-  return CLI::Validator(
-      [min, max](std::string& text) -> std::string {
-        const auto bounds = fmt::format("give a whole number from {} to {}", min, max);
-        const bool digits =
-            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits)
-          return fmt::format("{} is not a whole number: {}", shown_value(text), bounds);
-        const auto value = parse_exactly<std::uint64_t>(text);
-        if (!value || *value < min || *value > max)
-          return fmt::format("{} is out of range: {}", shown_value(text), bounds);
-        return {};
-      },
-      "");
+  return {[min, max](std::string& text) -> std::string {
+            const auto bounds = fmt::format("give a whole number from {} to {}", min, max);
+            const bool digits =
+                !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits)
+              return fmt::format("{} is not a whole number: {}", shown_value(text), bounds);
+            const auto value = parse_exactly<std::uint64_t>(text);
+            if (!value || *value < min || *value > max)
+              return fmt::format("{} is out of range: {}", shown_value(text), bounds);
+            return {};
+          },
+          ""};
 }
 
 CLI::Validator seconds_up_to(double max) {
-  return CLI::Validator(
-      [max](std::string& text) -> std::string {
-        const auto value = parse_exactly<double>(text);
-        const auto bounds =
-            fmt::format("give a number of seconds more than 0 and at most {:g}", max);
-        if (!value || !std::isfinite(*value))
-          return fmt::format("{} is not a number: {}", shown_value(text), bounds);
-        if (!(*value > 0) || *value > max)
-          return fmt::format("{} is out of range: {}", shown_value(text), bounds);
-        return {};
-      },
-      "");
+  return {[max](std::string& text) -> std::string {
+            const auto value = parse_exactly<double>(text);
+            const auto bounds =
+                fmt::format("give a number of seconds more than 0 and at most {:g}", max);
+            if (!value || !std::isfinite(*value))
+              return fmt::format("{} is not a number: {}", shown_value(text), bounds);
+            if (!(*value > 0) || *value > max)
+              return fmt::format("{} is out of range: {}", shown_value(text), bounds);
+            return {};
+          },
+          ""};
 }
 
 CLI::Validator number_between(double low, double high, const char* example) {
-  return CLI::Validator(
-      [low, high, example](std::string& text) -> std::string {
-        const auto value = parse_exactly<double>(text);
-        const auto bounds = fmt::format("give a number more than {:g} and less than {:g}, e.g. {}",
-                                        low, high, example);
-        if (!value || !std::isfinite(*value))
-          return fmt::format("{} is not a number: {}", shown_value(text), bounds);
-        if (!(*value > low && *value < high))
-          return fmt::format("{} is out of range: {}", shown_value(text), bounds);
-        return {};
-      },
-      "");
+  return {[low, high, example](std::string& text) -> std::string {
+            const auto value = parse_exactly<double>(text);
+            const auto bounds = fmt::format(
+                "give a number more than {:g} and less than {:g}, e.g. {}", low, high, example);
+            if (!value || !std::isfinite(*value))
+              return fmt::format("{} is not a number: {}", shown_value(text), bounds);
+            if (*value <= low || *value >= high)
+              return fmt::format("{} is out of range: {}", shown_value(text), bounds);
+            return {};
+          },
+          ""};
 }
 
 } // namespace culprit::cli

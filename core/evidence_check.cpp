@@ -64,9 +64,9 @@ Status interval(std::string_view path, const std::array<double, 2>& ci, double l
 
 // Settings every writer fills: a threshold and a confidence are fractions in (0, 1).
 Status check_settings(const EvidenceSettings& s) {
-  if (!(s.threshold > 0 && s.threshold < 1))
+  if (s.threshold <= 0 || s.threshold >= 1 || std::isnan(s.threshold))
     return bad_key("settings.threshold", fmt::format("is {:g}, not between 0 and 1", s.threshold));
-  if (!(s.confidence > 0 && s.confidence < 1))
+  if (s.confidence <= 0 || s.confidence >= 1 || std::isnan(s.confidence))
     return bad_key("settings.confidence",
                    fmt::format("is {:g}, not between 0 and 1", s.confidence));
   return {};
@@ -77,6 +77,13 @@ Status check_measurement(const EvidenceMeasurement& m, const std::string& at) {
   for (std::size_t r = 0; r < m.runs.size(); ++r)
     for (std::size_t i = 0; i < m.runs[r].size(); ++i)
       CULPRIT_TRY(finite(fmt::format("{}.runs[{}][{}]", at, r, i), m.runs[r][i]));
+  if (!m.blocks.empty() && m.blocks.size() != m.runs.size())
+    return bad_key(at + ".blocks", fmt::format("has {} entries for {} runs; give one per run",
+                                               m.blocks.size(), m.runs.size()));
+  if (m.duets.size() != m.blocks.size())
+    return bad_key(at + ".duets",
+                   fmt::format("has {} entries where blocks has {}; give one per run",
+                               m.duets.size(), m.blocks.size()));
   CULPRIT_TRY(finite(at + ".summary.median", m.summary.median));
   CULPRIT_TRY(interval(at + ".summary.ci", m.summary.ci, -HUGE_VAL));
   return at_least(at + ".summary.outliers", m.summary.outliers, 0);

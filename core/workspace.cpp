@@ -106,7 +106,7 @@ Status Slot::write_git_dir(const git::Repository& repo, const git::CommitInfo& c
   std::string packed;
   if (auto tags = repo.tags())
     for (const auto& [name, id] : *tags)
-      packed += id + " " + name + "\n";
+      packed.append(id).append(" ").append(name).append("\n");
   CULPRIT_TRY(write_file_atomic(dir / "packed-refs", packed));
   // The checkout's own index: `git status` in the slot then sees a clean tree, and any write it
   // makes lands in this copy.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <numbers>
 #include <optional>
 #include <span>
 #include <utility>
@@ -71,7 +72,7 @@ std::optional<Split> best_split(std::span<const double> sorted) {
   const double slow_variance = scatter(best.at, n) / slow_count;
   const double pooled = fast_variance + slow_variance;
   best.separation = pooled > 0.0
-                        ? std::sqrt(2.0) * std::abs(slow_mean - fast_mean) / std::sqrt(pooled)
+                        ? std::numbers::sqrt2 * std::abs(slow_mean - fast_mean) / std::sqrt(pooled)
                         : std::numeric_limits<double>::infinity();
   return best;
 }

@@ -43,6 +43,7 @@ std::optional<std::vector<std::string>> parents_of(git_repository* repo, const s
     return std::nullopt;
   const CommitPtr owned(commit);
   std::vector<std::string> parents;
+  parents.reserve(git_commit_parentcount(commit));
   for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)
     parents.push_back(oid_to_hex(*git_commit_parent_id(commit, i)));
   return parents;

@@ -134,6 +134,7 @@ Result<bool> Sampler::ensure(std::span<const Want> wants) {
   }
   while (!needs.empty()) {
     std::vector<const Subject*> round;
+    round.reserve(needs.size());
     for (const auto& need : needs)
       round.push_back(need.first);
     round = shuffled(std::move(round));
