@@ -264,6 +264,20 @@ Status read_measurement(const Reader& r, EvidenceMeasurement& m) {
   CULPRIT_TRY(r.get("reused_from", m.reused_from, false));
   CULPRIT_TRY(r.get("host_id", m.host_id, false));
   CULPRIT_TRY(r.get("runs", m.runs));
+  json blocks;
+  CULPRIT_TRY(r.get("blocks", blocks, false));
+  if (!blocks.is_null()) {
+    if (!blocks.is_array())
+      return usage_error("'{}' in the evidence has the wrong type ({})", r.where("blocks"),
+                         blocks.type_name());
+    for (const auto& block : blocks) {
+      if (!block.is_null() && !block.is_string())
+        return usage_error("'{}' in the evidence holds a {}, not a block name or null",
+                           r.where("blocks"), block.type_name());
+      m.blocks.push_back(block.is_null() ? std::string() : block.get<std::string>());
+    }
+  }
+  CULPRIT_TRY(r.get("duets", m.duets, false));
   CULPRIT_TRY_ASSIGN(const auto summary, r.child("summary"));
   CULPRIT_TRY(summary.get("median", m.summary.median));
   CULPRIT_TRY(summary.get("ci", m.summary.ci));
@@ -434,6 +448,13 @@ nlohmann::json to_json(const Evidence& e) {
                  {"summary", summary_json(m.summary)}};
     if (!m.host_id.empty())
       item["host_id"] = m.host_id;
+    if (!m.blocks.empty()) {
+      json blocks = json::array();
+      for (const auto& block : m.blocks)
+        blocks.push_back(block.empty() ? json(nullptr) : json(block));
+      item["blocks"] = std::move(blocks);
+      item["duets"] = m.duets;
+    }
     item["interference"] = m.interference ? interference_json(*m.interference) : json(nullptr);
     measurements.push_back(std::move(item));
   }

@@ -90,6 +90,10 @@ struct EvidenceMeasurement {
   std::string reused_from; // a commit whose byte-identical artifacts were measured instead
   std::string host_id;     // the device the runs come from, when a driver measured on several
   std::vector<std::vector<double>> runs;
+  // Per run, when the runs were made in blocks (stats/paired.hpp): the block it belongs to
+  // (empty: none) and whether the block ran as a duet. Empty vectors: no run was in a block.
+  std::vector<std::string> blocks;
+  std::vector<bool> duets;
   EvidenceSummary summary;
   std::optional<EvidenceInterference> interference;
 };

@@ -80,6 +80,12 @@ Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& s
   m.artifact_id = subject.artifact_id;
   CULPRIT_TRY_ASSIGN(auto runs, sampler.runs(subject, selected.key, first_n));
   m.runs = std::move(runs.samples);
+  if (std::ranges::any_of(runs.blocks, [](const auto& block) { return block.has_value(); })) {
+    for (std::size_t i = 0; i < m.runs.size(); ++i) {
+      m.blocks.push_back(runs.blocks.at(i).value_or(""));
+      m.duets.push_back(i < runs.duets.size() && runs.duets[i]);
+    }
+  }
   std::vector<double> pooled;
   std::vector<double> run_medians;
   for (const auto& run : m.runs) {

@@ -35,6 +35,8 @@ Evidence sample() {
   m.unit = "s";
   m.direction = "lower";
   m.runs = {{0.0101, 0.0102}, {0.0099}};
+  m.blocks = {"s-1", ""};
+  m.duets = {true, false};
   m.summary.median = 0.0101;
   m.summary.ci = {0.0100, 0.0102};
   e.measurements.push_back(m);
@@ -79,6 +81,8 @@ TEST(Evidence, RoundTripsThroughJsonWithTheDesignKeys) {
   EXPECT_EQ(json["measurements"][0]["runs"][0][1], 0.0102);
   EXPECT_EQ(json["bisect"]["culprits"][0]["author"], "Ada");
   EXPECT_TRUE(json["bisect"]["steps"][1]["position"].is_null());
+  EXPECT_EQ(json["measurements"][0]["blocks"], nlohmann::json::parse(R"(["s-1", null])"));
+  EXPECT_EQ(json["measurements"][0]["duets"], nlohmann::json::parse("[true, false]"));
   auto back = evidence_from_json(json);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(to_json(*back), json);
@@ -143,6 +147,9 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
       {[](auto& j) { j["bisect"]["culprits"][0]["ratio"] = 0; }, ""},
       {[](auto& j) { j["bisect"]["culprits"][0]["ci"] = {1.1, 1.0}; }, "'bisect.culprits[0].ci'"},
       {[](auto& j) { j["bisect"]["parallel"] = 0; }, "'bisect.parallel'"},
+      {[](auto& j) { j["measurements"][0]["blocks"] = {"s-1"}; }, "'measurements[0].blocks'"},
+      {[](auto& j) { j["measurements"][0]["blocks"] = {1, 2}; }, "'measurements[0].blocks'"},
+      {[](auto& j) { j["measurements"][0]["duets"] = {true}; }, "'measurements[0].duets'"},
   };
   for (const auto& [edit, key] : breaks) {
     auto json = to_json(sample());
