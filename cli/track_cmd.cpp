@@ -97,6 +97,10 @@ public:
                outcome->failed_builds > 0
                    ? fmt::format(", {} did not build", outcome->failed_builds)
                    : std::string());
+    if (global.verbosity >= 0)
+      for (const auto& noise : outcome->noise)
+        fmt::print("noise: {}: {} (in {} of {} commits)\n", on_terminal(noise.case_name),
+                   noise.summary, noise.affected, noise.measured);
     if (const auto where = ctx.executor_summary(); !where.empty())
       fmt::print("{}\n", where);
     return 0;

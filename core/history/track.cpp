@@ -8,6 +8,10 @@
 #include <set>
 #include <string>
 
+#include "core/compare.hpp"
+#include "core/measure/case_select.hpp"
+#include "core/measure/estimator.hpp"
+
 namespace culprit::history {
 namespace {
 
@@ -115,6 +119,39 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
   return track_commits(commits, builds, lanes, ledger, settings, progress);
 }
 
+namespace {
+
+// Adds what one commit's samples say about interference to `noise`, case by case. A commit whose
+// cases cannot be selected (a glob that matches nothing here) adds nothing.
+Status diagnose_commit(Sampler& sampler, const Subject& subject, std::vector<TrackNoise>& noise) {
+  CULPRIT_TRY_ASSIGN(const auto available, sampler.cases(subject));
+  const auto& recipe = sampler.options().run;
+  const auto selected = select_cases(available, recipe.cases, recipe.metric);
+  if (!selected)
+    return {};
+  for (const auto& c : *selected) {
+    CULPRIT_TRY_ASSIGN(const auto runs, sampler.runs(subject, c.key));
+    auto it = std::ranges::find(noise, c.key.case_name, &TrackNoise::case_name);
+    if (it == noise.end())
+      it = noise.insert(
+          noise.end(),
+          TrackNoise{.case_name = c.key.case_name, .summary = {}, .affected = 0, .measured = 0});
+    ++it->measured;
+    const auto diagnosis = diagnose(runs.samples, c.direction);
+    if (!diagnosis)
+      continue;
+    const auto summary = describe_interference(*diagnosis);
+    if (summary.empty())
+      continue;
+    ++it->affected;
+    if (it->summary.empty())
+      it->summary = summary;
+  }
+  return {};
+}
+
+} // namespace
+
 std::vector<std::vector<std::size_t>> lane_blocks(std::size_t commits, std::size_t lanes) {
   lanes = std::max<std::size_t>(1, std::min(lanes, commits));
   std::vector<std::vector<std::size_t>> blocks(lanes);
@@ -208,6 +245,7 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
         if (!tracked.measured) {
           tracked.measured = true;
           ++outcome.measured;
+          CULPRIT_TRY(diagnose_commit(*lanes[b], subjects[b][k], outcome.noise));
         }
       }
     }
@@ -217,6 +255,7 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
   for (const auto& [index, position] : position_of)
     ordered.push_back(std::move(outcome.commits[position]));
   outcome.commits = std::move(ordered);
+  std::erase_if(outcome.noise, [](const TrackNoise& n) { return n.affected == 0; });
   int runs_after = 0;
   for (auto* lane : lanes)
     runs_after += lane->runs_made();

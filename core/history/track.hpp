@@ -46,6 +46,16 @@ struct TrackSettings {
   std::size_t chunk = 8; // commits whose runs are interleaved before they go to the ledger
 };
 
+// What the samples of one case (of the run recipe's cases and metric) said about interference
+// across the tracked commits (stats/interference.hpp): the first description, and in how many
+// commits there was one.
+struct TrackNoise {
+  std::string case_name;
+  std::string summary;
+  std::size_t affected = 0;
+  std::size_t measured = 0;
+};
+
 struct TrackedCommit {
   std::string commit;
   BuildResult build;
@@ -56,7 +66,8 @@ struct TrackOutcome {
   std::vector<TrackedCommit> commits; // in the order given
   std::size_t measured = 0;
   std::size_t failed_builds = 0;
-  int runs_made = 0; // new runs, warm-ups included; 0 when everything was in the store
+  int runs_made = 0;             // new runs, warm-ups included; 0 when everything was in the store
+  std::vector<TrackNoise> noise; // cases whose samples showed interference, in case order
 };
 
 struct TrackProgress {

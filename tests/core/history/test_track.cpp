@@ -118,6 +118,30 @@ TEST(Track, NothingBuildingIsAnInfrastructureError) {
   EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("none of the 2 commits built"));
 }
 
+TEST(Track, SaysWhichCasesASharedMachineSlowedInBursts) {
+  SimulatedHistory simulated(4, {fake_case("k", 1e-3)});
+  Rig r;
+  simulated.install(r.rig.executor());
+  FakeMachine machine;
+  machine.slow_share = 0.5;
+  r.rig.executor().set_machine(machine);
+  auto outcome = track_commits(simulated.range(), r.builds, r.rig.sampler(), r.ledger, {.runs = 4});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->noise.size(), 1U);
+  EXPECT_EQ(outcome->noise[0].case_name, "k");
+  EXPECT_THAT(outcome->noise[0].summary, ::testing::HasSubstr("two speed states"));
+  EXPECT_EQ(outcome->noise[0].measured, 4U);
+  EXPECT_GE(outcome->noise[0].affected, 3U);
+
+  // A quiet machine: nothing to say.
+  Rig quiet;
+  simulated.install(quiet.rig.executor());
+  auto calm = track_commits(simulated.range(), quiet.builds, quiet.rig.sampler(), quiet.ledger,
+                            {.runs = 4});
+  ASSERT_TRUE(calm) << calm.error().message;
+  EXPECT_TRUE(calm->noise.empty());
+}
+
 TEST(Ledger, RemembersHandledChangesAndImportsPerHost) {
   TempDir dir("culprit-ledger");
   {
