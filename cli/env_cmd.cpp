@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "cli/context.hpp"
+#include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
@@ -53,7 +54,8 @@ public:
     sub.add_option("--cpus", m_options.cpus,
                    "the CPUs of the calibration loop (default: the recipe's cpus, else chosen)")
         ->delimiter(',')
-        ->allow_extra_args(false);
+        ->allow_extra_args(false)
+        ->check(whole_number(0, k_max_cpu));
   }
 
   int run(const GlobalOptions& global) override {

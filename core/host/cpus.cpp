@@ -49,8 +49,9 @@ Result<std::array<std::vector<int>, 2>> duet_cpus(const std::vector<int>& recipe
                                                   const std::filesystem::path& root) {
   if (!recipe_cpus.empty()) {
     if (recipe_cpus.size() < 2)
-      return usage_error("[run] cpus lists one CPU ({}), and a duet runs two revisions at once, "
-                         "one per CPU: list at least two, or turn duets off (--no-duet)",
+      return usage_error("a duet runs two revisions at once, one per CPU, and the CPUs to pin to "
+                         "(--cpus, [run] cpus) are one, {}: list at least two, or turn duets off "
+                         "(--no-duet)",
                          recipe_cpus.front());
     const auto half = static_cast<std::ptrdiff_t>(recipe_cpus.size() / 2);
     return std::array<std::vector<int>, 2>{

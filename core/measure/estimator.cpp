@@ -10,11 +10,27 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/report/escape.hpp"
+
 namespace culprit {
+namespace {
+
+constexpr std::size_t k_longest_statistic = 16; // longer than any name: quoted short
+
+// Rare slow samples that come one at a time are preemptions, not a second state.
+bool isolated(const stats::SpeedStates& states) {
+  return states.slow_stretch < 1.5 && states.slow_share < 0.2;
+}
+
+} // namespace
 
 Result<StatisticSetting> StatisticSetting::parse(std::string_view text) {
   if (text == "auto")
     return StatisticSetting{};
+  if (text.size() > k_longest_statistic)
+    return usage_error("unknown statistic '{}': use auto, median, mean, min, max or a percentile "
+                       "p1 to p99",
+                       report::excerpt(text));
   auto statistic = stats::parse_run_statistic(text);
   if (!statistic)
     return usage_error("{}", statistic.error().message);
@@ -40,9 +56,9 @@ Estimator choose_estimator(const StatisticSetting& setting, Direction direction,
   for (const auto& diagnosis : diagnoses) {
     if (!diagnosis || !diagnosis->one_sided)
       continue;
-    const std::string what = !diagnosis->states                      ? "a long slow tail"
-                             : diagnosis->states->slow_stretch < 1.5 ? "isolated slow samples"
-                                                                     : "two speed states";
+    const std::string what = !diagnosis->states             ? "a long slow tail"
+                             : isolated(*diagnosis->states) ? "isolated slow samples"
+                                                            : "two speed states";
     const auto statistic = stats::fast_side(stats_direction);
     return {statistic, fmt::format("auto: one-sided interference ({}), so the {} of each run", what,
                                    stats::to_string(statistic))};
@@ -59,7 +75,7 @@ std::string describe_interference(const stats::Interference& diagnosis) {
   if (const auto& states = diagnosis.states) {
     const double ratio =
         states->slow > states->fast ? states->slow / states->fast : states->fast / states->slow;
-    if (states->slow_stretch < 1.5)
+    if (isolated(*states))
       parts.push_back(fmt::format("isolated slow samples: {:.0f}% of the samples {:.2g}x the "
                                   "others, one at a time",
                                   states->slow_share * 100, ratio));

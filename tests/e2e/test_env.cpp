@@ -1,6 +1,7 @@
 // culprit env, run as a user would: the binary, with a fake nvidia-smi on PATH.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -75,6 +76,33 @@ TEST(EnvCommand, AHungNvidiaSmiCannotHangIt) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("did not answer"), std::string::npos) << result.out;
+}
+
+TEST(EnvCommand, NoiseRunsACalibrationLoopAndGivesTheProfileWithAdvice) {
+  testing::TempDir dir;
+  const auto file = dir / "env.json";
+  const auto result = culprit_env({"--noise", "0.5", "--json", file.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  for (const auto* expected : {"machine noise over 0.5 s", "speed states", "spread", "advice: "})
+    EXPECT_NE(result.out.find(expected), std::string::npos) << expected << "\n" << result.out;
+  std::ifstream in(file);
+  const auto json = nlohmann::json::parse(in);
+  ASSERT_TRUE(json.contains("noise")) << json.dump();
+  EXPECT_GT(json["noise"]["iteration_seconds"].get<double>(), 0.0);
+  EXPECT_TRUE(json["noise"]["advice"].is_array());
+}
+
+TEST(EnvCommand, NoiseOutOfRangeOrOnACpuThatIsNotThereIsAUsageError) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--noise", "0.1"},
+                                               {"--noise", "5000"},
+                                               {"--noise", "x"},
+                                               {"--noise", "1", "--cpus", "1023"},
+                                               {"--noise", "1", "--cpus", "-1"}}) {
+    const auto result = culprit_env(args);
+    EXPECT_EQ(result.exit_code, 2) << args[1] << result.out;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_EQ(result.out.find("machine noise"), std::string::npos) << result.out;
+  }
 }
 
 } // namespace

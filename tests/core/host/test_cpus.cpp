@@ -53,7 +53,7 @@ TEST(DuetCpus, OneCpuIsRefusedWithWhatToDo) {
   const auto from_recipe = duet_cpus({3}, {0, 1});
   ASSERT_FALSE(from_recipe);
   EXPECT_EQ(from_recipe.error().code, ExitCode::usage);
-  EXPECT_THAT(from_recipe.error().message, HasSubstr("cpus lists one CPU"));
+  EXPECT_THAT(from_recipe.error().message, HasSubstr("[run] cpus) are one, 3"));
   const auto from_machine = duet_cpus({}, {0});
   ASSERT_FALSE(from_machine);
   EXPECT_THAT(from_machine.error().message, HasSubstr("--no-duet"));
