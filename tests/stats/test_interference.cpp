@@ -1,9 +1,12 @@
 #include "stats/interference.hpp"
 
 #include <cmath>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "stats/rng.hpp"
 #include "tests/stats/paired_reference.hpp"
@@ -95,6 +98,44 @@ TEST(Interference, DriftAcrossRunsIsMeasured) {
   EXPECT_NEAR(diagnosis->drift->change, 0.058, 0.01);
   EXPECT_GT(diagnosis->drift->tau, 0.5);
   EXPECT_LT(diagnosis->drift->p_value, 1e-6);
+}
+
+// Samples culprit recorded on a shared 2-vCPU cloud VM
+// (tests/fixtures/stats/recorded_samples.json).
+Runs recorded(const std::string& name) {
+  const std::string path =
+      std::string(CULPRIT_SOURCE_DIR) + "/tests/fixtures/stats/recorded_samples.json";
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << path;
+  return nlohmann::json::parse(in).at("cases").at(name).at("runs").get<Runs>();
+}
+
+TEST(Interference, RecordedOnASharedVmTwoStatesAreFound) {
+  const auto diagnosis = diagnose_interference(recorded("two_states"), Direction::lower_is_better);
+  ASSERT_TRUE(diagnosis) << diagnosis.error().message;
+  EXPECT_TRUE(diagnosis->one_sided);
+  ASSERT_TRUE(diagnosis->states);
+  EXPECT_NEAR(diagnosis->states->slow / diagnosis->states->fast, 1.2, 0.05);
+  EXPECT_NEAR(diagnosis->states->slow_share, 0.71, 0.02);
+  EXPECT_GT(diagnosis->states->slow_stretch, 3.0);
+  EXPECT_EQ(diagnosis->runs, 15U);
+  EXPECT_EQ(diagnosis->samples, 150U);
+}
+
+TEST(Interference, RecordedOnASharedVmRareSlowStretchesAreFound) {
+  const auto diagnosis = diagnose_interference(recorded("rare_slow"), Direction::lower_is_better);
+  ASSERT_TRUE(diagnosis) << diagnosis.error().message;
+  EXPECT_TRUE(diagnosis->one_sided);
+  ASSERT_TRUE(diagnosis->states);
+  EXPECT_NEAR(diagnosis->states->slow / diagnosis->states->fast, 1.5, 0.1);
+  EXPECT_LT(diagnosis->states->slow_share, 0.1);
+}
+
+TEST(Interference, RecordedOnASharedVmAQuietStretchIsQuiet) {
+  const auto diagnosis = diagnose_interference(recorded("quiet"), Direction::lower_is_better);
+  ASSERT_TRUE(diagnosis) << diagnosis.error().message;
+  EXPECT_FALSE(diagnosis->one_sided);
+  EXPECT_FALSE(diagnosis->states);
 }
 
 TEST(Interference, RefusesTooFewOrNonPositiveSamples) {
