@@ -159,8 +159,9 @@ std::string render_noise_text(const NoiseProfile& profile) {
                                      i.drift->change * 100, i.drift->p_value)
                        : std::string("none"));
   if (const auto& d = profile.duet)
-    row("duet", fmt::format("both CPUs in the same state {:.0f}% of the time; the ratio of two "
-                            "10 ms runs spreads {:.1f}% side by side, {:.1f}% one after the other",
+    row("duet", fmt::format("both CPUs in the same state {:.0f}% of the time; the ratio of the "
+                            "minimums of two 10 ms runs spreads {:.2f}% side by side, {:.2f}% one "
+                            "after the other",
                             d->same_state * 100, d->spread_duet * 100, d->spread_apart * 100));
   for (const auto& line : profile.advice)
     out += fmt::format("advice: {}\n", line);
