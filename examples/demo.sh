@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo: builds culprit, makes "kestrel" (a small kernel project whose ~60-commit history holds
 # two planted performance regressions, a commit that does not build and a merge; see
-# examples/demo/README.md), and bisects it: `culprit bisect --good v0.1 --bad main --max-runs 80`.
+# examples/demo/README.md), and bisects it: `culprit bisect --good v0.1 --bad main`.
 # Then it checks the culprits named against the ones planted.
 # Usage: examples/demo.sh [DIR]   (default: a new temporary directory, kept for you to look at)
 set -euo pipefail
@@ -19,10 +19,10 @@ mkdir -p "$work"
 echo "demo: making the kestrel history in $work/kestrel"
 bash examples/demo/make_history.sh "$work/kestrel" >"$work/planted.json"
 
-echo "demo: culprit bisect --good v0.1 --bad main --max-runs 80 (in $work/kestrel)"
+echo "demo: culprit bisect --good v0.1 --bad main (in $work/kestrel)"
 started=$(date +%s)
 status=0
-(cd "$work/kestrel" && "$culprit" --cache-dir "$work/cache" bisect --good v0.1 --bad main --max-runs 80 \
+(cd "$work/kestrel" && "$culprit" --cache-dir "$work/cache" bisect --good v0.1 --bad main \
   --json "$work/evidence.json") || status=$?
 elapsed=$(($(date +%s) - started))
 echo "demo: the bisection took ${elapsed} s and exited with status $status"
