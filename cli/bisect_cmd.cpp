@@ -9,8 +9,8 @@
 #include "core/bisect/bisect.hpp"
 #include "core/culprit_hints.hpp"
 #include "core/measure/evidence_fill.hpp"
-#include "core/report/report.hpp"
 #include "core/report/escape.hpp"
+#include "core/report/report.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -11,8 +11,8 @@
 #include "core/exec/slurm_executor.hpp"
 #include "core/fs.hpp"
 #include "core/hash.hpp"
-#include "stats/run_statistic.hpp"
 #include "core/report/escape.hpp"
+#include "stats/run_statistic.hpp"
 
 namespace culprit {
 namespace {
