@@ -9,12 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/source_tree.hpp"
+
 namespace culprit::stats::testing {
 
 inline const nlohmann::json& paired_reference() {
   static const nlohmann::json document = [] {
-    const std::string path =
-        std::string(CULPRIT_SOURCE_DIR) + "/tests/fixtures/stats/paired_reference.json";
+    const auto path =
+        (culprit::testing::source_dir() / "tests/fixtures/stats/paired_reference.json").string();
     std::ifstream in(path);
     if (!in)
       throw std::runtime_error("cannot open " + path);

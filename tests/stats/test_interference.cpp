@@ -11,6 +11,7 @@
 #include "stats/rng.hpp"
 #include "tests/stats/paired_reference.hpp"
 #include "tests/stats/simulate.hpp"
+#include "tests/support/source_tree.hpp"
 
 namespace culprit::stats {
 namespace {
@@ -103,8 +104,8 @@ TEST(Interference, DriftAcrossRunsIsMeasured) {
 // Samples culprit recorded on a shared 2-vCPU cloud VM
 // (tests/fixtures/stats/recorded_samples.json).
 Runs recorded(const std::string& name) {
-  const std::string path =
-      std::string(CULPRIT_SOURCE_DIR) + "/tests/fixtures/stats/recorded_samples.json";
+  const auto path =
+      (culprit::testing::source_dir() / "tests/fixtures/stats/recorded_samples.json").string();
   std::ifstream in(path);
   EXPECT_TRUE(in) << path;
   return nlohmann::json::parse(in).at("cases").at(name).at("runs").get<Runs>();
