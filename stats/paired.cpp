@@ -8,7 +8,6 @@
 
 #include <boost/math/distributions/normal.hpp>
 
-#include "stats/intervals.hpp"
 #include "stats/replicates.hpp"
 #include "stats/rng.hpp"
 #include "stats/signed_rank.hpp"
@@ -132,14 +131,7 @@ Result<StepPosition> paired_step_position(std::span<const double> good, std::spa
   std::vector<double> step_replicates = draw_replicates(
       bootstrap.resamples, bootstrap.seed, bootstrap.threads,
       [&](Rng& rng, std::vector<double>& drawn) { return resample(rng, drawn, false); });
-  CULPRIT_STATS_TRY(check_finite(step, step_replicates));
-  CULPRIT_STATS_TRY(check_finite(position, positions));
-  StepPosition result;
-  result.step = percentile_interval(step_replicates, step, bootstrap.confidence);
-  result.position = percentile_interval(positions, position, bootstrap.confidence);
-  result.tolerance = std::min(0.5, std::log1p(options.threshold) / std::abs(step));
-  result.classification = classify_position(result.position, result.step, result.tolerance);
-  return result;
+  return place_in_step(step, step_replicates, position, positions, options);
 }
 
 } // namespace culprit::stats

@@ -27,8 +27,6 @@ double position_of(double good, double bad, double probe) {
   return std::clamp(offset / step, -k_position_limit, k_position_limit);
 }
 
-} // namespace
-
 StepClass classify_position(const Interval& position, const Interval& step, double tolerance) {
   if (step.lower <= 0.0 && step.upper >= 0.0)
     return StepClass::unresolved;
@@ -42,6 +40,22 @@ StepClass classify_position(const Interval& position, const Interval& step, doub
   if (position.lower > 0.5)
     return StepClass::bad_like;
   return StepClass::unresolved;
+}
+
+} // namespace
+
+Result<StepPosition> place_in_step(double step, std::vector<double>& step_replicates,
+                                   double position, std::vector<double>& position_replicates,
+                                   const StepOptions& options) {
+  CULPRIT_STATS_TRY(check_finite(step, step_replicates));
+  CULPRIT_STATS_TRY(check_finite(position, position_replicates));
+  const double confidence = options.bootstrap.confidence;
+  StepPosition result;
+  result.step = percentile_interval(step_replicates, step, confidence);
+  result.position = percentile_interval(position_replicates, position, confidence);
+  result.tolerance = std::min(0.5, std::log1p(options.threshold) / std::abs(step));
+  result.classification = classify_position(result.position, result.step, result.tolerance);
+  return result;
 }
 
 std::string_view to_string(StepClass step_class) {
@@ -95,14 +109,7 @@ Result<StepPosition> step_position(const Runs& good, const Runs& bad, const Runs
 
   const double step = std::log(bad_level / good_level);
   const double position = position_of(good_level, bad_level, probe_resampler->estimate());
-  CULPRIT_STATS_TRY(check_finite(step, steps));
-  CULPRIT_STATS_TRY(check_finite(position, positions));
-  StepPosition result;
-  result.step = percentile_interval(steps, step, bootstrap.confidence);
-  result.position = percentile_interval(positions, position, bootstrap.confidence);
-  result.tolerance = std::min(0.5, std::log1p(options.threshold) / std::abs(step));
-  result.classification = classify_position(result.position, result.step, result.tolerance);
-  return result;
+  return place_in_step(step, steps, position, positions, options);
 }
 
 } // namespace culprit::stats

@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include <string_view>
+#include <vector>
 
 namespace culprit::stats {
 
@@ -49,8 +50,12 @@ struct StepPosition {
   StepClass classification = StepClass::unresolved;
 };
 
-// The classification above, of a position and a step with their intervals.
-StepClass classify_position(const Interval& position, const Interval& step, double tolerance);
+// The step position of estimates and their bootstrap replicates (percentile intervals at
+// options.bootstrap.confidence), classified as above with h from options.threshold. Sorts the
+// replicates. Errors: a non-finite estimate or replicate.
+Result<StepPosition> place_in_step(double step, std::vector<double>& step_replicates,
+                                   double position, std::vector<double>& position_replicates,
+                                   const StepOptions& options);
 
 // Each of good, bad and probe needs at least two runs of positive finite samples; good and bad
 // must differ in level.
