@@ -1,6 +1,7 @@
 #include "core/report/svg.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -43,9 +44,17 @@ std::vector<double> nice_ticks(double lo, double hi, int count) {
       step = m * power;
       break;
     }
+  // Ticks are whole multiples of step, counted in integers so that no rounding error accumulates.
+  // A range too narrow for its magnitude (step below lo's precision) gets the one tick.
+  const double first_multiple = std::ceil(lo / step);
+  if (!(std::abs(first_multiple) < 0x1p52))
+    return {lo};
   std::vector<double> ticks;
-  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step)
+  const auto first = static_cast<std::int64_t>(first_multiple);
+  for (std::int64_t k = first; static_cast<double>(k) * step <= hi + step * 1e-9; ++k) {
+    const double t = static_cast<double>(k) * step;
     ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+  }
   return ticks;
 }
 
