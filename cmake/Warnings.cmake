@@ -3,9 +3,13 @@ add_library(culprit_warnings INTERFACE)
 target_compile_options(culprit_warnings INTERFACE -Wall -Wextra -Werror -Wshadow -Wnon-virtual-dtor
                                                   -Wold-style-cast -Wcast-align -Wunused -Wpedantic)
 # GCC 12 reports false -Wrestrict positives inside libstdc++'s std::string operator+ at -O3
-# (GCC bug 105329); the warning stays on for other compilers.
+# (GCC bug 105329). With a precompiled header it also reports the memcpy inside std::string
+# assignment (-Wstringop-overflow, -Wstringop-overread, -Warray-bounds): the same code included as
+# text compiles clean, because GCC 12 forgets that the header's code is a system header's. These
+# stay on for other compilers: the clang-19 fuzz build and clang-tidy still report them.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-  target_compile_options(culprit_warnings INTERFACE -Wno-restrict)
+  target_compile_options(culprit_warnings INTERFACE -Wno-restrict -Wno-stringop-overflow
+                                                    -Wno-stringop-overread -Wno-array-bounds)
 endif()
 # The sanitizers' instrumentation defeats GCC's flow analysis, so -Wmaybe-uninitialized reports
 # locals inside std::optional and <regex> that are set on every path (GCC documents that the
