@@ -65,6 +65,9 @@ int run_main(int argc, char** argv) {
     auto* sub = app.add_subcommand(entry.name, entry.summary);
     auto& command = commands.emplace_back(entry.make());
     command->add_flags(*sub);
+    // The global options are taken after the command too (`culprit compare A B -q`): what the
+    // command does not know falls through to them.
+    sub->fallthrough();
     sub->callback([&chosen, raw = command.get()] { chosen = raw; });
   }
 

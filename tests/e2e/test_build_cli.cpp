@@ -91,6 +91,25 @@ TEST_F(BuildCli, BuildsRevisionsAndLeavesTheUsersRepositoryUntouched) {
   EXPECT_EQ(snapshot(scratch.dir()), before) << "the user's repository changed";
 }
 
+TEST_F(BuildCli, GlobalOptionsAreTakenAfterTheCommandToo) {
+  // Run from outside the repository: only --repo, given after the command, can find it.
+  const auto cache = temp / "cache-after";
+  std::vector<std::string> args{"build"};
+  args.insert(args.end(), make_flags.begin(), make_flags.end());
+  args.insert(args.end(), {"v2", "--repo", scratch.dir().string(), "--cache-dir", cache.string(),
+                           "-q", "--color", "never"});
+  auto built = run_culprit(args, temp.path());
+  EXPECT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_THAT(built.out, HasSubstr(second.substr(0, 12)));
+  EXPECT_TRUE(std::filesystem::is_directory(cache)) << "--cache-dir after the command was ignored";
+
+  // An option that neither the command nor culprit knows is still one line and exit 2.
+  args.emplace_back("--no-such-option");
+  auto refused = run_culprit(args, temp.path());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(line_count(refused.err), 1U) << refused.err;
+}
+
 TEST_F(BuildCli, AFailingBuildExitsFourWithOneLineSayingWhereTheLogIs) {
   auto args = make_flags;
   args.insert(args.begin(), "build");
