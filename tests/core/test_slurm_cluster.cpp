@@ -5,6 +5,7 @@
 #include "tests/support/slurm_cluster.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <memory>
@@ -255,12 +256,18 @@ TEST_F(SlurmClusterClients, SallocToAMissingPartitionFails) {
 TEST_F(SlurmClusterClients, CancellingTheAllocationEndsARunningStep) {
   const auto job = allocate("killed-mid-step");
   ASSERT_FALSE(job.empty());
-  auto sleeper = std::async(std::launch::async, [&] { return step(job, {"sleep", "60"}); });
-  // Cancel only once the step runs, so that it is the step that gets killed.
+  // Cancel only once the step's task runs, so that it is the task that gets killed. squeue lists
+  // the step before its task has started (under load, cancelling then ended srun with 168 and
+  // none of the messages below), so the task says it started with a file (the node is this
+  // machine, and the step's working directory is the cluster's).
+  const auto started = cluster().dir() / ("started-" + job);
+  auto sleeper = std::async(std::launch::async, [&] {
+    return step(job, {"sh", "-c", "touch started-" + job + " && exec sleep 60"});
+  });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (run({"squeue", "-h", "-s", "-j", job, "-o", "%i"}).out != job + ".0\n" &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (!std::filesystem::exists(started) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(std::filesystem::exists(started)) << "the step's task never started";
   ASSERT_EQ(run({"scancel", job}).exit_code, 0);
   const auto result = sleeper.get();
   EXPECT_FALSE(result.timed_out);
