@@ -8,4 +8,3 @@ set(CULPRIT_PCH_STD
     <algorithm> <array> <chrono> <cmath> <cstddef> <cstdint> <expected> <filesystem> <functional>
     <map> <memory> <optional> <set> <span> <string> <string_view> <utility> <vector>)
 set(CULPRIT_PCH_CORE ${CULPRIT_PCH_STD} <fmt/format.h> <nlohmann/json.hpp>)
-

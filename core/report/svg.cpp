@@ -50,12 +50,12 @@ std::vector<double> nice_ticks(double lo, double hi, int count) {
   if (!(std::abs(first_multiple) < 0x1p52))
     return {lo};
   std::vector<double> ticks;
-  const auto first = static_cast<std::int64_t>(first_multiple);
-  for (std::int64_t k = first; static_cast<double>(k) * step <= hi + step * 1e-9; ++k) {
+  for (auto k = static_cast<std::int64_t>(first_multiple);; ++k) {
     const double t = static_cast<double>(k) * step;
+    if (t > hi + step * 1e-9)
+      return ticks;
     ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
   }
-  return ticks;
 }
 
 std::pair<double, double> padded(double lo, double hi, double fraction) {
