@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 
+#include <git2/odb.h>
 #include <git2/sys/repository.h>
 #include <sys/stat.h>
 
@@ -70,8 +71,17 @@ Result<TreeChanges> tree_changes(git_repository* repo, git_tree* baseline, git_t
   return changes;
 }
 
+// Whether the file at `path` holds exactly the blob `id` (no filters: a file that a filter
+// changed on checkout reads as different, and is written again).
+bool holds_blob(const std::filesystem::path& path, const git_oid& id) {
+  git_oid on_disk{};
+  return git_odb_hashfile(&on_disk, path.c_str(), GIT_OBJECT_BLOB) == 0 &&
+         git_oid_equal(&on_disk, &id) != 0;
+}
+
 // Tracked files whose stat data no longer matches what the slot's index recorded when they were
-// written: a build scribbled on them or deleted them. One lstat per file, nothing read.
+// written: a build scribbled on them or deleted them. One lstat per file; a file is read only
+// when its index entry was smudged (see below).
 std::vector<std::string> stale_entries(git_index* index, const std::filesystem::path& dir) {
   std::vector<std::string> stale;
   const std::size_t count = git_index_entrycount(index);
@@ -81,13 +91,21 @@ std::vector<std::string> stale_entries(git_index* index, const std::filesystem::
       continue;
     struct stat info = {};
     const auto path = dir / entry->path;
-    const bool same =
-        ::lstat(path.c_str(), &info) == 0 &&
-        static_cast<std::uint32_t>(info.st_size) == entry->file_size &&
-        info.st_mtim.tv_sec == entry->mtime.seconds &&
-        static_cast<std::uint32_t>(info.st_mtim.tv_nsec) == entry->mtime.nanoseconds &&
-        S_ISLNK(info.st_mode) == (entry->mode == GIT_FILEMODE_LINK);
-    if (!same)
+    if (::lstat(path.c_str(), &info) != 0 ||
+        S_ISLNK(info.st_mode) != (entry->mode == GIT_FILEMODE_LINK) ||
+        info.st_mtim.tv_sec != entry->mtime.seconds ||
+        static_cast<std::uint32_t>(info.st_mtim.tv_nsec) != entry->mtime.nanoseconds) {
+      stale.emplace_back(entry->path);
+      continue;
+    }
+    if (static_cast<std::uint32_t>(info.st_size) == entry->file_size)
+      continue;
+    // A file written in the clock tick in which the index was written is "racily clean", and
+    // libgit2 records its size as 0 when it next writes the index. Its contents decide: writing
+    // an unchanged file again would give it a new mtime, and the build would recompile
+    // everything that includes it.
+    const bool smudged = entry->file_size == 0 && S_ISREG(info.st_mode);
+    if (!smudged || !holds_blob(path, entry->id))
       stale.emplace_back(entry->path);
   }
   return stale;

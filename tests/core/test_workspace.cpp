@@ -1,5 +1,6 @@
 #include <fstream>
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -101,6 +102,45 @@ TEST_F(WorkspaceTest, NextCheckoutRewritesOnlyWhatDiffersAndDeletesWhatIsGone) {
   EXPECT_EQ(contents(src / "file3.txt"), "v1 3");
   EXPECT_EQ(contents(src / "gone/deep.txt"), "gone soon");
   EXPECT_FALSE(std::filesystem::exists(src / "added.txt"));
+}
+
+// A file written in the same clock tick as the slot's index is "racily clean": git cannot tell
+// from its stat data whether it changed after the index was written. libgit2 then records its
+// size as 0 in the next index it writes. Such a file is unchanged and must not be rewritten:
+// a new mtime would make the build recompile everything that includes it.
+TEST_F(WorkspaceTest, AFileWrittenInTheIndexsClockTickIsNotRewrittenLater) {
+  scratch.write("kernel.hpp", "// the header every object includes\n");
+  scratch.write("kernel.cpp", "v1");
+  const auto c1 = scratch.commit("one");
+  scratch.write("kernel.cpp", "v2");
+  const auto c2 = scratch.commit("two");
+  scratch.write("kernel.cpp", "v3");
+  const auto c3 = scratch.commit("three");
+
+  auto repo = git::Repository::open(scratch.dir()).value();
+  Workspace workspace(cache);
+  auto slot = workspace.acquire().value();
+  ASSERT_TRUE(slot.checkout(repo, info(repo, c1)));
+  const auto header = slot.source_dir() / "kernel.hpp";
+  // Whether the header and the index share a tick depends on the clock; make it so.
+  struct stat written = {};
+  ASSERT_EQ(lstat(header.c_str(), &written), 0);
+  const timespec times[2] = {written.st_mtim, written.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, (slot.root() / "index").c_str(), times, 0), 0);
+  const auto before = stamp(header);
+
+  ASSERT_TRUE(slot.checkout(repo, info(repo, c2)));
+  EXPECT_TRUE(same_stamp(before, stamp(header)));
+  auto done = slot.checkout(repo, info(repo, c3));
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_TRUE(same_stamp(before, stamp(header))) << "an unchanged header was written again";
+  EXPECT_EQ(done->written, 1U);
+  EXPECT_EQ(contents(slot.source_dir() / "kernel.cpp"), "v3");
+
+  // A racily clean file that a build did change is still restored.
+  std::ofstream(header) << "// scribbled on by a build\n";
+  ASSERT_TRUE(slot.checkout(repo, info(repo, c1)));
+  EXPECT_EQ(contents(header), "// the header every object includes\n");
 }
 
 TEST_F(WorkspaceTest, RestoresTrackedFilesThatABuildModified) {
