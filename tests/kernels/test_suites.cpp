@@ -1,7 +1,6 @@
 // Workload suites: the format, its errors, and the suites shipped in examples/suites/.
 
 #include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,9 +24,8 @@ harness::Registry kernel_registry() {
 }
 
 std::vector<std::string> suite_case_names(const std::string& text) {
-  std::istringstream in(text);
-  const auto cases =
-      harness::suite_cases(kernel_registry(), harness::parse_suite(in, "test.suite"), "test.suite");
+  const auto cases = harness::suite_cases(kernel_registry(),
+                                          harness::parse_suite(text, "test.suite"), "test.suite");
   std::vector<std::string> names;
   for (const auto& one : cases)
     names.push_back(one.name);

@@ -20,7 +20,7 @@
 
 namespace culprit::harness {
 
-constexpr const char* k_harness_version = "culprit-harness 0.1.0";
+constexpr const char* k_harness_version = "culprit-harness 0.2.0";
 constexpr int k_format_version = 1;
 
 // Where cases run. `device` is asked only when cases are measured, so that --list and --help

@@ -12,14 +12,13 @@
 // benchmark's declaration: an unknown benchmark or axis, a value an axis refuses, or a suite
 // without cases is an error naming the file and line.
 
-#include <fstream>
-#include <istream>
-#include <set>
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "culprit/harness/benchmark.hpp"
+#include "culprit/harness/host.hpp"
 
 namespace culprit::harness {
 
@@ -75,27 +74,37 @@ inline SuiteLine parse_suite_line(const std::string& text, int number) {
   return line;
 }
 
+// Reads one line of a suite (its 1-based `number`) into `lines`; throws UsageError
+// "SOURCE:LINE: what is wrong" on bad syntax.
+inline void add_suite_line(std::vector<SuiteLine>& lines, std::string text, int number,
+                           const std::string& source) {
+  if (!text.empty() && text.back() == '\r')
+    text.pop_back(); // a file written on Windows
+  const std::size_t hash = text.find('#');
+  if (hash != std::string::npos)
+    text.erase(hash);
+  try {
+    SuiteLine line = detail::parse_suite_line(text, number);
+    if (!line.benchmark.empty())
+      lines.push_back(std::move(line));
+  } catch (const UsageError& error) {
+    throw UsageError(source + ":" + std::to_string(number) + ": " + error.what());
+  }
+}
+
 } // namespace detail
 
-// Reads the lines of a suite; throws UsageError "SOURCE:LINE: what is wrong" on bad syntax.
-inline std::vector<SuiteLine> parse_suite(std::istream& in, const std::string& source) {
+// Reads the lines of a suite's text; throws UsageError "SOURCE:LINE: what is wrong" on bad
+// syntax.
+inline std::vector<SuiteLine> parse_suite(const std::string& text, const std::string& source) {
   std::vector<SuiteLine> lines;
-  std::string text;
   int number = 0;
-  while (std::getline(in, text)) {
-    ++number;
-    if (!text.empty() && text.back() == '\r')
-      text.pop_back(); // a file written on Windows
-    const std::size_t hash = text.find('#');
-    if (hash != std::string::npos)
-      text.erase(hash);
-    try {
-      SuiteLine line = detail::parse_suite_line(text, number);
-      if (!line.benchmark.empty())
-        lines.push_back(std::move(line));
-    } catch (const UsageError& error) {
-      throw UsageError(source + ":" + std::to_string(number) + ": " + error.what());
-    }
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    const std::size_t stop = end == std::string::npos ? text.size() : end;
+    detail::add_suite_line(lines, text.substr(start, stop - start), ++number, source);
+    start = stop + 1;
   }
   return lines;
 }
@@ -106,7 +115,7 @@ inline std::vector<SuiteLine> parse_suite(std::istream& in, const std::string& s
 inline std::vector<Case> suite_cases(const Registry& registry, const std::vector<SuiteLine>& lines,
                                      const std::string& source) {
   std::vector<Case> cases;
-  std::set<std::string> seen;
+  std::vector<std::string> seen; // sorted
   for (const auto& line : lines) {
     const std::string where = source + ":" + std::to_string(line.number) + ": ";
     const Benchmark* benchmark = registry.find(line.benchmark);
@@ -119,8 +128,11 @@ inline std::vector<Case> suite_cases(const Registry& registry, const std::vector
     }
     try {
       for (auto& one : benchmark->cases_from(line.axes)) {
-        if (seen.insert(one.name).second)
-          cases.push_back(std::move(one));
+        const auto place = std::lower_bound(seen.begin(), seen.end(), one.name);
+        if (place != seen.end() && *place == one.name)
+          continue;
+        seen.insert(place, one.name);
+        cases.push_back(std::move(one));
       }
     } catch (const UsageError& error) {
       throw UsageError(where + error.what());
@@ -133,10 +145,15 @@ inline std::vector<Case> suite_cases(const Registry& registry, const std::vector
 
 // Reads and resolves the suite file at `path` (see suite_cases).
 inline std::vector<Case> load_suite(const Registry& registry, const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
+  detail::InputFile file(path);
+  if (!file.is_open())
     throw UsageError("cannot read suite file " + path + ": check the path given to --suite");
-  return suite_cases(registry, parse_suite(in, path), path);
+  std::vector<SuiteLine> lines;
+  std::string text;
+  int number = 0;
+  while (file.read_line(text))
+    detail::add_suite_line(lines, text, ++number, path);
+  return suite_cases(registry, lines, path);
 }
 
 } // namespace culprit::harness
