@@ -309,11 +309,13 @@ Status read_comparison(const Reader& r, EvidenceComparison& c) {
 
 Status read_step(const Reader& r, EvidenceStep& s) {
   CULPRIT_TRY(r.get("commit", s.commit));
+  CULPRIT_TRY(r.get("case", s.case_name, false));
   CULPRIT_TRY(r.get("classified", s.classified));
   CULPRIT_TRY(r.get_optional("position", s.position));
   CULPRIT_TRY(r.get_optional("ci", s.ci));
   CULPRIT_TRY(r.get("runs", s.runs, false));
   CULPRIT_TRY(r.get("host_id", s.host_id, false));
+  CULPRIT_TRY(r.get("statistic", s.statistic, false));
   return r.get("note", s.note, false);
 }
 
@@ -506,8 +508,12 @@ nlohmann::json to_json(const Evidence& e) {
           {"commit", s.commit}, {"classified", s.classified}, {"runs", s.runs}, {"note", s.note}};
       step["position"] = s.position ? json(*s.position) : json(nullptr);
       step["ci"] = s.ci ? pair_json(*s.ci) : json(nullptr);
+      if (!s.case_name.empty())
+        step["case"] = s.case_name;
       if (!s.host_id.empty())
         step["host_id"] = s.host_id;
+      if (!s.statistic.empty())
+        step["statistic"] = s.statistic;
       steps.push_back(std::move(step));
     }
     json culprits = json::array();

@@ -148,7 +148,9 @@ struct EvidenceStep {
   std::optional<std::array<double, 2>> ci;
   int runs = 0;
   std::string note;
-  std::string host_id; // the device the probe was classified on, when there were several lanes
+  std::string host_id;   // the device the probe was classified on, when there were several lanes
+  std::string statistic; // of each run, that placed the probe ("median", "min"); empty if none
+  std::string case_name; // the case bisected (empty in evidence from before it was recorded)
 };
 
 // What changed between a culprit and its parent, as facts read from git and the build cache

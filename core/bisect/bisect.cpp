@@ -160,7 +160,8 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
     for (const auto& job : jobs) {
       const auto& c = job.result;
       BisectStep step{
-          commit_at(job.index), selected.key.case_name, "skip", c.position, c.runs, c.note, ""};
+          commit_at(job.index), selected.key.case_name, "skip", c.position, c.runs, c.note, "",
+          c.statistic};
       if (job.probe == nullptr) {
         m_skipped.insert(job.index);
         step.note = m_outcome.builds[step.commit].message;
@@ -247,8 +248,15 @@ Result<BisectOutcome> Bisection::run() {
                      compare_subjects(m_sampler, *good, *bad, m_settings.compare));
   const auto wanted = m_settings.improvement ? stats::Verdict::faster : stats::Verdict::slower;
   for (const auto& verdict : m_outcome.confirmation.cases) {
-    if (verdict.estimator)
-      m_estimators[verdict.selected.key] = *verdict.estimator;
+    if (verdict.estimator) {
+      // The ends' statistic was chosen at their first look; what all their runs show decides
+      // the probes'. A machine that turned noisy after that look would otherwise leave every
+      // probe judged by a median of two speed states, and a probe unresolved.
+      auto& estimator = m_estimators[verdict.selected.key] = *verdict.estimator;
+      if (auto later = judge_later_by(m_settings.compare.statistic, verdict.selected.direction,
+                                      estimator, verdict.interference, "the ends' runs"))
+        estimator = std::move(*later);
+    }
     if (verdict.verdict == wanted)
       m_outcome.cases.push_back(verdict.selected);
   }

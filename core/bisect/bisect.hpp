@@ -89,7 +89,8 @@ struct BisectStep {
   std::optional<stats::StepPosition> position;
   std::size_t runs = 0;
   std::string note;
-  std::string host_id; // of the lane that classified it
+  std::string host_id;   // of the lane that classified it
+  std::string statistic; // of each run, that placed the probe ("median", "min"); empty if none
 };
 
 struct FoundCulprit {

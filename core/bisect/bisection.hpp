@@ -44,6 +44,7 @@ private:
     std::optional<stats::StepPosition> position;
     std::size_t runs = 0;
     std::string note;
+    std::string statistic; // of each run, that placed the probe; empty when none did
   };
 
   [[nodiscard]] const std::string& commit_at(int index) const {
@@ -74,6 +75,10 @@ private:
   [[nodiscard]] std::vector<int> choose_probes(const Reference& lo, const Reference& hi) const;
   [[nodiscard]] stats::StepOptions step_options() const;
   [[nodiscard]] const Estimator& estimator_of(const SelectedCase& selected) const;
+  // After a round: the probes of later rounds are judged by the fast side once one of this
+  // round's measurements shows one-sided interference (see judge_later_probes_by).
+  Status learn_interference(const SelectedCase& selected, const std::vector<Job>& jobs,
+                            const Reference& lo, const Reference& hi);
   Status search(const SelectedCase& selected, Reference lo, Reference hi);
   Status add_culprit(const SelectedCase& selected, const Reference& parent, int index);
 
@@ -89,7 +94,9 @@ private:
   std::size_t m_rounds = 0;
   BisectOutcome m_outcome;
   std::set<int> m_skipped;
-  std::map<CaseKey, Estimator> m_estimators; // chosen by the confirmation of the ends
+  // Chosen by the confirmation of the ends; with statistic = auto, the fast side as soon as any
+  // measurement of the case shows one-sided interference.
+  std::map<CaseKey, Estimator> m_estimators;
   std::map<std::string, std::string> m_measured_by_artifact; // artifact id -> first commit
 };
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "core/bisect/bisection.hpp"
+#include "core/compare.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/paired.hpp"
 #include "stats/run_statistic.hpp"
@@ -92,6 +93,7 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
         result.note = "the case did not appear in enough of the probe's runs";
         continue;
       }
+      result.statistic = stats::to_string(estimator_of(selected).statistic);
       result.step = result.position->classification;
       if (result.step == stats::StepClass::intermediate) {
         CULPRIT_TRY_ASSIGN(result,
@@ -107,6 +109,29 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
       job.n = std::min(job.n + batch, most);
     }
   }
+  return learn_interference(selected, jobs, lo, hi);
+}
+
+// Every probe of a round is judged by one statistic from its first look to its last; what the
+// round's measurements showed applies to the probes of later rounds.
+Status Bisection::learn_interference(const SelectedCase& selected, const std::vector<Job>& jobs,
+                                     const Reference& lo, const Reference& hi) {
+  const auto it = m_estimators.find(selected.key);
+  if (it == m_estimators.end() || it->second.fast_side())
+    return {};
+  std::vector<std::optional<stats::Interference>> diagnoses;
+  for (const auto& job : jobs) {
+    if (job.result.statistic.empty())
+      continue; // nothing measured
+    const std::array<const Subject*, 3> group = {lo.subject, hi.subject, job.probe};
+    CULPRIT_TRY_ASSIGN(const auto blocks,
+                       job.lane->block_runs(group, selected.key, job.result.runs));
+    for (const auto& runs : blocks.runs)
+      diagnoses.push_back(diagnose(runs, selected.direction));
+  }
+  if (auto later = judge_later_by(m_settings.compare.statistic, selected.direction, it->second,
+                                  diagnoses, "the probes' runs"))
+    it->second = std::move(*later);
   return {};
 }
 
@@ -126,6 +151,7 @@ Bisection::confirm_intermediate(const SelectedCase& selected, Sampler& lane, con
     return result;
   }
   result.step = result.position->classification;
+  result.statistic = stats::to_string(estimator_of(selected).statistic);
   result.note = result.step == stats::StepClass::intermediate
                     ? "an intermediate level, confirmed by fresh blocks with both ends"
                     : "looked intermediate; fresh blocks with both ends did not confirm it";

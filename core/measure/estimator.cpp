@@ -22,6 +22,29 @@ bool isolated(const stats::SpeedStates& states) {
   return states.slow_stretch < 1.5 && states.slow_share < 0.2;
 }
 
+// The fast side of each run, for a case whose diagnosis shows one-sided interference; `where`
+// (when not empty) names the measurements that showed it.
+std::optional<Estimator>
+fast_side_if_one_sided(Direction direction,
+                       std::span<const std::optional<stats::Interference>> diagnoses,
+                       std::string_view where) {
+  for (const auto& diagnosis : diagnoses) {
+    if (!diagnosis || !diagnosis->one_sided)
+      continue;
+    const std::string what = !diagnosis->states             ? "a long slow tail"
+                             : isolated(*diagnosis->states) ? "isolated slow samples"
+                                                            : "two speed states";
+    const auto statistic = stats::fast_side(direction == Direction::lower_is_better
+                                                ? stats::Direction::lower_is_better
+                                                : stats::Direction::higher_is_better);
+    return Estimator{statistic, fmt::format("auto: one-sided interference ({}){}, so the {} of "
+                                            "each run",
+                                            what, where.empty() ? "" : fmt::format(" in {}", where),
+                                            stats::to_string(statistic))};
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 Result<StatisticSetting> StatisticSetting::parse(std::string_view text) {
@@ -50,20 +73,18 @@ Estimator choose_estimator(const StatisticSetting& setting, Direction direction,
                            std::span<const std::optional<stats::Interference>> diagnoses) {
   if (!setting.automatic)
     return {setting.fixed, "asked for"};
-  const auto stats_direction = direction == Direction::lower_is_better
-                                   ? stats::Direction::lower_is_better
-                                   : stats::Direction::higher_is_better;
-  for (const auto& diagnosis : diagnoses) {
-    if (!diagnosis || !diagnosis->one_sided)
-      continue;
-    const std::string what = !diagnosis->states             ? "a long slow tail"
-                             : isolated(*diagnosis->states) ? "isolated slow samples"
-                                                            : "two speed states";
-    const auto statistic = stats::fast_side(stats_direction);
-    return {statistic, fmt::format("auto: one-sided interference ({}), so the {} of each run", what,
-                                   stats::to_string(statistic))};
-  }
+  if (auto fast = fast_side_if_one_sided(direction, diagnoses, ""))
+    return std::move(*fast);
   return {stats::RunStatistic::median(), "auto: no one-sided interference, so each run's median"};
+}
+
+std::optional<Estimator>
+judge_later_by(const StatisticSetting& setting, Direction direction, const Estimator& current,
+               std::span<const std::optional<stats::Interference>> diagnoses,
+               std::string_view where) {
+  if (!setting.automatic || current.fast_side())
+    return std::nullopt;
+  return fast_side_if_one_sided(direction, diagnoses, where);
 }
 
 stats::RunStatistic slow_side(Direction direction) {

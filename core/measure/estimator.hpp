@@ -44,6 +44,15 @@ struct Estimator {
 Estimator choose_estimator(const StatisticSetting& setting, Direction direction,
                            std::span<const std::optional<stats::Interference>> diagnoses);
 
+// The estimator for what is measured next, given the one in use and diagnoses of measurements
+// made since it was chosen: with statistic = auto, a median gives way to the fast side once a
+// diagnosis shows one-sided interference (never the other way: a machine that was noisy once can
+// be again). `where` names the measurements, for the reason. Empty when nothing changes.
+std::optional<Estimator>
+judge_later_by(const StatisticSetting& setting, Direction direction, const Estimator& current,
+               std::span<const std::optional<stats::Interference>> diagnoses,
+               std::string_view where);
+
 // The statistic of each run that looks at the slow tail: p90 of a time, p10 of a throughput.
 stats::RunStatistic slow_side(Direction direction);
 

@@ -235,9 +235,12 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
   for (const auto& step : outcome.steps) {
     EvidenceStep s;
     s.commit = step.commit;
+    s.case_name = step.case_name;
     s.classified = step.classified;
     s.runs = static_cast<int>(step.runs);
     s.note = step.note;
+    s.host_id = step.host_id;
+    s.statistic = step.statistic;
     if (step.position) {
       s.position = step.position->position.estimate;
       s.ci = std::array<double, 2>{step.position->position.lower, step.position->position.upper};

@@ -221,5 +221,26 @@ TEST(Bisect, BrokenEndsAreInfrastructureErrors) {
   EXPECT_EQ(outcome.error().code, ExitCode::infrastructure);
 }
 
+TEST(Bisect, EachStepSaysWhichStatisticOfTheRunsPlacedIt) {
+  for (const bool shared : {false, true}) {
+    History history(16);
+    history.plant("k", 9, 1.25);
+    FakeRig rig;
+    if (shared)
+      rig.executor().set_machine({.slow_share = 0.5, .mean_slow_seconds = 4e-3});
+    history.install(rig, {{"k", 1e-3}}, 0.01);
+    FakeBuildProvider builds;
+    auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+    ASSERT_TRUE(outcome) << outcome.error().message;
+    EXPECT_THAT(culprits(*outcome), ElementsAre("k@c09")) << (shared ? "shared" : "quiet");
+    ASSERT_FALSE(outcome->steps.empty());
+    for (const auto& step : outcome->steps) {
+      EXPECT_EQ(step.case_name, "k");
+      // Two speed states, half the time: each run's minimum; a quiet machine: its median.
+      EXPECT_EQ(step.statistic, shared ? "min" : "median") << step.commit;
+    }
+  }
+}
+
 } // namespace
 } // namespace culprit

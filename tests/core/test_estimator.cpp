@@ -82,6 +82,31 @@ TEST(ChooseEstimator, OneSidedInterferenceOnEitherSideTakesTheFastSide) {
   EXPECT_FALSE(asked.fast_side());
 }
 
+TEST(JudgeLaterBy, AMedianGivesWayToTheFastSideOnceInterferenceShows) {
+  const Estimator median{stats::RunStatistic::median(), "auto: no one-sided interference"};
+  const std::array<std::optional<stats::Interference>, 3> later = {
+      std::nullopt, stats::Interference{}, states(0.4, 5)};
+  const auto fast =
+      judge_later_by({}, Direction::lower_is_better, median, later, "the probes' runs");
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(fast->statistic, stats::RunStatistic::minimum());
+  EXPECT_EQ(fast->reason, "auto: one-sided interference (two speed states) in the probes' runs, "
+                          "so the min of each run");
+
+  // Nothing new to learn: no interference, a statistic asked for, or the fast side already.
+  const std::array<std::optional<stats::Interference>, 2> quiet = {stats::Interference{},
+                                                                   std::nullopt};
+  EXPECT_FALSE(judge_later_by({}, Direction::lower_is_better, median, quiet, "x"));
+  const auto asked = StatisticSetting::parse("median").value();
+  EXPECT_FALSE(judge_later_by(asked, Direction::lower_is_better, median, later, "x"));
+  const Estimator minimum{stats::RunStatistic::minimum(), "auto: ..."};
+  EXPECT_FALSE(judge_later_by({}, Direction::lower_is_better, minimum, later, "x"));
+  // A throughput's fast side is its maximum.
+  const auto throughput = judge_later_by({}, Direction::higher_is_better, median, later, "x");
+  ASSERT_TRUE(throughput.has_value());
+  EXPECT_EQ(throughput->statistic, stats::RunStatistic::maximum());
+}
+
 TEST(ChooseEstimator, TheSlowSideIsTheNinetiethPercentileOfATime) {
   EXPECT_EQ(slow_side(Direction::lower_is_better), stats::RunStatistic::percentile(90));
   EXPECT_EQ(slow_side(Direction::higher_is_better), stats::RunStatistic::percentile(10));

@@ -54,8 +54,9 @@ Evidence sample() {
   b.good = "c0";
   b.bad = "c9";
   b.commits_in_range = 9;
-  b.steps.push_back({"c5", "bad", 0.97, std::array<double, 2>{0.9, 1.04}, 10, "", ""});
-  b.steps.push_back({"c3", "skip", std::nullopt, std::nullopt, 0, "build failed", ""});
+  b.steps.push_back(
+      {"c5", "bad", 0.97, std::array<double, 2>{0.9, 1.04}, 10, "", "host-2", "min", "sgemm/M=64"});
+  b.steps.push_back({"c3", "skip", std::nullopt, std::nullopt, 0, "build failed", "", "", ""});
   b.culprits.push_back({"c4",
                         "c3",
                         "<b>slow</b>",
@@ -81,6 +82,10 @@ TEST(Evidence, RoundTripsThroughJsonWithTheDesignKeys) {
   EXPECT_EQ(json["measurements"][0]["runs"][0][1], 0.0102);
   EXPECT_EQ(json["bisect"]["culprits"][0]["author"], "Ada");
   EXPECT_TRUE(json["bisect"]["steps"][1]["position"].is_null());
+  EXPECT_EQ(json["bisect"]["steps"][0]["case"], "sgemm/M=64");
+  EXPECT_EQ(json["bisect"]["steps"][0]["statistic"], "min");
+  EXPECT_EQ(json["bisect"]["steps"][0]["host_id"], "host-2");
+  EXPECT_FALSE(json["bisect"]["steps"][1].contains("statistic")) << "nothing measured it";
   EXPECT_EQ(json["measurements"][0]["blocks"], nlohmann::json::parse(R"(["s-1", null])"));
   EXPECT_EQ(json["measurements"][0]["duets"], nlohmann::json::parse("[true, false]"));
   auto back = evidence_from_json(json);
@@ -129,8 +134,14 @@ TEST(Evidence, BadDocumentsAreUsageErrorsThatSayWhatIsWrong) {
 TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
   const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> breaks = {
       {[](auto& j) { j["comparisons"][0]["ratio"] = -1; }, "'comparisons[0].ratio'"},
-      {[](auto& j) { j["comparisons"][0]["ci"] = {5, -5}; }, "'comparisons[0].ci"},
-      {[](auto& j) { j["comparisons"][0]["ci"] = {1.2, 1.1}; }, "'comparisons[0].ci'"},
+      {[](auto& j) {
+         j["comparisons"][0]["ci"] = {5, -5};
+       },
+       "'comparisons[0].ci"},
+      {[](auto& j) {
+         j["comparisons"][0]["ci"] = {1.2, 1.1};
+       },
+       "'comparisons[0].ci'"},
       {[](auto& j) { j["comparisons"][0]["p_value"] = 2; }, "'comparisons[0].p_value'"},
       {[](auto& j) { j["comparisons"][0]["verdict"] = "worse"; }, "'comparisons[0].verdict'"},
       {[](auto& j) { j["comparisons"][0]["ratio"] = std::numeric_limits<double>::infinity(); },
@@ -139,16 +150,24 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
       {[](auto& j) { j["status"] = "great"; }, "'status'"},
       {[](auto& j) { j.erase("bisect"); }, "'bisect' in the evidence is missing"},
       {[](auto& j) { j["settings"]["confidence"] = 95; }, "'settings.confidence'"},
-      {[](auto& j) { j["measurements"][0]["summary"]["ci"] = {2, 1}; },
+      {[](auto& j) {
+         j["measurements"][0]["summary"]["ci"] = {2, 1};
+       },
        "'measurements[0].summary.ci'"},
       {[](auto& j) { j["builds"][0]["seconds"] = -3; }, "'builds[0].seconds'"},
       {[](auto& j) { j["bisect"]["steps"][0]["classified"] = "maybe"; },
        "'bisect.steps[0].classified'"},
       {[](auto& j) { j["bisect"]["culprits"][0]["ratio"] = 0; }, ""},
-      {[](auto& j) { j["bisect"]["culprits"][0]["ci"] = {1.1, 1.0}; }, "'bisect.culprits[0].ci'"},
+      {[](auto& j) {
+         j["bisect"]["culprits"][0]["ci"] = {1.1, 1.0};
+       },
+       "'bisect.culprits[0].ci'"},
       {[](auto& j) { j["bisect"]["parallel"] = 0; }, "'bisect.parallel'"},
       {[](auto& j) { j["measurements"][0]["blocks"] = {"s-1"}; }, "'measurements[0].blocks'"},
-      {[](auto& j) { j["measurements"][0]["blocks"] = {1, 2}; }, "'measurements[0].blocks'"},
+      {[](auto& j) {
+         j["measurements"][0]["blocks"] = {1, 2};
+       },
+       "'measurements[0].blocks'"},
       {[](auto& j) { j["measurements"][0]["duets"] = {true}; }, "'measurements[0].duets'"},
   };
   for (const auto& [edit, key] : breaks) {

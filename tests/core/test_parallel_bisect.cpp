@@ -8,6 +8,7 @@
 #include "core/bisect/bisect.hpp"
 #include "core/history/ledger.hpp"
 #include "core/history/track.hpp"
+#include "core/measure/evidence_fill.hpp"
 #include "core/measure/parse_options.hpp"
 #include "tests/support/fake_measure.hpp"
 
@@ -106,6 +107,17 @@ TEST(ParallelBisect, AFixedOffsetBetweenDevicesCannotFlipAVerdict) {
       if (!step.host_id.empty())
         devices.insert(step.host_id);
     EXPECT_EQ(devices, (std::set<std::string>{"device-node0", "device-node1"}));
+    // And so does the evidence.
+    Evidence evidence;
+    ASSERT_TRUE(fill_bisect_evidence(evidence, history.range, *outcome, cluster.lanes, 0.95, 1));
+    ASSERT_TRUE(evidence.bisect.has_value());
+    std::set<std::string> recorded;
+    for (const auto& step : evidence.bisect->steps) {
+      recorded.insert(step.host_id);
+      EXPECT_EQ(step.case_name, "sgemm");
+      EXPECT_EQ(step.statistic, "median");
+    }
+    EXPECT_EQ(recorded, devices);
   }
 }
 

@@ -79,7 +79,7 @@ TEST_F(ReportCli, UsesTheRepositoryForCommitOrder) {
   b.commits_in_range = 5;
   for (const int i : {3, 2, 4})
     b.steps.push_back({commits[static_cast<std::size_t>(i)], i < 4 ? "bad" : "skip", std::nullopt,
-                       std::nullopt, 4, "", ""});
+                       std::nullopt, 4, "", "", "", ""});
   b.culprits.push_back(
       {commits[2], commits[1], "s", "a", "", "d", {}, {}, "", 1.1, {1.05, 1.15}, std::nullopt});
   e.bisect = b;

@@ -156,7 +156,8 @@ TEST(View, InfersTheBisectionOrderFromGoodAndBadProbes) {
   b.steps.clear();
   for (const auto& [commit, verdict] : std::vector<std::pair<int, const char*>>{
            {20, "bad"}, {10, "good"}, {15, "bad"}, {12, "good"}, {14, "bad"}, {13, "bad"}})
-    b.steps.push_back({testing::sample_commit(commit), verdict, 0.5, std::nullopt, 8, "", ""});
+    b.steps.push_back(
+        {testing::sample_commit(commit), verdict, 0.5, std::nullopt, 8, "", "", "median", ""});
   const auto view = make_view(e);
   EXPECT_FALSE(view.path_order_known);
   std::vector<std::string> order;
