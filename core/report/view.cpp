@@ -16,6 +16,11 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+// "1 file", "3 files"; a negative count (a corrupt document) reads as 0.
+std::string files(int count) {
+  return plural(static_cast<std::size_t>(std::max(count, 0)), "file", "files");
+}
+
 std::vector<const EvidenceComparison*> primary_comparisons(const Evidence& e) {
   std::vector<const EvidenceComparison*> all;
   std::vector<const EvidenceComparison*> ends;
@@ -301,21 +306,19 @@ ReportView make_view(const Evidence& evidence, const RenderOptions& options) {
 namespace culprit::report {
 
 std::string diffstat_line(const EvidenceDiffstat& d) {
-  return fmt::format("{} changed, +{} -{}",
-                     d.files == 1 ? "1 file" : fmt::format("{} files", d.files), d.insertions,
-                     d.deletions);
+  return fmt::format("{} changed, +{} -{}", files(d.files), d.insertions, d.deletions);
 }
 
 std::string artifacts_line(const EvidenceArtifacts& a) {
   if (a.identical)
-    return fmt::format("byte-identical to the parent's ({}, {} files)",
-                       format_bytes(a.culprit_bytes), a.culprit_files);
+    return fmt::format("byte-identical to the parent's ({}, {})", format_bytes(a.culprit_bytes),
+                       files(a.culprit_files));
   auto line =
       fmt::format("{} -> {} ({})", format_bytes(a.parent_bytes), format_bytes(a.culprit_bytes),
                   format_byte_delta(a.culprit_bytes - a.parent_bytes));
   if (a.parent_files == a.culprit_files)
-    return line + fmt::format(", {} files", a.culprit_files);
-  return line + fmt::format(", {} -> {} files", a.parent_files, a.culprit_files);
+    return line + ", " + files(a.culprit_files);
+  return line + fmt::format(", {} -> {}", a.parent_files, files(a.culprit_files));
 }
 
 std::string size_change_line(const EvidenceSizeChange& c) {

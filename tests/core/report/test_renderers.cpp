@@ -281,5 +281,26 @@ TEST(Format, ParsesNamesAndRefusesOthers) {
   EXPECT_THAT(bad.error().message, HasSubstr("text, markdown, html or junit"));
 }
 
+TEST(ReportLines, OneFileIsOneFileNotOneFiles) {
+  EXPECT_EQ(report::diffstat_line({.files = 1, .insertions = 3, .deletions = 0, .by_file = {}}),
+            "1 file changed, +3 -0");
+  EXPECT_EQ(report::diffstat_line({.files = 2, .insertions = 3, .deletions = 1, .by_file = {}}),
+            "2 files changed, +3 -1");
+  EvidenceArtifacts same;
+  same.identical = true;
+  same.culprit_bytes = 2048;
+  same.parent_files = same.culprit_files = 1;
+  EXPECT_THAT(report::artifacts_line(same), HasSubstr(", 1 file)"));
+  EvidenceArtifacts grew = same;
+  grew.identical = false;
+  grew.parent_files = 1;
+  grew.culprit_files = 2;
+  EXPECT_THAT(report::artifacts_line(grew), HasSubstr(", 1 -> 2 files"));
+  grew.parent_files = 1;
+  grew.culprit_files = 1;
+  EXPECT_THAT(report::artifacts_line(grew), HasSubstr(", 1 file"));
+  EXPECT_THAT(report::artifacts_line(grew), Not(HasSubstr("files")));
+}
+
 } // namespace
 } // namespace culprit::report
