@@ -37,6 +37,14 @@ public:
                 fmt::format("{} exists already; pass --force to replace it", path.string())});
     if (auto written = write_file_atomic(path, text); !written)
       return report(written.error());
+    if (!guess.targets.empty()) {
+      const auto& target = guess.targets.front();
+      fmt::print("wrote {} ({} project; builds and runs {}, a {} program): try 'culprit run "
+                 "HEAD'\n",
+                 path.string(), guess.kind, target.name,
+                 target.library == "gbench" ? "Google Benchmark" : "nvbench");
+      return 0;
+    }
     fmt::print("wrote {} ({} project, {} output): edit [run] command, then try 'culprit build "
                "HEAD'\n",
                path.string(), guess.kind, guess.format);

@@ -100,6 +100,7 @@ Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResul
     CULPRIT_TRY(use_device(*ran_on));
   std::vector<store::RunRecord> records;
   std::optional<Error> stop;
+  std::optional<Error> wrong_command; // the output says the run command is wrong
   for (std::size_t i = 0; i < outcomes.size() && i < plan.requests.size(); ++i) {
     if (!outcomes[i]) {
       stop = outcomes[i].error();
@@ -107,7 +108,8 @@ Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResul
     }
     auto record = record_for(*plan.subjects[i], plan.warmups[i]);
     record.block = plan.blocks[i];
-    fill_record(record, plan.requests[i], *outcomes[i]);
+    if (auto wrong = fill_record(record, plan.requests[i], *outcomes[i]); wrong && !wrong_command)
+      wrong_command = std::move(wrong);
     records.push_back(std::move(record));
   }
   if (stop && stop->code != ExitCode::interrupted)
@@ -121,6 +123,8 @@ Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResul
   }
   if (stop)
     return std::unexpected(*stop);
+  if (wrong_command)
+    return std::unexpected(*wrong_command);
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (records[i].warmup)
       continue;

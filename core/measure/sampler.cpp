@@ -256,8 +256,9 @@ store::RunRecord Sampler::record_for(const Subject& subject, bool warmup) const 
   return record;
 }
 
-void Sampler::fill_record(store::RunRecord& record, const ExecRequest& request,
-                          const ExecResult& ran) const {
+std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRequest& request,
+                                          const ExecResult& ran) const {
+  std::optional<Error> wrong_command;
   if (ran.started_micros)
     record.started = store::from_micros(*ran.started_micros);
   record.wall_seconds = ran.wall.count();
@@ -278,6 +279,8 @@ void Sampler::fill_record(store::RunRecord& record, const ExecRequest& request,
     if (!parsed) {
       record.status = store::RunStatus::parse_error;
       record.message = parsed.error().message;
+      if (parsed.error().code == ExitCode::usage)
+        wrong_command = parsed.error();
     } else if (parsed->samples.empty()) {
       record.status = store::RunStatus::parse_error;
       record.message = "the benchmark printed no samples";
@@ -290,6 +293,7 @@ void Sampler::fill_record(store::RunRecord& record, const ExecRequest& request,
                                  tail.empty() ? "" : ": ", tail);
   }
   std::replace(record.message.begin(), record.message.end(), '\n', ' ');
+  return wrong_command;
 }
 
 Result<store::RunStatus> Sampler::record_outcome(const Subject& subject, store::RunRecord record,
@@ -310,7 +314,7 @@ Result<store::RunStatus> Sampler::record_outcome(const Subject& subject, store::
                                                    ran.error().message, stored.error().message)});
     return std::unexpected(ran.error());
   }
-  fill_record(record, request, *ran);
+  const auto wrong_command = fill_record(record, request, *ran);
   if (before && before->available) {
     const auto finding = host::throttled_between(*before, m_options.gpu->snapshot());
     record.gpu_throttled = finding.throttled;
@@ -326,6 +330,8 @@ Result<store::RunStatus> Sampler::record_outcome(const Subject& subject, store::
   ++m_runs_made;
   if (m_on_run)
     m_on_run({&subject, record.warmup, record.status, record.message, m_runs_made});
+  if (wrong_command)
+    return std::unexpected(*wrong_command);
   if (!record.warmup)
     CULPRIT_TRY(count_failure(subject, record.status));
   return record.status;

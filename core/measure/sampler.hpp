@@ -161,8 +161,11 @@ private:
   Status use_device(const BatchDevice& device);
   [[nodiscard]] Result<ExecRequest> request_for(const Subject& subject) const;
   [[nodiscard]] store::RunRecord record_for(const Subject& subject, bool warmup) const;
-  void fill_record(store::RunRecord& record, const ExecRequest& request,
-                   const ExecResult& ran) const;
+  // Fills the record of a run from what it did. Returns the error when the output shows that the
+  // run command itself is wrong (another tool's console text where its JSON was wanted): no
+  // further run can succeed, so the caller stops at once after storing the record.
+  [[nodiscard]] std::optional<Error>
+  fill_record(store::RunRecord& record, const ExecRequest& request, const ExecResult& ran) const;
   [[nodiscard]] store::MeasurementKey key_of(const Subject& subject) const;
   Result<store::RunStatus> run_once(const Subject& subject, bool warmup,
                                     const std::optional<std::string>& block = std::nullopt);

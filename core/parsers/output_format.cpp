@@ -27,6 +27,26 @@ constexpr std::string_view k_detect = "output format";
 constexpr std::string_view k_formats_hint = "give --format culprit, gbench, nvbench, csv (with its "
                                             "columns), regex (with a pattern) or time";
 
+// Google Benchmark's console table or nvbench's markdown where their JSON was wanted: the
+// usual first mistake, and one that no number of runs will fix. Says what to add, or nothing.
+std::optional<std::string> console_text_hint(std::string_view text) {
+  LineReader lines(text);
+  for (int seen = 0; seen < 200; ++seen) {
+    const auto line = lines.next();
+    if (!line)
+      break;
+    if (line->starts_with("Run on (") ||
+        (line->starts_with("Benchmark ") && line->find("Iterations") != std::string_view::npos))
+      return "the output is Google Benchmark's console table, not its JSON: add "
+             "--benchmark_format=json to the run command ([run] command)";
+    if (line->starts_with("# Benchmark Results") || line->starts_with("# Devices") ||
+        (line->starts_with("|") && line->find("GPU Time") != std::string_view::npos))
+      return "the output is nvbench's markdown, not its JSON: add --json stdout --md stderr to "
+             "the run command ([run] command)";
+  }
+  return std::nullopt;
+}
+
 struct Detected {
   OutputFormat format = OutputFormat::culprit;
   std::optional<Json> document; // for gbench and nvbench, parsed once
@@ -47,6 +67,8 @@ Result<Detected> detect(std::string_view text) {
   if (!document) {
     if (starts_as_json)
       return std::unexpected(document.error());
+    if (auto hint = console_text_hint(text))
+      return usage_error("{}", *hint);
     LineReader lines(text);
     return output_error(k_detect, "line 1",
                         fmt::format("not culprit JSON lines, Google Benchmark JSON or nvbench "
@@ -114,9 +136,15 @@ Result<ParsedOutput> parse_output_text(std::string_view text, const ParseOptions
   case OutputFormat::culprit:
     return parse_culprit_jsonl(text);
   case OutputFormat::gbench:
-    return parse_gbench_json(text, options.gbench);
-  case OutputFormat::nvbench:
-    return parse_nvbench_json(text, options.nvbench);
+  case OutputFormat::nvbench: {
+    auto output = options.format == OutputFormat::gbench
+                      ? parse_gbench_json(text, options.gbench)
+                      : parse_nvbench_json(text, options.nvbench);
+    if (!output)
+      if (auto hint = console_text_hint(text))
+        return usage_error("{}", *hint);
+    return output;
+  }
   case OutputFormat::csv:
     return parse_csv_table(text, options.csv);
   case OutputFormat::regex:

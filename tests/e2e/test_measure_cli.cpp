@@ -72,6 +72,24 @@ TEST_F(MeasureCli, JsonToStandardOutputIsJsonAloneAndTheTableGoesToStandardError
   EXPECT_THAT(compare.err, HasSubstr("slower"));
 }
 
+TEST_F(MeasureCli, GoogleBenchmarkConsoleOutputStopsAtTheFirstRunAndSaysWhatToAdd) {
+  const auto console = temp / "console.txt";
+  std::ofstream(console) << "Run on (2 X 2450 MHz CPU s)\n"
+                            "---------------------------------------------------------\n"
+                            "Benchmark               Time             CPU   Iterations\n"
+                            "---------------------------------------------------------\n"
+                            "BM_Saxpy/1024         187 ns          187 ns      3741203\n";
+  const auto counter = temp / "runs.txt";
+  auto run = culprit_cli({"run", "HEAD", "--format", "auto", "--run",
+                          "echo run >> " + counter.string() + "; cat " + console.string()});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("Google Benchmark's console table, not its JSON: add "
+                                 "--benchmark_format=json to the run command"));
+  std::ifstream runs(counter);
+  const std::string text{std::istreambuf_iterator<char>(runs), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << "more than one run: " << text;
+}
+
 TEST_F(MeasureCli, TheTimeFormatMeasuresTheWholeProcessLikeHyperfine) {
   auto run = culprit_cli({"run", "HEAD", "--format", "time", "--max-runs", "6", "--json",
                           (temp / "time.json").string()});

@@ -116,5 +116,36 @@ TEST(OutputFormat, TruncatedOutputIsNamedInErrorsAndWarnings) {
   EXPECT_THAT(kept->warnings.back(), HasSubstr("the samples are from what was kept"));
 }
 
+TEST(OutputFormat, ConsoleTextWhereJsonWasWantedSaysWhichFlagToAdd) {
+  const auto gbench_console = testing::read_file(testing::parser_fixture("gbench/console.txt"));
+  const auto nvbench_markdown = testing::read_file(testing::parser_fixture("nvbench/markdown.txt"));
+  for (const auto format : {OutputFormat::auto_detect, OutputFormat::gbench}) {
+    ParseOptions options;
+    options.format = format;
+    const auto parsed = parse_output_text(gbench_console, options);
+    ASSERT_FALSE(parsed) << to_string(format);
+    // A usage error: the run command is wrong, and no further run can succeed.
+    EXPECT_EQ(parsed.error().code, ExitCode::usage);
+    EXPECT_THAT(parsed.error().message,
+                HasSubstr("Google Benchmark's console table, not its JSON: add "
+                          "--benchmark_format=json to the run command"));
+  }
+  for (const auto format : {OutputFormat::auto_detect, OutputFormat::nvbench}) {
+    ParseOptions options;
+    options.format = format;
+    const auto parsed = parse_output_text(nvbench_markdown, options);
+    ASSERT_FALSE(parsed) << to_string(format);
+    EXPECT_EQ(parsed.error().code, ExitCode::usage);
+    EXPECT_THAT(parsed.error().message,
+                HasSubstr("nvbench's markdown, not its JSON: add --json stdout --md stderr"));
+  }
+  // Text that is neither stays an output error that lists the formats.
+  ParseOptions options;
+  const auto other = parse_output_text("hello\nworld\n", options);
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().code, ExitCode::usage);
+  EXPECT_THAT(other.error().message, HasSubstr("give --format culprit, gbench"));
+}
+
 } // namespace
 } // namespace culprit
