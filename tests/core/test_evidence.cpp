@@ -134,14 +134,8 @@ TEST(Evidence, BadDocumentsAreUsageErrorsThatSayWhatIsWrong) {
 TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
   const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> breaks = {
       {[](auto& j) { j["comparisons"][0]["ratio"] = -1; }, "'comparisons[0].ratio'"},
-      {[](auto& j) {
-         j["comparisons"][0]["ci"] = {5, -5};
-       },
-       "'comparisons[0].ci"},
-      {[](auto& j) {
-         j["comparisons"][0]["ci"] = {1.2, 1.1};
-       },
-       "'comparisons[0].ci'"},
+      {[](auto& j) { j["comparisons"][0]["ci"] = {5, -5}; }, "'comparisons[0].ci"},
+      {[](auto& j) { j["comparisons"][0]["ci"] = {1.2, 1.1}; }, "'comparisons[0].ci'"},
       {[](auto& j) { j["comparisons"][0]["p_value"] = 2; }, "'comparisons[0].p_value'"},
       {[](auto& j) { j["comparisons"][0]["verdict"] = "worse"; }, "'comparisons[0].verdict'"},
       {[](auto& j) { j["comparisons"][0]["ratio"] = std::numeric_limits<double>::infinity(); },
@@ -150,24 +144,16 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
       {[](auto& j) { j["status"] = "great"; }, "'status'"},
       {[](auto& j) { j.erase("bisect"); }, "'bisect' in the evidence is missing"},
       {[](auto& j) { j["settings"]["confidence"] = 95; }, "'settings.confidence'"},
-      {[](auto& j) {
-         j["measurements"][0]["summary"]["ci"] = {2, 1};
-       },
+      {[](auto& j) { j["measurements"][0]["summary"]["ci"] = {2, 1}; },
        "'measurements[0].summary.ci'"},
       {[](auto& j) { j["builds"][0]["seconds"] = -3; }, "'builds[0].seconds'"},
       {[](auto& j) { j["bisect"]["steps"][0]["classified"] = "maybe"; },
        "'bisect.steps[0].classified'"},
       {[](auto& j) { j["bisect"]["culprits"][0]["ratio"] = 0; }, ""},
-      {[](auto& j) {
-         j["bisect"]["culprits"][0]["ci"] = {1.1, 1.0};
-       },
-       "'bisect.culprits[0].ci'"},
+      {[](auto& j) { j["bisect"]["culprits"][0]["ci"] = {1.1, 1.0}; }, "'bisect.culprits[0].ci'"},
       {[](auto& j) { j["bisect"]["parallel"] = 0; }, "'bisect.parallel'"},
       {[](auto& j) { j["measurements"][0]["blocks"] = {"s-1"}; }, "'measurements[0].blocks'"},
-      {[](auto& j) {
-         j["measurements"][0]["blocks"] = {1, 2};
-       },
-       "'measurements[0].blocks'"},
+      {[](auto& j) { j["measurements"][0]["blocks"] = {1, 2}; }, "'measurements[0].blocks'"},
       {[](auto& j) { j["measurements"][0]["duets"] = {true}; }, "'measurements[0].duets'"},
   };
   for (const auto& [edit, key] : breaks) {
