@@ -76,7 +76,7 @@ private:
   [[nodiscard]] stats::StepOptions step_options() const;
   [[nodiscard]] const Estimator& estimator_of(const SelectedCase& selected) const;
   // After a round: the probes of later rounds are judged by the fast side once one of this
-  // round's measurements shows one-sided interference (see judge_later_probes_by).
+  // round's measurements shows one-sided interference (see judge_later_by).
   Status learn_interference(const SelectedCase& selected, const std::vector<Job>& jobs,
                             const Reference& lo, const Reference& hi);
   Status search(const SelectedCase& selected, Reference lo, Reference hi);
