@@ -1,6 +1,12 @@
 // culprit run REV: measure one revision; per-case summary with confidence intervals.
 // Runs are added in batches until every case's interval is narrower than the threshold (half
-// of it on each side of the median) or max_runs is reached.
+// of it on each side of the median) or max_runs is reached; then it says which intervals are
+// still wider, and by how much.
+
+#include <string>
+#include <vector>
+
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "cli/measure_context.hpp"
@@ -8,6 +14,7 @@
 #include "cli/progress.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/escape.hpp"
 #include "core/report/report.hpp"
 
 namespace culprit::cli {
@@ -45,6 +52,7 @@ public:
     evidence.warnings = ctx.session->warnings();
     bool budget_hit = false; // before the runs asked for were made
     bool precise = true;
+    std::vector<std::string> wide; // cases whose interval is wider than the target, and by how much
     for (std::size_t n = settings.min_runs;;
          n = std::min(n + settings.min_runs, settings.max_runs)) {
       const std::vector<Want> wants = {{&*subject, n}};
@@ -58,16 +66,18 @@ public:
       if (!selected)
         return report(selected.error());
       evidence.measurements.clear();
-      precise = true;
+      wide.clear();
       for (const auto& s : *selected) {
         auto m = measurement_entry(sampler, *subject, s, n, settings.confidence, settings.seed);
         if (!m)
           return report(m.error());
         const double half_width = (m->summary.ci[1] - m->summary.ci[0]) / 2;
-        precise = precise && m->runs.size() >= 2 &&
-                  half_width <= settings.threshold / 2 * m->summary.median;
+        if (m->runs.size() < 2 || half_width > settings.threshold / 2 * m->summary.median)
+          wide.push_back(fmt::format("{} ±{:.2g}%", report::excerpt(s.key.case_name),
+                                     100 * half_width / m->summary.median));
         evidence.measurements.push_back(std::move(*m));
       }
+      precise = wide.empty();
       budget_hit = !*complete;
       if (precise || budget_hit || n >= settings.max_runs)
         break;
@@ -76,6 +86,13 @@ public:
     ctx.release_allocations();
     if (budget_hit)
       evidence.status = "inconclusive";
+    else if (!precise)
+      // The target is an interval within half the threshold on each side of the median.
+      evidence.warnings.push_back(
+          fmt::format("stopped at max_runs ({}) before every {:.0f}% interval was within ±{:.2g}% "
+                      "of its median: {}; raise --max-runs, or see 'culprit env --noise'",
+                      settings.max_runs, settings.confidence * 100, settings.threshold * 50,
+                      fmt::join(wide, ", ")));
     evidence.executor = ctx.executor_json();
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
@@ -93,6 +110,8 @@ public:
     if (budget_hit)
       print_warning(precise ? "the time budget ran out before the runs asked for were made"
                             : "the time budget ran out before every interval was narrow enough");
+    else if (!precise)
+      print_warning(evidence.warnings.back());
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));

@@ -18,6 +18,7 @@ namespace culprit {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::run_culprit;
 using testing::ScratchRepo;
 using testing::snapshot;
@@ -52,6 +53,26 @@ TEST_F(MeasureCli, RunPrintsACaseTableAndWritesEvidence) {
   EXPECT_EQ(evidence->kind, "run");
   EXPECT_EQ(evidence->measurements.size(), 2U);
   EXPECT_GE(evidence->measurements[0].runs.size(), 5U);
+}
+
+TEST_F(MeasureCli, RunSaysWhenItStoppedAtMaxRunsWithTheIntervalsItReached) {
+  // No interval of a real program gets within 0.0005% of its median in 5 runs.
+  auto run = culprit_cli({"run", "HEAD", "--min-runs", "5", "--max-runs", "5", "--threshold",
+                          "0.00001", "--json", (temp / "wide.json").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("stopped at max_runs (5) before every 95% interval was within "
+                                 "±0.0005% of its median: "));
+  EXPECT_THAT(run.err, HasSubstr("loop ±"));
+  auto evidence = load_evidence(temp / "wide.json");
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  EXPECT_TRUE(std::ranges::any_of(evidence->warnings, [](const std::string& warning) {
+    return warning.starts_with("stopped at max_runs (5)");
+  }));
+
+  // A target that is reached says nothing.
+  auto easy = culprit_cli({"run", "HEAD", "--threshold", "0.5"});
+  ASSERT_EQ(easy.exit_code, 0) << easy.err;
+  EXPECT_THAT(easy.err, Not(HasSubstr("stopped at max_runs")));
 }
 
 TEST_F(MeasureCli, JsonToStandardOutputIsJsonAloneAndTheTableGoesToStandardError) {
