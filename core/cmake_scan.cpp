@@ -369,10 +369,8 @@ std::vector<CMakeCommand> parse_cmake_commands(std::string_view text) {
     while (j < text.size() && (text[j] == ' ' || text[j] == '\t'))
       ++j;
     if (j < text.size() && text[j] == '(') {
+      CMakeCommand command{lower(text.substr(start, i - start)), {}};
       i = j + 1;
-      CMakeCommand command{lower(text.substr(start, j - start)), {}};
-      while (!command.name.empty() && !is_identifier_char(command.name.back()))
-        command.name.pop_back();
       command.args = parse_arguments(text, i);
       commands.push_back(std::move(command));
     }

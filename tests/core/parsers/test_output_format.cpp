@@ -117,27 +117,27 @@ TEST(OutputFormat, TruncatedOutputIsNamedInErrorsAndWarnings) {
 }
 
 TEST(OutputFormat, ConsoleTextWhereJsonWasWantedSaysWhichFlagToAdd) {
-  const auto gbench_console = testing::read_file(testing::parser_fixture("gbench/console.txt"));
-  const auto nvbench_markdown = testing::read_file(testing::parser_fixture("nvbench/markdown.txt"));
-  for (const auto format : {OutputFormat::auto_detect, OutputFormat::gbench}) {
-    ParseOptions options;
-    options.format = format;
-    const auto parsed = parse_output_text(gbench_console, options);
-    ASSERT_FALSE(parsed) << to_string(format);
-    // A usage error: the run command is wrong, and no further run can succeed.
-    EXPECT_EQ(parsed.error().code, ExitCode::usage);
-    EXPECT_THAT(parsed.error().message,
-                HasSubstr("Google Benchmark's console table, not its JSON: add "
-                          "--benchmark_format=json to the run command"));
-  }
-  for (const auto format : {OutputFormat::auto_detect, OutputFormat::nvbench}) {
-    ParseOptions options;
-    options.format = format;
-    const auto parsed = parse_output_text(nvbench_markdown, options);
-    ASSERT_FALSE(parsed) << to_string(format);
-    EXPECT_EQ(parsed.error().code, ExitCode::usage);
-    EXPECT_THAT(parsed.error().message,
-                HasSubstr("nvbench's markdown, not its JSON: add --json stdout --md stderr"));
+  struct Console {
+    std::string fixture;
+    OutputFormat format; // the tool's own, besides auto
+    std::string says;
+  };
+  for (const auto& [fixture, format, says] :
+       {Console{"gbench/console.txt", OutputFormat::gbench,
+                "Google Benchmark's console table, not its JSON: add --benchmark_format=json to "
+                "the run command"},
+        Console{"nvbench/markdown.txt", OutputFormat::nvbench,
+                "nvbench's markdown, not its JSON: add --json stdout --md stderr"}}) {
+    const auto text = testing::read_file(testing::parser_fixture(fixture));
+    for (const auto as : {OutputFormat::auto_detect, format}) {
+      ParseOptions options;
+      options.format = as;
+      const auto parsed = parse_output_text(text, options);
+      ASSERT_FALSE(parsed) << fixture << " as " << to_string(as);
+      // A usage error: the run command is wrong, and no further run can succeed.
+      EXPECT_EQ(parsed.error().code, ExitCode::usage);
+      EXPECT_THAT(parsed.error().message, HasSubstr(says));
+    }
   }
   // Text that is neither stays an output error that lists the formats.
   ParseOptions options;
