@@ -273,9 +273,9 @@ TEST_F(SlurmClusterClients, CancellingTheAllocationEndsARunningStep) {
   EXPECT_FALSE(result.timed_out);
   EXPECT_EQ(result.signal, 0);
   EXPECT_EQ(result.exit_code, 143) << "128 + SIGTERM, as srun reports a task ended by SIGTERM";
-  EXPECT_NE(result.err.find("*** STEP " + job + ".0 ON " + cluster().node() + " CANCELLED AT "),
-            std::string::npos)
-      << result.err;
+  // slurmstepd's "*** STEP <job>.0 ON <node> CANCELLED AT <time> ***" reaches srun only when it
+  // wins a race with the task's exit (under load it is missing about one time in 25), so nothing
+  // may depend on it; srun's own line about the task is always there.
   EXPECT_NE(result.err.find("srun: error: " + cluster().node() + ": task 0: Terminated\n"),
             std::string::npos)
       << result.err;
