@@ -10,6 +10,7 @@
 #include "core/culprit_hints.hpp"
 #include "core/measure/evidence_fill.hpp"
 #include "core/report/escape.hpp"
+#include "core/report/format.hpp"
 #include "core/report/report.hpp"
 
 namespace culprit::cli {
@@ -211,14 +212,14 @@ private:
                    c.verdict, c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
     }
     for (const auto& c : b.culprits) {
-      const double percent = (c.ratio - 1) * 100;
-      fmt::print(out,
-                 "culprit {} {}\n  {} <{}>, {}\n  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI "
-                 "[{:.3f}, {:.3f}]){}\n",
-                 c.commit.substr(0, 12), on_terminal(c.subject), on_terminal(c.author),
-                 on_terminal(c.email), on_terminal(c.date), on_terminal(c.case_name), percent,
-                 c.ratio, evidence.settings.confidence * 100, c.ci[0], c.ci[1],
-                 c.share ? fmt::format(", {:.0f}% of the change", *c.share * 100) : "");
+      fmt::print(out, "culprit {} {}\n  {} <{}>, {}\n", c.commit.substr(0, 12),
+                 on_terminal(c.subject), on_terminal(c.author), on_terminal(c.email),
+                 on_terminal(c.date));
+      for (const auto& moved : c.cases)
+        fmt::print(out, "  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
+                   on_terminal(moved.name), (moved.ratio - 1) * 100, moved.ratio,
+                   evidence.settings.confidence * 100, moved.ci[0], moved.ci[1],
+                   moved.share ? ", " + report::format_share(*moved.share) : "");
     }
     if (!b.candidates.empty()) {
       fmt::print(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));

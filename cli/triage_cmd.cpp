@@ -12,6 +12,7 @@
 #include "core/history/git_support.hpp"
 #include "core/history/triage_evidence.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/format.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -135,12 +136,14 @@ private:
   static void print_summary(std::FILE* out, const history::TriageOutcome& outcome,
                             const nlohmann::json& document, const std::filesystem::path& file) {
     for (const auto& finding : document.at("findings")) {
-      const auto& culprits = finding.at("bisect").at("culprits");
-      fmt::print(out, "{} {} {}\n  {}, {} case(s):\n", finding.at("kind").get<std::string>(),
+      // A finding is one commit: its bisect holds that one culprit, with every case it moved.
+      const auto& cases = finding.at("bisect").at("culprits").at(0).at("cases");
+      fmt::print(out, "{} {} {}\n  {}, {}:\n", finding.at("kind").get<std::string>(),
                  finding.at("commit").get<std::string>().substr(0, 12),
                  on_terminal(finding.at("subject").get<std::string>()),
-                 on_terminal(finding.at("author").get<std::string>()), culprits.size());
-      for (const auto& c : culprits)
+                 on_terminal(finding.at("author").get<std::string>()),
+                 report::counted(cases.size(), "case", "cases"));
+      for (const auto& c : cases)
         fmt::print(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
                    on_terminal(c.at("case").get<std::string>()),
                    (c.at("ratio").get<double>() - 1) * 100, c.at("ratio").get<double>(),
@@ -153,13 +156,15 @@ private:
                    change.change.commit.substr(0, 12), on_terminal(change.change.case_name),
                    change.change.regression() ? "regression" : "improvement",
                    change.note.empty() ? "" : " (" + on_terminal(change.note) + ")");
-    fmt::print(out,
-               "{} change point(s): {} new, {} handled before; {} regression finding(s), {} "
-               "improvement finding(s); evidence: {}\n",
-               outcome.changes.size(), outcome.changes.size() - outcome.count("handled_before"),
+    const auto regressions = static_cast<std::size_t>(
+        std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }));
+    fmt::print(out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",
+               report::counted(outcome.changes.size(), "change point", "change points"),
+               outcome.changes.size() - outcome.count("handled_before"),
                outcome.count("handled_before"),
-               std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }),
-               std::ranges::count_if(outcome.findings, [](const auto& f) { return !f.regression; }),
+               report::counted(regressions, "regression finding", "regression findings"),
+               report::counted(outcome.findings.size() - regressions, "improvement finding",
+                               "improvement findings"),
                on_terminal(file.string()));
   }
 

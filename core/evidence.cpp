@@ -208,11 +208,15 @@ nlohmann::json to_json(const Evidence& e) {
     }
     json culprits = json::array();
     for (const auto& c : b.culprits) {
-      json culprit = {{"commit", c.commit}, {"parent", c.parent},   {"subject", c.subject},
-                      {"author", c.author}, {"email", c.email},     {"date", c.date},
-                      {"files", c.files},   {"owners", c.owners},   {"case", c.case_name},
-                      {"ratio", c.ratio},   {"ci", pair_json(c.ci)}};
-      culprit["share"] = c.share ? json(*c.share) : json(nullptr);
+      json cases = json::array();
+      for (const auto& moved : c.cases) {
+        json item = {{"case", moved.name}, {"ratio", moved.ratio}, {"ci", pair_json(moved.ci)}};
+        item["share"] = moved.share ? json(*moved.share) : json(nullptr);
+        cases.push_back(std::move(item));
+      }
+      json culprit = {{"commit", c.commit}, {"parent", c.parent}, {"subject", c.subject},
+                      {"author", c.author}, {"email", c.email},   {"date", c.date},
+                      {"files", c.files},   {"owners", c.owners}, {"cases", std::move(cases)}};
       culprit["hints"] = c.hints ? hints_json(*c.hints) : json(nullptr);
       culprits.push_back(std::move(culprit));
     }
@@ -222,6 +226,18 @@ nlohmann::json to_json(const Evidence& e) {
         {"steps", steps},     {"culprits", culprits},   {"candidates", b.candidates}};
   }
   return doc;
+}
+
+void add_culprit(std::vector<EvidenceCulprit>& culprits, EvidenceCulprit culprit) {
+  const auto same =
+      std::ranges::find_if(culprits, [&](const auto& c) { return c.commit == culprit.commit; });
+  if (same == culprits.end()) {
+    culprits.push_back(std::move(culprit));
+    return;
+  }
+  for (auto& moved : culprit.cases)
+    if (std::ranges::none_of(same->cases, [&](const auto& c) { return c.name == moved.name; }))
+      same->cases.push_back(std::move(moved));
 }
 
 Status save_evidence(const Evidence& evidence, const std::filesystem::path& file) {

@@ -17,7 +17,7 @@
 
 namespace culprit {
 
-inline constexpr std::string_view k_evidence_schema = "culprit.evidence/1";
+inline constexpr std::string_view k_evidence_schema = "culprit.evidence/2";
 
 struct EvidenceSettings {
   std::string build;
@@ -218,6 +218,15 @@ struct EvidenceHints {
   std::vector<std::string> notes;
 };
 
+// How a culprit moved one case: the commit against its parent.
+struct EvidenceCulpritCase {
+  std::string name;
+  double ratio = 1;
+  std::array<double, 2> ci{1, 1};
+  std::optional<double> share; // of the case's total change between good and bad
+};
+
+// One commit is one culprit, with every case it moved.
 struct EvidenceCulprit {
   std::string commit;
   std::string parent;
@@ -227,12 +236,13 @@ struct EvidenceCulprit {
   std::string date;
   std::vector<std::string> files;
   std::vector<std::string> owners;
-  std::string case_name;
-  double ratio = 1;
-  std::array<double, 2> ci{1, 1};
-  std::optional<double> share; // of the total change between good and bad
+  std::vector<EvidenceCulpritCase> cases; // in the order they were found; never empty
   std::optional<EvidenceHints> hints{};
 };
+
+// Adds `culprit` to `culprits`: its cases join those of an entry for the same commit, or it is
+// a new entry at the end.
+void add_culprit(std::vector<EvidenceCulprit>& culprits, EvidenceCulprit culprit);
 
 struct EvidenceBisect {
   std::string good;

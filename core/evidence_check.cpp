@@ -117,11 +117,17 @@ Status check_bisect(const EvidenceBisect& b) {
   }
   for (std::size_t i = 0; i < b.culprits.size(); ++i) {
     const auto& c = b.culprits[i];
-    const auto at = fmt::format("bisect.culprits[{}]", i);
-    CULPRIT_TRY(at_least(at + ".ratio", c.ratio, 0));
-    CULPRIT_TRY(interval(at + ".ci", c.ci, 0));
-    if (c.share)
-      CULPRIT_TRY(finite(at + ".share", *c.share));
+    if (c.cases.empty())
+      return bad_key(fmt::format("bisect.culprits[{}].cases", i),
+                     "is empty, and a culprit names the cases it moved");
+    for (std::size_t j = 0; j < c.cases.size(); ++j) {
+      const auto& moved = c.cases[j];
+      const auto at = fmt::format("bisect.culprits[{}].cases[{}]", i, j);
+      CULPRIT_TRY(at_least(at + ".ratio", moved.ratio, 0));
+      CULPRIT_TRY(interval(at + ".ci", moved.ci, 0));
+      if (moved.share)
+        CULPRIT_TRY(finite(at + ".share", *moved.share));
+    }
   }
   return {};
 }

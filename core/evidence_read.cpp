@@ -287,6 +287,13 @@ Status read_hints(const Reader& r, EvidenceHints& h) {
   return r.get("notes", h.notes, false);
 }
 
+Status read_culprit_case(const Reader& r, EvidenceCulpritCase& c) {
+  CULPRIT_TRY(r.get("case", c.name));
+  CULPRIT_TRY(r.get("ratio", c.ratio));
+  CULPRIT_TRY(r.get("ci", c.ci));
+  return r.get_optional("share", c.share);
+}
+
 Status read_culprit(const Reader& r, EvidenceCulprit& c) {
   CULPRIT_TRY(r.get("commit", c.commit));
   CULPRIT_TRY(r.get("parent", c.parent));
@@ -296,10 +303,7 @@ Status read_culprit(const Reader& r, EvidenceCulprit& c) {
   CULPRIT_TRY(r.get("date", c.date));
   CULPRIT_TRY(r.get("files", c.files));
   CULPRIT_TRY(r.get("owners", c.owners));
-  CULPRIT_TRY(r.get("case", c.case_name, false));
-  CULPRIT_TRY(r.get("ratio", c.ratio));
-  CULPRIT_TRY(r.get("ci", c.ci));
-  CULPRIT_TRY(r.get_optional("share", c.share));
+  CULPRIT_TRY(r.each("cases", c.cases, read_culprit_case));
   if (const auto it = r.node().find("hints"); it != r.node().end() && !it->is_null()) {
     CULPRIT_TRY_ASSIGN(const auto hints_reader, r.child("hints"));
     EvidenceHints hints;

@@ -77,17 +77,18 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
         bisect.steps = part.steps;
       }
       for (const auto& culprit : part.culprits)
-        if (culprit.commit == finding.commit) {
-          bisect.culprits.push_back(culprit);
-          bisect.cases.push_back(culprit.case_name);
-        }
+        if (culprit.commit == finding.commit)
+          add_culprit(bisect.culprits, culprit);
     }
+    for (const auto& moved : bisect.culprits.front().cases)
+      bisect.cases.push_back(moved.name);
     if (all.good.empty())
       all.good = bisect.good;
     all.bad = bisect.bad;
     all.commits_in_range += bisect.commits_in_range;
     all.cases.insert(all.cases.end(), bisect.cases.begin(), bisect.cases.end());
-    all.culprits.insert(all.culprits.end(), bisect.culprits.begin(), bisect.culprits.end());
+    for (const auto& culprit : bisect.culprits)
+      add_culprit(all.culprits, culprit);
     const auto& first = bisect.culprits.front();
     findings.push_back({{"kind", finding.regression ? "regression" : "improvement"},
                         {"commit", finding.commit},

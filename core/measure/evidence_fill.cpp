@@ -248,16 +248,16 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
     b.steps.push_back(std::move(s));
   }
   for (const auto& culprit : outcome.culprits) {
+    EvidenceCulpritCase moved{.name = culprit.selected.key.case_name, .share = culprit.share};
+    if (culprit.change) {
+      moved.ratio = culprit.change->ratio.estimate;
+      moved.ci = {culprit.change->ratio.lower, culprit.change->ratio.upper};
+    }
     EvidenceCulprit c;
     c.commit = culprit.commit;
     c.parent = culprit.parent;
-    c.case_name = culprit.selected.key.case_name;
-    if (culprit.change) {
-      c.ratio = culprit.change->ratio.estimate;
-      c.ci = {culprit.change->ratio.lower, culprit.change->ratio.upper};
-    }
-    c.share = culprit.share;
-    b.culprits.push_back(std::move(c));
+    c.cases.push_back(std::move(moved));
+    add_culprit(b.culprits, std::move(c));
   }
   b.candidates = outcome.candidates;
   evidence.bisect = std::move(b);

@@ -30,17 +30,19 @@ std::string x_lines(std::string_view text) {
   return out;
 }
 
-// The culprits that explain a case: those found for it, or all of them when they name no case.
+// The culprits that explain a case: those that moved it.
 std::string culprit_lines(const Evidence& e, std::string_view case_name) {
   if (!e.bisect)
     return "";
   std::string out;
   for (const auto& c : e.bisect->culprits) {
-    if (!c.case_name.empty() && c.case_name != case_name)
+    const auto moved =
+        std::ranges::find_if(c.cases, [&](const auto& m) { return m.name == case_name; });
+    if (moved == c.cases.end())
       continue;
     out +=
         fmt::format("\nculprit {} \"{}\" by {}, {}{}", short_id(c.commit), c.subject, c.author,
-                    format_change(c.ratio),
+                    format_change(moved->ratio),
                     c.owners.empty() ? "" : fmt::format(", owners {}", fmt::join(c.owners, " ")));
     if (!c.hints)
       continue;
@@ -184,14 +186,18 @@ std::string github_annotations(const Evidence& e) {
               numbers + (c->note.empty() ? "" : "; " + c->note));
   }
   if (e.bisect)
-    for (const auto& c : e.bisect->culprits)
+    for (const auto& c : e.bisect->culprits) {
+      std::string changes;
+      for (const auto& moved : c.cases)
+        changes +=
+            fmt::format("{}{} on {}", changes.empty() ? "" : ", ",
+                        change_with_ci(moved.ratio, moved.ci, v.confidence_label), moved.name);
       command("error", c.files.empty() ? std::string() : c.files.front(),
               fmt::format("culprit: {} {}", short_id(c.commit), c.subject),
-              fmt::format("{}{} by {} on {}; files: {}; owners: {}",
-                          change_with_ci(c.ratio, c.ci, v.confidence_label),
-                          c.case_name.empty() ? "" : " on " + c.case_name, c.author, c.date,
+              fmt::format("{} by {} on {}; files: {}; owners: {}", changes, c.author, c.date,
                           c.files.empty() ? "none" : fmt::format("{}", fmt::join(c.files, " ")),
                           c.owners.empty() ? "none" : fmt::format("{}", fmt::join(c.owners, " "))));
+    }
   if (e.status == "failed")
     command("error", "", "culprit failed", v.headline);
   else if (e.status == "not_reproduced" || (e.bisect && e.status == "inconclusive"))

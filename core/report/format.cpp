@@ -15,6 +15,10 @@ std::string format_ratio_ci(const std::array<double, 2>& ci) {
   return fmt::format("[{:.3f}, {:.3f}]", ci[0], ci[1]);
 }
 
+std::string counted(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 std::string format_change(double ratio) {
   const double percent = (ratio - 1.0) * 100.0;
   // Avoid "-0.0%" for changes that round to zero.
@@ -34,6 +38,16 @@ std::string format_percent(double fraction) {
   if (text.back() == '.')
     text.pop_back();
   return text + "%";
+}
+
+std::string format_share(double share) {
+  const double percent = std::round(share * 100.0);
+  auto text = fmt::format("{:.0f}% of the whole change", percent == 0 ? 0.0 : percent);
+  if (percent > 100)
+    text += ": more than the range as a whole, which other commits (or noise) moved back";
+  else if (percent < 0)
+    text += ": it moved the case against the range as a whole";
+  return text;
 }
 
 std::string format_p_value(double p) {

@@ -3,12 +3,15 @@
 // annotations agree to the digit. These return plain text; renderers escape it for their format.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace culprit::report {
 
+// "1 case", "2 cases": the count and the word that goes with it.
+std::string counted(std::size_t n, std::string_view one, std::string_view many);
 // "1.081"
 std::string format_ratio(double ratio);
 // "[1.062, 1.100]"
@@ -19,6 +22,11 @@ std::string format_change(double ratio);
 std::string format_change_ci(const std::array<double, 2>& ci);
 // A fraction as a percentage without trailing zeros: 0.02 -> "2%", 0.955 -> "95.5%".
 std::string format_percent(double fraction);
+// A culprit's share of a case's whole change, in whole percent, explained where it is outside
+// [0, 100%]: "60% of the whole change"; "107% of the whole change: more than the range as a whole,
+// which other commits (or noise) moved back"; "-12% of the whole change: it moved the case
+// against the range as a whole".
+std::string format_share(double share);
 // A p-value: "0.0004", "<1e-06".
 std::string format_p_value(double p);
 // A measured value with its unit, scaled for reading: (0.00412, "s") -> "4.12 ms"; units other

@@ -151,12 +151,14 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
                        code(short_id(c.parent)));
     out += fmt::format("<dt>author</dt><dd>{}{}</dd>\n<dt>date</dt><dd>{}</dd>\n", h(c.author),
                        c.email.empty() ? "" : " &lt;" + h(c.email) + "&gt;", h(c.date));
-    auto change = h(change_with_ci(c.ratio, c.ci, v.confidence_label));
-    if (!c.case_name.empty())
-      change += " on " + code(c.case_name);
-    if (c.share)
-      change += fmt::format(", {} of the whole change", h(format_percent(*c.share)));
-    out += fmt::format("<dt>change</dt><dd>{}</dd>\n<dt>files</dt><dd>", change);
+    for (const auto& moved : c.cases) {
+      auto change =
+          h(change_with_ci(moved.ratio, moved.ci, v.confidence_label)) + " on " + code(moved.name);
+      if (moved.share)
+        change += ", " + h(format_share(*moved.share));
+      out += fmt::format("<dt>change</dt><dd>{}</dd>\n", change);
+    }
+    out += "<dt>files</dt><dd>";
     for (std::size_t i = 0; i < c.files.size(); ++i)
       out += (i == 0 ? "" : ", ") + code(c.files[i]);
     out += c.files.empty() ? "none</dd>\n" : "</dd>\n";

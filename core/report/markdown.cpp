@@ -105,12 +105,20 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
     out += fmt::format("- **Author:** {}{}, {}\n", markdown_text(c.author),
                        c.email.empty() ? "" : " " + markdown_text("<" + c.email + ">"),
                        markdown_text(c.date));
-    auto change = markdown_text(change_with_ci(c.ratio, c.ci, v.confidence_label));
-    if (!c.case_name.empty())
-      change += " on " + code(c.case_name);
-    if (c.share)
-      change += fmt::format(", {} of the whole change", markdown_text(format_percent(*c.share)));
-    out += fmt::format("- **Change:** {}\n", change);
+    const auto change = [&](const EvidenceCulpritCase& moved) {
+      auto text = markdown_text(change_with_ci(moved.ratio, moved.ci, v.confidence_label)) +
+                  " on " + code(moved.name);
+      if (moved.share)
+        text += ", " + markdown_text(format_share(*moved.share));
+      return text;
+    };
+    if (c.cases.size() == 1) {
+      out += fmt::format("- **Change:** {}\n", change(c.cases.front()));
+    } else {
+      out += fmt::format("- **Changes ({} cases):**\n", c.cases.size());
+      for (const auto& moved : c.cases)
+        out += fmt::format("  - {}\n", change(moved));
+    }
     out += fmt::format("- **Files:** {}\n",
                        c.files.empty() ? std::string("none") : code_list(c.files, k_max_files));
     out += fmt::format("- **Owners:** {}\n",

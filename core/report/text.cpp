@@ -186,21 +186,26 @@ void write_culprits(Writer& w, const Evidence& e, const ReportView& v) {
   const auto& culprits = e.bisect->culprits;
   for (std::size_t i = 0; i < culprits.size(); ++i) {
     const auto& c = culprits[i];
-    w.heading(culprits.size() == 1 ? fmt::format("Culprit {}", short_id(c.commit))
-                                   : fmt::format("Culprit {} of {}: {}", i + 1, culprits.size(),
-                                                 short_id(c.commit)));
+    const auto cases =
+        c.cases.size() == 1 ? std::string() : fmt::format(", {} cases", c.cases.size());
+    w.heading(culprits.size() == 1 ? fmt::format("Culprit {}{}", short_id(c.commit), cases)
+                                   : fmt::format("Culprit {} of {}: {}{}", i + 1, culprits.size(),
+                                                 short_id(c.commit), cases));
     w.field("subject", terminal_safe(c.subject));
     w.field("author",
             terminal_safe(c.email.empty() ? c.author : fmt::format("{} <{}>", c.author, c.email)));
     w.field("date", terminal_safe(c.date));
     w.field("commit", terminal_safe(c.commit));
     w.field("parent", terminal_safe(c.parent));
-    auto change = change_with_ci(c.ratio, c.ci, v.confidence_label);
-    if (!c.case_name.empty())
-      change += " on " + terminal_safe(c.case_name);
-    if (c.share)
-      change += fmt::format(", {} of the whole change", format_percent(*c.share));
-    w.field("change", change);
+    std::vector<std::string> changes;
+    for (const auto& moved : c.cases) {
+      auto change = change_with_ci(moved.ratio, moved.ci, v.confidence_label) + " on " +
+                    terminal_safe(moved.name);
+      if (moved.share)
+        change += ", " + format_share(*moved.share);
+      changes.push_back(std::move(change));
+    }
+    w.field(c.cases.size() == 1 ? "change" : "changes", changes);
     w.field("files", c.files.empty() ? std::vector<std::string>{"(none)"} : safe_all(c.files));
     w.field("owners", c.owners.empty() ? std::string("(none in CODEOWNERS)")
                                        : fmt::format("{}", fmt::join(safe_all(c.owners), ", ")));

@@ -12,13 +12,9 @@
 namespace culprit::report {
 namespace {
 
-std::string plural(std::size_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
 // "1 file", "3 files"; a negative count (a corrupt document) reads as 0.
 std::string files(int count) {
-  return plural(static_cast<std::size_t>(std::max(count, 0)), "file", "files");
+  return counted(static_cast<std::size_t>(std::max(count, 0)), "file", "files");
 }
 
 std::vector<const EvidenceComparison*> primary_comparisons(const Evidence& e) {
@@ -58,36 +54,66 @@ std::string compare_headline(const Evidence& e, const ReportView& v) {
   };
   if (e.status == "slower" && !by_verdict["slower"].empty())
     return fmt::format("slower: {} of {} beyond the {} threshold; worst {}{}",
-                       by_verdict["slower"].size(), plural(total, "case", "cases"), threshold,
+                       by_verdict["slower"].size(), counted(total, "case", "cases"), threshold,
                        extreme("slower"), others("slower"));
   if (e.status == "faster" && !by_verdict["faster"].empty())
     return fmt::format("faster: {} of {} beyond the {} threshold; best {}{}",
-                       by_verdict["faster"].size(), plural(total, "case", "cases"), threshold,
+                       by_verdict["faster"].size(), counted(total, "case", "cases"), threshold,
                        extreme("faster"), others("faster"));
   if (e.status == "no_change")
     return fmt::format("no change: {} of {} within ±{}{}", by_verdict["same"].size(),
-                       plural(total, "case", "cases"), threshold, others(""));
+                       counted(total, "case", "cases"), threshold, others(""));
   if (e.status == "inconclusive")
     return fmt::format("inconclusive: {} of {} undecided when the budget ran out{}",
-                       by_verdict["inconclusive"].size(), plural(total, "case", "cases"),
+                       by_verdict["inconclusive"].size(), counted(total, "case", "cases"),
                        others("inconclusive"));
   return "";
 }
 
+// "+64.8% on a, +82.2% on b": how a culprit moved each of its cases.
+std::string changes_on_cases(const EvidenceCulprit& c) {
+  std::string list;
+  for (const auto& moved : c.cases)
+    list +=
+        fmt::format("{}{} on {}", list.empty() ? "" : ", ", format_change(moved.ratio), moved.name);
+  return list;
+}
+
+// "+5.0%", or "+5.0% to +9.1% (2 cases)" for a culprit that moved several.
+std::string change_range(const EvidenceCulprit& c) {
+  if (c.cases.empty())
+    return "";
+  const auto [low, high] = std::ranges::minmax_element(
+      c.cases, [](const auto& a, const auto& b) { return a.ratio < b.ratio; });
+  if (c.cases.size() == 1)
+    return format_change(low->ratio);
+  return fmt::format("{} to {} ({} cases)", format_change(low->ratio), format_change(high->ratio),
+                     c.cases.size());
+}
+
 std::string bisect_headline(const Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
+  std::vector<std::string> moved;
+  for (const auto& c : b.culprits)
+    for (const auto& m : c.cases)
+      if (std::ranges::find(moved, m.name) == moved.end())
+        moved.push_back(m.name);
   if (e.status == "culprit_found" && b.culprits.size() == 1) {
     const auto& c = b.culprits.front();
-    return fmt::format("culprit found: {} \"{}\" by {}, {}{}", short_id(c.commit), c.subject,
-                       c.author, change_with_ci(c.ratio, c.ci, v.confidence_label),
-                       c.case_name.empty() ? "" : " on " + c.case_name);
+    if (c.cases.size() == 1)
+      return fmt::format(
+          "culprit found: {} \"{}\" by {}, {} on {}", short_id(c.commit), c.subject, c.author,
+          change_with_ci(c.cases[0].ratio, c.cases[0].ci, v.confidence_label), c.cases[0].name);
+    return fmt::format("1 culprit found, {}: {} \"{}\" by {}, {}",
+                       counted(moved.size(), "case", "cases"), short_id(c.commit), c.subject,
+                       c.author, changes_on_cases(c));
   }
   if (e.status == "culprit_found" && !b.culprits.empty()) {
     std::string list;
     for (const auto& c : b.culprits)
-      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", short_id(c.commit),
-                          format_change(c.ratio));
-    return fmt::format("{} culprits found: {}", b.culprits.size(), list);
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", short_id(c.commit), change_range(c));
+    return fmt::format("{} culprits found, {}: {}", b.culprits.size(),
+                       counted(moved.size(), "case", "cases"), list);
   }
   if (e.status == "not_reproduced")
     return fmt::format("not reproduced: {} and {} do not differ beyond the {} threshold",
@@ -99,7 +125,7 @@ std::string bisect_headline(const Evidence& e, const ReportView& v) {
     if (b.candidates.size() > 5)
       list += fmt::format(" and {} more", b.candidates.size() - 5);
     return fmt::format("inconclusive: {} remain: {}",
-                       plural(b.candidates.size(), "candidate commit", "candidate commits"), list);
+                       counted(b.candidates.size(), "candidate commit", "candidate commits"), list);
   }
   return "";
 }
@@ -120,7 +146,7 @@ std::string headline(const Evidence& e, const ReportView& v) {
     std::size_t cases = 0;
     for (const auto& m : e.measurements)
       cases += static_cast<std::size_t>(m.commit == e.measurements.front().commit);
-    return fmt::format("measured {} of {}", plural(cases, "case", "cases"),
+    return fmt::format("measured {} of {}", counted(cases, "case", "cases"),
                        short_id(e.measurements[0].commit));
   }
   return e.status.empty() ? std::string("no verdict") : e.status;
@@ -280,7 +306,8 @@ std::vector<std::string> bisect_cases(const Evidence& evidence) {
       add(c);
     if (cases.empty())
       for (const auto& c : evidence.bisect->culprits)
-        add(c.case_name);
+        for (const auto& moved : c.cases)
+          add(moved.name);
   }
   if (cases.empty())
     for (const auto& c : evidence.comparisons)

@@ -250,7 +250,7 @@ TEST_F(CulpritHints, DescribeCulpritsFillsCommitFactsOwnersAndHints) {
   auto& c = e.bisect->culprits[0];
   c = EvidenceCulprit{};
   c.commit = culprit.substr(0, 10);
-  c.ratio = 1.05;
+  c.cases = {{"sgemm", 1.05, {1.0, 1.1}, std::nullopt}};
   ASSERT_TRUE(describe_culprits(e, *repo, &cache, nullptr));
   EXPECT_EQ(c.commit, culprit);
   EXPECT_EQ(c.parent, parent);

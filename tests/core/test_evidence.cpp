@@ -57,18 +57,16 @@ Evidence sample() {
   b.steps.push_back(
       {"c5", "bad", 0.97, std::array<double, 2>{0.9, 1.04}, 10, "", "host-2", "min", "sgemm/M=64"});
   b.steps.push_back({"c3", "skip", std::nullopt, std::nullopt, 0, "build failed", "", "", ""});
-  b.culprits.push_back({"c4",
-                        "c3",
-                        "<b>slow</b>",
-                        "Ada",
-                        "ada@example.com",
-                        "2026-01-01",
-                        {"kernels/sgemm.cpp"},
-                        {"@kernels"},
-                        "sgemm/M=64",
-                        1.08,
-                        {1.06, 1.1},
-                        1.0});
+  b.culprits.push_back(
+      {"c4",
+       "c3",
+       "<b>slow</b>",
+       "Ada",
+       "ada@example.com",
+       "2026-01-01",
+       {"kernels/sgemm.cpp"},
+       {"@kernels"},
+       {{"sgemm/M=64", 1.08, {1.06, 1.1}, 1.0}, {"sgemm/M=128", 1.12, {1.09, 1.15}, 1.07}}});
   e.bisect = b;
   return e;
 }
@@ -78,9 +76,14 @@ TEST(Evidence, RoundTripsThroughJsonWithTheDesignKeys) {
   for (const auto* key : {"schema", "kind", "status", "tool", "command", "created", "repo", "host",
                           "settings", "builds", "measurements", "comparisons", "bisect"})
     EXPECT_TRUE(json.contains(key)) << key;
-  EXPECT_EQ(json["schema"], "culprit.evidence/1");
+  EXPECT_EQ(json["schema"], "culprit.evidence/2");
   EXPECT_EQ(json["measurements"][0]["runs"][0][1], 0.0102);
   EXPECT_EQ(json["bisect"]["culprits"][0]["author"], "Ada");
+  // One commit, one culprit: the cases it moved are listed under it.
+  ASSERT_EQ(json["bisect"]["culprits"][0]["cases"].size(), 2U);
+  EXPECT_EQ(json["bisect"]["culprits"][0]["cases"][1]["case"], "sgemm/M=128");
+  EXPECT_EQ(json["bisect"]["culprits"][0]["cases"][1]["share"], 1.07);
+  EXPECT_FALSE(json["bisect"]["culprits"][0].contains("ratio"));
   EXPECT_TRUE(json["bisect"]["steps"][1]["position"].is_null());
   EXPECT_EQ(json["bisect"]["steps"][0]["case"], "sgemm/M=64");
   EXPECT_EQ(json["bisect"]["steps"][0]["statistic"], "min");
@@ -149,8 +152,13 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
       {[](auto& j) { j["builds"][0]["seconds"] = -3; }, "'builds[0].seconds'"},
       {[](auto& j) { j["bisect"]["steps"][0]["classified"] = "maybe"; },
        "'bisect.steps[0].classified'"},
-      {[](auto& j) { j["bisect"]["culprits"][0]["ratio"] = 0; }, ""},
-      {[](auto& j) { j["bisect"]["culprits"][0]["ci"] = {1.1, 1.0}; }, "'bisect.culprits[0].ci'"},
+      {[](auto& j) { j["bisect"]["culprits"][0]["cases"][0]["ratio"] = 0; }, ""},
+      {[](auto& j) { j["bisect"]["culprits"][0]["cases"][1]["ci"] = {1.1, 1.0}; },
+       "'bisect.culprits[0].cases[1].ci'"},
+      {[](auto& j) { j["bisect"]["culprits"][0]["cases"] = nlohmann::json::array(); },
+       "'bisect.culprits[0].cases' in the evidence is empty"},
+      {[](auto& j) { j["bisect"]["culprits"][0]["cases"][0].erase("case"); },
+       "bisect.culprits[0].cases[0].case"},
       {[](auto& j) { j["bisect"]["parallel"] = 0; }, "'bisect.parallel'"},
       {[](auto& j) { j["measurements"][0]["blocks"] = {"s-1"}; }, "'measurements[0].blocks'"},
       {[](auto& j) { j["measurements"][0]["blocks"] = {1, 2}; }, "'measurements[0].blocks'"},
@@ -175,6 +183,28 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
     json["status"] = status;
     EXPECT_TRUE(evidence_from_json(json)) << status;
   }
+}
+
+TEST(Evidence, ACommitFoundForSeveralCasesIsOneCulprit) {
+  const auto found = [](std::string commit, std::string case_name, double ratio) {
+    EvidenceCulprit c;
+    c.commit = std::move(commit);
+    c.cases.push_back({std::move(case_name), ratio, {ratio - 0.01, ratio + 0.01}, 0.5});
+    return c;
+  };
+  std::vector<EvidenceCulprit> culprits;
+  add_culprit(culprits, found("c4", "sgemm", 1.5));
+  add_culprit(culprits, found("c7", "sgemm", 1.2));
+  add_culprit(culprits, found("c4", "layernorm", 1.8));
+  add_culprit(culprits, found("c4", "sgemm", 1.6)); // found again by a second bisection
+  ASSERT_EQ(culprits.size(), 2U);
+  EXPECT_EQ(culprits[0].commit, "c4");
+  ASSERT_EQ(culprits[0].cases.size(), 2U);
+  EXPECT_EQ(culprits[0].cases[0].name, "sgemm");
+  EXPECT_EQ(culprits[0].cases[0].ratio, 1.5) << "the first finding of a case stands";
+  EXPECT_EQ(culprits[0].cases[1].name, "layernorm");
+  EXPECT_EQ(culprits[1].commit, "c7");
+  EXPECT_EQ(culprits[1].cases.size(), 1U);
 }
 
 } // namespace

@@ -203,5 +203,71 @@ TEST_F(MeasureCli, BisectWithoutAChangeExitsFiveAndBadRangesExitTwo) {
   EXPECT_THAT(unknown.err, HasSubstr("unknown revision"));
 }
 
+// A benchmark with two cases that both cost WORK iterations: the commit that raises WORK moves
+// both, and is one culprit.
+constexpr std::string_view k_two_loops = R"(#include <stdio.h>
+#include <time.h>
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+static void timed(const char* name, long work) {
+  volatile double x = 0;
+  double t0 = now();
+  for (long i = 0; i < work; i++) x += i * 0.5;
+  printf("{\"type\":\"sample\",\"case\":\"%s\",\"metric\":\"time\",\"unit\":\"s\","
+         "\"direction\":\"lower\",\"value\":%.9f}\n", name, now() - t0);
+}
+int main(void) {
+  for (int s = 0; s < 5; s++) {
+    timed("add", WORK);
+    timed("add-twice", 2L * WORK);
+  }
+  return 0;
+}
+)";
+
+TEST_F(MeasureCli, ACommitThatSlowedTwoCasesIsOneCulpritWithBothCases) {
+  ScratchRepo two(temp / "two-loops");
+  two.write("bench.c", k_two_loops);
+  two.write("culprit.toml", testing::k_loop_recipe);
+  two.write("work", "300000\n");
+  const auto first = two.commit("benchmark");
+  two.write("NOTES", "a note\n");
+  two.commit("notes");
+  two.write("work", "450000\n");
+  const auto slower = two.commit("Do half as much work again in both", "Alan Turing");
+  two.write("NOTES", "a later note\n");
+  const auto last = two.commit("later");
+
+  const auto json = (temp / "two.json").string();
+  auto found = run_culprit({"--cache-dir", (temp / "cache").string(), "bisect", "--good", first,
+                            "--bad", last, "--json", json},
+                           two.dir());
+  ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
+  const auto out = "\n" + found.out;
+  const auto named = "\nculprit " + slower.substr(0, 12);
+  ASSERT_NE(out.find(named), std::string::npos) << found.out;
+  EXPECT_EQ(out.find(named, out.find(named) + 1), std::string::npos)
+      << "the commit is named once, with its cases under it:\n"
+      << found.out;
+  EXPECT_THAT(found.out, HasSubstr("  case add: +"));
+  EXPECT_THAT(found.out, HasSubstr("  case add-twice: +"));
+  auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << "one commit is one culprit";
+  const auto& culprit_found = evidence->bisect->culprits[0];
+  EXPECT_EQ(culprit_found.commit, slower);
+  ASSERT_EQ(culprit_found.cases.size(), 2U);
+  for (const auto& moved : culprit_found.cases)
+    EXPECT_GT(moved.ratio, 1.2) << moved.name;
+
+  auto text = run_culprit({"report", json}, two.dir());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, ::testing::StartsWith("culprit bisect: 1 culprit found, 2 cases: " +
+                                              slower.substr(0, 12)));
+}
+
 } // namespace
 } // namespace culprit

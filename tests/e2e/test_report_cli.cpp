@@ -40,7 +40,7 @@ protected:
 TEST_F(ReportCli, RendersEveryFormat) {
   auto text = culprit({"report", evidence.string()});
   EXPECT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_THAT(text.out, StartsWith("culprit bisect: 2 culprits found: "));
+  EXPECT_THAT(text.out, StartsWith("culprit bisect: 2 culprits found, 1 case: "));
   EXPECT_THAT(text.out, HasSubstr("in an order inferred from the probes"));
   EXPECT_EQ(text.err, "");
 
@@ -80,8 +80,15 @@ TEST_F(ReportCli, UsesTheRepositoryForCommitOrder) {
   for (const int i : {3, 2, 4})
     b.steps.push_back({commits[static_cast<std::size_t>(i)], i < 4 ? "bad" : "skip", std::nullopt,
                        std::nullopt, 4, "", "", "", ""});
-  b.culprits.push_back(
-      {commits[2], commits[1], "s", "a", "", "d", {}, {}, "", 1.1, {1.05, 1.15}, std::nullopt});
+  b.culprits.push_back({commits[2],
+                        commits[1],
+                        "s",
+                        "a",
+                        "",
+                        "d",
+                        {},
+                        {},
+                        {{"k", 1.1, {1.05, 1.15}, std::nullopt}}});
   e.bisect = b;
   ASSERT_TRUE(save_evidence(e, temp / "ordered.json"));
   auto text = culprit({"report", (temp / "ordered.json").string()});
@@ -98,7 +105,7 @@ TEST_F(ReportCli, UsesTheRepositoryForCommitOrder) {
 TEST_F(ReportCli, BadEvidenceIsAOneLineUsageError) {
   std::ofstream(temp / "not.json") << "this is not json";
   auto json = to_json(testing::bisect_sample());
-  json["schema"] = "culprit.evidence/2";
+  json["schema"] = "culprit.evidence/1";
   std::ofstream(temp / "schema.json") << json.dump();
   json = to_json(testing::bisect_sample());
   json["bisect"]["culprits"][1].erase("author");
@@ -106,7 +113,7 @@ TEST_F(ReportCli, BadEvidenceIsAOneLineUsageError) {
 
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"not.json", "is not JSON"},
-      {"schema.json", "has schema 'culprit.evidence/2'"},
+      {"schema.json", "has schema 'culprit.evidence/1'"},
       {"lacks.json", "lacks 'bisect.culprits[1].author'"},
       {"missing.json", "no evidence file"}};
   for (const auto& [file, message] : cases) {

@@ -55,7 +55,7 @@ void PrintTo(const BadInput& input, std::ostream* os) {
 // An evidence file as `culprit compare --json` writes it, trimmed to the keys it needs, with one
 // comparison whose ratio and interval are COMPARISON, and BISECT after it.
 #define EVIDENCE_WITH(KIND, COMPARISON, BISECT)                                                    \
-  "{\"schema\": \"culprit.evidence/1\", \"kind\": \"" KIND "\", \"status\": \"slower\", "          \
+  "{\"schema\": \"culprit.evidence/2\", \"kind\": \"" KIND "\", \"status\": \"slower\", "          \
   "\"tool\": {\"version\": \"1\"}, \"command\": [\"culprit\"], \"created\": "                      \
   "\"2026-01-01T00:00:00Z\", "                                                                     \
   "\"repo\": {\"path\": \"\", \"head\": \"\"}, \"settings\": {\"build\": \"b\", \"run\": \"r\", "  \

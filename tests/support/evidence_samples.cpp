@@ -229,23 +229,12 @@ Evidence bisect_sample() {
                         "2026-02-11T09:30:00+01:00",
                         {"kernels/cuda/sgemm.cu", "kernels/cuda/sgemm.cuh"},
                         {"@gpu-kernels", "@ada"},
-                        k_sgemm,
-                        1.050,
-                        {1.039, 1.061},
-                        0.6};
+                        {{k_sgemm, 1.050, {1.039, 1.061}, 0.6}}};
   first.hints = first_culprit_hints();
-  EvidenceCulprit second{sample_commit(29),
-                         sample_commit(28),
-                         "Build with -O2 instead of -O3 for faster CI",
-                         "Grace Hopper",
-                         "grace@example.com",
-                         "2026-02-20T16:05:00-05:00",
-                         {"CMakeLists.txt"},
-                         {"@build-infra"},
-                         k_sgemm,
-                         1.031,
-                         {1.020, 1.042},
-                         0.4};
+  EvidenceCulprit second{
+      sample_commit(29),  sample_commit(28),   "Build with -O2 instead of -O3 for faster CI",
+      "Grace Hopper",     "grace@example.com", "2026-02-20T16:05:00-05:00",
+      {"CMakeLists.txt"}, {"@build-infra"},    {{k_sgemm, 1.031, {1.020, 1.042}, 0.4}}};
   EvidenceHints hints;
   hints.diffstat =
       EvidenceDiffstat{1, 1, 1, {{"CMakeLists.txt", "CMakeLists.txt", "modified", 1, 1, false}}};
@@ -279,8 +268,8 @@ Evidence malicious_sample() {
   for (auto& cmp : e.comparisons)
     cmp.case_name = evil;
   e.bisect->cases = {evil};
-  c.case_name = evil;
-  e.bisect->culprits[1].case_name = evil;
+  c.cases[0].name = evil;
+  e.bisect->culprits[1].cases[0].name = evil;
   return e;
 }
 

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/report/format.hpp"
 #include "core/report/report.hpp"
 #include "tests/support/evidence_samples.hpp"
 #include "tests/support/process.hpp"
@@ -79,7 +80,7 @@ TEST(Markdown, PutsTheVerdictFirstThenCasesCulpritsReproductionAndRawNumbers) {
   const auto md = render_markdown(testing::bisect_sample(), options);
   const auto lines = lines_of(md);
   ASSERT_FALSE(lines.empty());
-  EXPECT_THAT(lines[0], StartsWith("### culprit bisect: 2 culprits found: "));
+  EXPECT_THAT(lines[0], StartsWith("### culprit bisect: 2 culprits found, 1 case: "));
   EXPECT_THAT(md, HasSubstr("| `sgemm/M=4096,N=4096,K=4096` | 4.12 ms | 4.462 ms | 1.083 | "
                             "[1.071, 1.095] | +8.3% | **slower** |"));
   for (const auto* fact :
@@ -300,6 +301,64 @@ TEST(ReportLines, OneFileIsOneFileNotOneFiles) {
   grew.culprit_files = 1;
   EXPECT_THAT(report::artifacts_line(grew), HasSubstr(", 1 file"));
   EXPECT_THAT(report::artifacts_line(grew), Not(HasSubstr("files")));
+}
+
+// One commit that slowed two cases, one of them by more than the range did as a whole.
+Evidence one_culprit_two_cases() {
+  auto e = testing::bisect_sample();
+  e.bisect->culprits.resize(1);
+  e.bisect->culprits[0].cases.push_back({"layernorm/rows=4096", 1.12, {1.10, 1.14}, 1.07});
+  return e;
+}
+
+TEST(CulpritsByCommit, OneCommitThatMovedTwoCasesIsOneCulprit) {
+  const auto e = one_culprit_two_cases();
+  const auto text = render_text(e, {});
+  EXPECT_THAT(text, StartsWith("culprit bisect: 1 culprit found, 2 cases: e1ecf7020d18 "
+                               "\"sgemm: unroll the k-loop by 8\" by Ada Lovelace, +5.0% on "
+                               "sgemm/M=4096,N=4096,K=4096, +12.0% on layernorm/rows=4096\n"));
+  EXPECT_EQ(count(text, "\nCulprit "), 1U);
+  EXPECT_THAT(text, HasSubstr("\nCulprit e1ecf7020d18, 2 cases\n"));
+  EXPECT_THAT(text, HasSubstr("  changes    +5.0% (95% CI +3.9% to +6.1%) on "
+                              "sgemm/M=4096,N=4096,K=4096, 60% of the whole change\n"
+                              "             +12.0% (95% CI +10.0% to +14.0%) on "
+                              "layernorm/rows=4096, 107% of the whole change: more than the "
+                              "range as a whole, which other commits (or noise) moved back\n"));
+
+  const auto markdown = render_markdown(e, {});
+  EXPECT_EQ(count(markdown, "#### Culprit"), 1U);
+  EXPECT_THAT(markdown, HasSubstr("- **Changes (2 cases):**\n  - +5.0%"));
+  EXPECT_THAT(markdown, HasSubstr("107% of the whole change: more than the range"));
+
+  const auto html = render_html(e, {});
+  EXPECT_EQ(count(html, "<article class=\"culprit\">"), 1U);
+  EXPECT_EQ(count(html, "<dt>change</dt>"), 2U);
+
+  const auto annotations = github_annotations(e);
+  EXPECT_EQ(count(annotations, "title=culprit%3A e1ecf7020d18"), 1U);
+  EXPECT_THAT(annotations, HasSubstr("on layernorm/rows=4096 by Ada Lovelace"));
+}
+
+TEST(CulpritsByCommit, TwoCommitsThatMovedOneCaseEachAreTwoCulprits) {
+  auto e = testing::bisect_sample();
+  e.bisect->culprits[1].cases[0].name = "layernorm/rows=4096";
+  EXPECT_THAT(render_text(e, {}), StartsWith("culprit bisect: 2 culprits found, 2 cases: "
+                                             "e1ecf7020d18 +5.0%, 313c47525d68 +3.1%\n"));
+  e.bisect->culprits[0].cases.push_back({"softmax/rows=64", 1.2, {1.1, 1.3}, std::nullopt});
+  EXPECT_THAT(render_text(e, {}),
+              StartsWith("culprit bisect: 2 culprits found, 3 cases: e1ecf7020d18 +5.0% to "
+                         "+20.0% (2 cases), 313c47525d68 +3.1%\n"));
+}
+
+TEST(ReportLines, ASharePastTheWholeChangeIsExplained) {
+  EXPECT_EQ(format_share(0.6), "60% of the whole change");
+  EXPECT_EQ(format_share(0.6483), "65% of the whole change");
+  EXPECT_EQ(format_share(1.004), "100% of the whole change");
+  EXPECT_EQ(format_share(-0.004), "0% of the whole change");
+  EXPECT_EQ(format_share(2.2275), "223% of the whole change: more than the range as a whole, "
+                                  "which other commits (or noise) moved back");
+  EXPECT_EQ(format_share(-0.12),
+            "-12% of the whole change: it moved the case against the range as a whole");
 }
 
 } // namespace
