@@ -7,6 +7,7 @@
 #include "cli/output.hpp"
 #include "core/history/import.hpp"
 #include "core/host/fingerprint.hpp"
+#include "core/report/format.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -48,8 +49,9 @@ public:
       fmt::print("{} was imported for {} before; nothing to do\n", on_terminal(m_file),
                  request->commit.substr(0, 12));
     else
-      fmt::print("imported {} ({}): {} case(s), {} sample(s) as one run of {} on host {}\n",
-                 on_terminal(m_file), to_string(outcome->format), outcome->cases, outcome->samples,
+      fmt::print("imported {} ({}): {}, {} as one run of {} on host {}\n", on_terminal(m_file),
+                 to_string(outcome->format), report::counted(outcome->cases, "case", "cases"),
+                 report::counted(outcome->samples, "sample", "samples"),
                  request->commit.substr(0, 12), on_terminal(request->host.host_id, 12));
     return 0;
   }

@@ -7,6 +7,7 @@
 #include "core/history/render.hpp"
 #include "core/measure/evidence_fill.hpp"
 #include "core/report/escape.hpp"
+#include "core/report/format.hpp"
 
 namespace culprit::history {
 namespace {
@@ -154,9 +155,10 @@ std::string render_html(const History& history, const CommitLabels& labels) {
   std::string out =
       fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<title>culprit history</title><style>{}</style></head><body>\n"
-                  "<h1>Performance history</h1>\n<p>{} series, {} change point(s)"
+                  "<h1>Performance history</h1>\n<p>{} series, {}"
                   "{}.</p>\n",
-                  k_style, history.series.size(), history.change_points.size(),
+                  k_style, history.series.size(),
+                  report::counted(history.change_points.size(), "change point", "change points"),
                   history.hosts.size() > 1
                       ? html_escape(fmt::format("; points of {} hosts: {}", history.hosts.size(),
                                                 fmt::join(history.hosts, ", ")))
@@ -176,8 +178,8 @@ MarkdownHistory render_markdown(const History& history, const CommitLabels& labe
                                 std::string_view chart_prefix) {
   MarkdownHistory result;
   auto& out = result.markdown;
-  out = fmt::format("# Performance history\n\n{} series, {} change point(s).\n",
-                    history.series.size(), history.change_points.size());
+  out = fmt::format("# Performance history\n\n{} series, {}.\n", history.series.size(),
+                    report::counted(history.change_points.size(), "change point", "change points"));
   if (history.hosts.size() > 1)
     out += markdown_text(fmt::format("Points of {} hosts: {}.", history.hosts.size(),
                                      fmt::join(history.hosts, ", "))) +

@@ -8,6 +8,7 @@
 #include "core/history/render.hpp"
 #include "core/measure/evidence_fill.hpp"
 #include "core/report/escape.hpp"
+#include "core/report/format.hpp"
 
 namespace culprit::history {
 namespace {
@@ -105,8 +106,9 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
   if (history.hosts.size() > 1)
     out += fmt::format("points of {} hosts: {}\n", history.hosts.size(),
                        fmt::join(history.hosts, ", "));
-  out += fmt::format("{} series, {} change point(s)\n", history.series.size(),
-                     history.change_points.size());
+  out +=
+      fmt::format("{} series, {}\n", history.series.size(),
+                  report::counted(history.change_points.size(), "change point", "change points"));
   return out;
 }
 

@@ -147,7 +147,7 @@ TEST_F(HistoryCli, ImportsResultsAndRefusesToMixHosts) {
   std::ofstream(file) << k_gbench;
   auto imported = culprit_cli({"import", file.string(), "--commit", "HEAD", "--host", "ci-gpu"});
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
-  EXPECT_THAT(imported.out, HasSubstr("1 case(s)"));
+  EXPECT_THAT(imported.out, HasSubstr("1 case, "));
   auto twice = culprit_cli({"import", file.string(), "--commit", "HEAD", "--host", "ci-gpu"});
   ASSERT_EQ(twice.exit_code, 0) << twice.err;
   EXPECT_THAT(twice.out, HasSubstr("nothing to do"));

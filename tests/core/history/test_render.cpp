@@ -62,7 +62,7 @@ TEST(HistoryRender, TextShowsTheTrendAndTheChangeWithForeignTextMadeInert) {
                               "0.002)"));
   EXPECT_THAT(text, HasSubstr("\\x1b[31m"));
   EXPECT_THAT(text, Not(HasSubstr("\x1b")));
-  EXPECT_THAT(text, HasSubstr("1 series, 1 change point(s)"));
+  EXPECT_THAT(text, HasSubstr("1 series, 1 change point\n"));
 }
 
 TEST(HistoryRender, JsonHasTheDocumentedKeys) {
