@@ -66,12 +66,20 @@ public:
 
   int run(const GlobalOptions& global) override {
     std::optional<BisectRange> range;
-    auto context =
-        MeasureContext::open(global, m_flags, [&](const git::Repository& repo) -> Status {
+    auto context = MeasureContext::open(
+        global, m_flags,
+        [&](const git::Repository& repo) -> Status {
           CULPRIT_TRY_ASSIGN(range, resolve_range(repo, m_good, m_bad,
                                                   m_all_commits ? git::History::full_dag
                                                                 : git::History::first_parent));
           return {};
+        },
+        // A bisection counts its own runs only: run again, it replays what it found, and the
+        // runs of other commands (a compare of the same commits) never change a closed verdict.
+        [&]() -> std::optional<std::string> {
+          return fmt::format("bisect:{}..{}{}{}", range->good, range->bad,
+                             m_all_commits ? ":all-commits" : "",
+                             m_improvement ? ":improvement" : "");
         });
     if (!context)
       return report(context.error());

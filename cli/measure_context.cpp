@@ -46,9 +46,10 @@ InputCheck revisions_resolve(std::vector<std::string> revisions) {
   };
 }
 
-Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions& global,
-                                                             const MeasureFlags& flags,
-                                                             const InputCheck& check) {
+Result<std::unique_ptr<MeasureContext>>
+MeasureContext::open(const GlobalOptions& global, const MeasureFlags& flags,
+                     const InputCheck& check,
+                     const std::function<std::optional<std::string>()>& runs_label) {
   install_interrupt_handlers();
   // Outputs that cannot be written are found before anything is measured.
   CULPRIT_TRY(flags.outputs.check());
@@ -88,11 +89,13 @@ Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions
       std::make_unique<Builder>(context->repo, context->recipe.build, context->cache, *build_on);
   context->build_options.rebuild = flags.rebuild;
   context->build_options.on_message = [](std::string_view message) { print_warning(message); };
-  CULPRIT_TRY_ASSIGN(context->session, MeasureSession::open(*measure_on, context->recipe,
-                                                            {.repo_cache = context->cache,
-                                                             .fresh = flags.fresh,
-                                                             .probe_gpus = true,
-                                                             .duet_cpus = std::move(duet_cpus)}));
+  CULPRIT_TRY_ASSIGN(context->session,
+                     MeasureSession::open(*measure_on, context->recipe,
+                                          {.repo_cache = context->cache,
+                                           .fresh = flags.fresh,
+                                           .runs_label = runs_label ? runs_label() : std::nullopt,
+                                           .probe_gpus = true,
+                                           .duet_cpus = std::move(duet_cpus)}));
   for (std::size_t lane = 1; lane < context->slurm_lanes.size(); ++lane)
     context->lane_samplers.push_back(context->session->make_sampler(*context->slurm_lanes[lane]));
   if (where.kind == "local" && where.parallel_runs) {

@@ -41,8 +41,11 @@ InputCheck revisions_resolve(std::vector<std::string> revisions);
 
 class MeasureContext {
 public:
+  // `runs_label`, asked after `check` passed, names the runs this command makes and is the only
+  // ones it counts (SessionOptions::runs_label); without it every stored run counts.
   static Result<std::unique_ptr<MeasureContext>>
-  open(const GlobalOptions& global, const MeasureFlags& flags, const InputCheck& check);
+  open(const GlobalOptions& global, const MeasureFlags& flags, const InputCheck& check,
+       const std::function<std::optional<std::string>()>& runs_label = {});
 
   // Resolves and builds `revision`; a failed build is an infrastructure error that says where
   // the log is.

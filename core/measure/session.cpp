@@ -48,6 +48,8 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   sampler.gpu = session->m_gpu.get();
   if (options.fresh)
     sampler.freshness.started_after = now;
+  sampler.session = options.runs_label;
+  sampler.freshness.session = options.runs_label;
   if (recipe.run.duet != DuetMode::off)
     sampler.duet_cpus = options.duet_cpus;
   session->m_sampler = std::make_unique<Sampler>(executor, *session->m_store, std::move(sampler));

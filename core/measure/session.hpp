@@ -24,6 +24,9 @@ namespace culprit {
 struct SessionOptions {
   std::filesystem::path repo_cache; // the per-repository cache directory
   bool fresh = false;               // ignore runs stored before this session
+  // The label this command records its runs under; when set, only runs recorded under it count
+  // (a bisection's own runs: a re-run replays them, and runs of other commands never change it).
+  std::optional<std::string> runs_label;
   bool probe_gpus = true;
   // The CPU sets of duets (host::duet_cpus); empty when duets do not run here.
   std::array<std::vector<int>, 2> duet_cpus;

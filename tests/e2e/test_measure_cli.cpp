@@ -185,6 +185,35 @@ TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree)
     runs_again += m.runs.size();
   EXPECT_EQ(runs_again, runs_first) << "a replay must not add runs";
   EXPECT_GT(evidence_bytes, 0U);
+
+  // Runs that another command adds for the culprit and its parent (paired, in blocks of the
+  // two) do not change what the finished bisection found: it replays its own runs.
+  const auto& found_first = evidence->bisect->culprits.at(0);
+  auto compared =
+      culprit_cli({"compare", found_first.parent, culprit, "--fresh", "--max-runs", "12"});
+  EXPECT_EQ(compared.exit_code, 1) << compared.out << compared.err;
+  auto third = culprit_cli({"bisect", "--good", good, "--bad", bad, "--json", json});
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  auto replayed = load_evidence(json);
+  ASSERT_TRUE(replayed) << replayed.error().message;
+  ASSERT_EQ(replayed->bisect->culprits.size(), 1U);
+  const auto& found_again = replayed->bisect->culprits[0];
+  ASSERT_EQ(found_again.cases.size(), found_first.cases.size());
+  for (std::size_t i = 0; i < found_first.cases.size(); ++i) {
+    EXPECT_EQ(found_again.cases[i].ratio, found_first.cases[i].ratio);
+    EXPECT_EQ(found_again.cases[i].ci, found_first.cases[i].ci);
+  }
+  ASSERT_EQ(replayed->comparisons.size(), evidence->comparisons.size());
+  for (std::size_t i = 0; i < evidence->comparisons.size(); ++i)
+    EXPECT_EQ(replayed->comparisons[i].ratio, evidence->comparisons[i].ratio);
+  ASSERT_EQ(replayed->measurements.size(), evidence->measurements.size());
+  for (std::size_t i = 0; i < evidence->measurements.size(); ++i) {
+    const auto& m = evidence->measurements[i];
+    EXPECT_EQ(replayed->measurements[i].runs.size(), m.runs.size())
+        << m.commit << " " << m.case_name;
+    EXPECT_EQ(replayed->measurements[i].summary.median, m.summary.median)
+        << m.commit << " " << m.case_name;
+  }
 }
 
 TEST_F(MeasureCli, BisectWithoutAChangeExitsFiveAndBadRangesExitTwo) {
