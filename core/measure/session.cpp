@@ -4,6 +4,7 @@
 
 #include "core/fs.hpp"
 #include "core/host/noise.hpp"
+#include "core/host/render.hpp"
 #include "core/measure/parse_options.hpp"
 
 namespace culprit {
@@ -19,13 +20,16 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   host::HostProbeOptions probe;
   probe.query_gpus = options.probe_gpus;
   session->m_host = host::probe_host(probe);
+  // Once per command, and once per report, in one short line; the evidence's host object keeps
+  // each warning whole, with what to do.
   const auto warnings = host::noise_warnings(session->m_host);
-  for (const auto& warning : warnings)
-    session->m_warnings.push_back(warning.message);
-  session->m_host_json = host::to_json(session->m_host);
+  if (auto summary = host::noise_summary(warnings); !summary.empty())
+    session->m_warnings.push_back(std::move(summary));
+  session->m_host_json = host::render_json(session->m_host, warnings);
   const auto now = store::now();
   const std::string host_id = host::host_id(session->m_host);
-  CULPRIT_TRY(session->m_store->record_host({host_id, session->m_host_json.dump(), now, now}));
+  CULPRIT_TRY(
+      session->m_store->record_host({host_id, host::to_json(session->m_host).dump(), now, now}));
   if (session->m_host.gpu.available)
     session->m_gpu = std::make_unique<host::GpuProbe>();
 

@@ -45,6 +45,17 @@ TEST(NoiseWarnings, PowersaveHighLoadAndTurbo) {
             std::string::npos);
 }
 
+TEST(NoiseWarnings, ACommandSaysThemInOneShortLine) {
+  const auto warnings = noise_warnings(fixture_host("powersave-busy"));
+  EXPECT_EQ(noise_summary(warnings),
+            "noisy host (governor powersave; load average 7.52 on 4 cores; turbo boost on): small "
+            "differences may not resolve; 'culprit env' says what to do");
+  EXPECT_EQ(noise_summary(noise_warnings(fixture_host("vm"))),
+            "noisy host (qemu virtual machine): small differences may not resolve; 'culprit env' "
+            "says what to do");
+  EXPECT_TRUE(noise_summary({}).empty());
+}
+
 TEST(NoiseWarnings, AVirtualMachine) {
   const auto warnings = noise_warnings(fixture_host("vm"));
   EXPECT_EQ(ids(warnings), (std::vector<std::string>{"vm"}));
