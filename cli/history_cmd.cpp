@@ -115,6 +115,7 @@ private:
     if (m_seed)
       options.seed = *m_seed;
     options.change.seed = options.seed;
+    options.change.confidence = options.confidence;
     options.all_hosts = m_all_hosts;
     return options;
   }

@@ -11,9 +11,12 @@
 #include "core/history/git_support.hpp"
 #include "core/history/track.hpp"
 #include "core/report/escape.hpp"
+#include "core/report/format.hpp"
 
 namespace culprit::cli {
 namespace {
+
+constexpr std::size_t k_max_anchors = 100;
 
 class TrackCommand final : public Command {
 public:
@@ -28,8 +31,13 @@ public:
     sub.add_option("--since", m_since, "only commits committed on or after DATE (2026-01-31)");
     sub.add_option("--runs", m_runs, "counted runs per commit (default: min_runs)")
         ->check(whole_number(1, k_max_run_count));
+    sub.add_option("--anchors", m_anchors,
+                   "commits tracked before to measure again with the new ones, so that this "
+                   "session can be aligned with the earlier ones (default 1)")
+        ->check(whole_number(0, k_max_anchors));
     add_recipe_flags(sub, m_flags.overrides, FlagSet::measure);
-    sub.add_flag("--fresh", m_flags.fresh, "measure again, ignoring runs stored earlier");
+    sub.add_flag("--fresh", m_flags.fresh,
+                 "measure every selected commit again, also those tracked before");
     sub.add_flag("--rebuild", m_flags.rebuild, "build again even when a build is cached or failed");
   }
 
@@ -41,12 +49,15 @@ public:
         return report(since.error());
       selection.since = *since;
     }
-    // A range that does not resolve costs no write to the cache.
-    auto context =
-        MeasureContext::open(global, m_flags, [&](const git::Repository& repo) -> Status {
+    // A range that does not resolve costs no write to the cache. The runs of this session carry
+    // its label, so that history can tell them from other nights' runs of the same commit.
+    auto context = MeasureContext::open(
+        global, m_flags,
+        [&](const git::Repository& repo) -> Status {
           CULPRIT_TRY(history::range_commits(repo, m_range));
           return {};
-        });
+        },
+        [] -> std::optional<std::string> { return history::new_session_label(); });
     if (!context)
       return report(context.error());
     auto& ctx = **context;
@@ -65,6 +76,8 @@ public:
 
     history::TrackSettings settings;
     settings.runs = m_runs > 0 ? m_runs : static_cast<std::size_t>(ctx.recipe.decide.min_runs);
+    settings.anchors = m_anchors;
+    settings.remeasure = m_flags.fresh;
     ProgressLine progress(global.verbosity);
     std::string status_line;
     const auto lanes = ctx.lanes();
@@ -76,7 +89,8 @@ public:
     auto outcome = history::track_commits(
         commits, *builds, lanes, *ledger, settings, [&](const history::TrackProgress& p) {
           status_line =
-              fmt::format("commit {} of {}: {}", p.done + 1, p.total, p.commit.substr(0, 12));
+              fmt::format("commit {} of {}: {}{}", p.done + 1, p.total, p.commit.substr(0, 12),
+                          p.anchor ? " (anchor, tracked before)" : "");
           progress.update(status_line);
         });
     progress.clear();
@@ -92,11 +106,26 @@ public:
         print_warning(fmt::format("{} does not build, skipped: {} (log: {})",
                                   commit.commit.substr(0, 12), commit.build.message,
                                   commit.build.log.string()));
-    fmt::print("tracked {} of {} commits of {} ({} runs each; {} new runs){}\n", outcome->measured,
-               commits.size(), on_terminal(m_range), settings.runs, outcome->runs_made,
-               outcome->failed_builds > 0
-                   ? fmt::format(", {} did not build", outcome->failed_builds)
-                   : std::string());
+    fmt::print(
+        "tracked {} of {} of {} ({} runs each; {}){}{}\n", outcome->measured,
+        report::counted(commits.size(), "commit", "commits"), on_terminal(m_range), settings.runs,
+        report::counted(outcome->runs_made, "new run", "new runs"),
+        outcome->already_tracked > 0 ? fmt::format(", {} tracked before", outcome->already_tracked)
+                                     : std::string(),
+        outcome->failed_builds > 0 ? fmt::format(", {} did not build", outcome->failed_builds)
+                                   : std::string());
+    if (!outcome->anchors.empty() && global.verbosity >= 0) {
+      std::vector<std::string> shown;
+      for (const auto& anchor : outcome->anchors)
+        shown.push_back(anchor.substr(0, 12));
+      fmt::print("anchored on {}: tracked before and measured again in this session, so that "
+                 "history can tell a change of the machine from a change of the code\n",
+                 fmt::join(shown, ", "));
+    } else if (outcome->measured > 0 && outcome->already_tracked + outcome->anchors.size() > 0 &&
+               m_anchors == 0 && global.verbosity >= 0) {
+      print_warning("--anchors 0: no commit tracked before was measured again, so history "
+                    "cannot align this session with the earlier ones");
+    }
     if (global.verbosity >= 0)
       for (const auto& noise : outcome->noise)
         fmt::print("noise: {}: {} (in {} of {} commits)\n", on_terminal(noise.case_name),
@@ -111,6 +140,7 @@ private:
   std::size_t m_every = 1;
   std::string m_since;
   std::size_t m_runs = 0;
+  std::size_t m_anchors = 1;
   MeasureFlags m_flags;
 };
 

@@ -124,6 +124,7 @@ private:
     options.seed = ctx.recipe.decide.seed;
     options.change.min_change = ctx.recipe.decide.threshold;
     options.change.seed = options.seed;
+    options.change.confidence = options.confidence;
     CULPRIT_TRY_ASSIGN(const auto tracked, ledger.tracked());
     CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
     if (points.empty())

@@ -86,7 +86,8 @@ Result<ImportOutcome> import_results(store::Store& store, Ledger& ledger,
                                      .source = "import",
                                      .file = name,
                                      .commit_time = request.commit_time,
-                                     .tracked_at = run.started}));
+                                     .tracked_at = run.started,
+                                     .sessions = {}}));
   CULPRIT_TRY(ledger.record_import(request.commit, host_id, content_hash, name));
   return outcome;
 }

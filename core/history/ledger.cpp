@@ -1,6 +1,8 @@
 #include "core/history/ledger.hpp"
 
+#include <map>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 #include <fmt/core.h>
@@ -9,7 +11,9 @@ namespace culprit::history {
 namespace {
 
 constexpr std::int64_t k_ledger_application_id = 0x43554c48; // "CULH"
-constexpr std::int64_t k_ledger_version = 1;
+// Version 2 added the sessions table; a version 1 ledger gains it when opened, and its points
+// keep no session (their runs carry no label either).
+constexpr std::int64_t k_ledger_version = 2;
 
 constexpr std::string_view k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS tracked (
@@ -22,6 +26,15 @@ CREATE TABLE IF NOT EXISTS tracked (
   commit_time INTEGER NOT NULL,
   tracked_at  INTEGER NOT NULL,
   UNIQUE (commit_id, host_id, recipe_hash)
+);
+CREATE TABLE IF NOT EXISTS sessions (
+  commit_id   TEXT NOT NULL,
+  host_id     TEXT NOT NULL,
+  recipe_hash TEXT NOT NULL,
+  session     TEXT NOT NULL,
+  artifact_id TEXT NOT NULL,
+  measured_at INTEGER NOT NULL,
+  PRIMARY KEY (commit_id, host_id, recipe_hash, session)
 );
 CREATE TABLE IF NOT EXISTS imports (
   commit_id    TEXT NOT NULL,
@@ -112,10 +125,11 @@ Result<std::vector<TrackedPoint>> Ledger::tracked() {
                                   "file, commit_time, tracked_at FROM tracked ORDER BY "
                                   "commit_time, rowid"));
   std::vector<TrackedPoint> points;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> index;
   for (;;) {
     CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
     if (!has_row)
-      return points;
+      break;
     points.push_back({.commit = query.column_text(0),
                       .host_id = query.column_text(1),
                       .recipe_hash = query.column_text(2),
@@ -123,8 +137,35 @@ Result<std::vector<TrackedPoint>> Ledger::tracked() {
                       .source = query.column_text(4),
                       .file = query.column_text(5),
                       .commit_time = query.column_int64(6),
-                      .tracked_at = store::from_micros(query.column_int64(7))});
+                      .tracked_at = store::from_micros(query.column_int64(7)),
+                      .sessions = {}});
+    const auto& p = points.back();
+    index.emplace(std::tuple{p.commit, p.host_id, p.recipe_hash}, points.size() - 1);
   }
+  CULPRIT_TRY_ASSIGN(auto sessions,
+                     m_db.prepare("SELECT commit_id, host_id, recipe_hash, session, artifact_id, "
+                                  "measured_at FROM sessions ORDER BY measured_at, rowid"));
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, sessions.step());
+    if (!has_row)
+      return points;
+    const auto it = index.find(
+        std::tuple{sessions.column_text(0), sessions.column_text(1), sessions.column_text(2)});
+    if (it != index.end())
+      points[it->second].sessions.push_back({.id = sessions.column_text(3),
+                                             .artifact_id = sessions.column_text(4),
+                                             .at = store::from_micros(sessions.column_int64(5))});
+  }
+}
+
+Status Ledger::record_session(const TrackedPoint& point, std::string_view session) {
+  CULPRIT_TRY_ASSIGN(auto statement,
+                     m_db.prepare("INSERT OR REPLACE INTO sessions (commit_id, host_id, "
+                                  "recipe_hash, session, artifact_id, measured_at) VALUES (?1, ?2, "
+                                  "?3, ?4, ?5, ?6)"));
+  statement.bind_all(point.commit, point.host_id, point.recipe_hash, session, point.artifact_id,
+                     store::to_micros(store::now()));
+  return statement.run();
 }
 
 Result<bool> Ledger::was_imported(std::string_view commit, std::string_view host_id,

@@ -1,6 +1,7 @@
 #pragma once
-// The history ledger: which commits were tracked or imported on which host, which files were
-// imported, and which change points triage has handled. One small SQLite file beside the
+// The history ledger: which commits were tracked or imported on which host, in which sessions
+// (one `culprit track` each) they were measured, which files were imported, and which change
+// points triage has handled. One small SQLite file beside the
 // results store (history.sqlite3 in the repository's cache dir); the runs themselves stay in the
 // store, under the artifact id and recipe hash that a tracked point names.
 //
@@ -25,6 +26,16 @@ namespace culprit::history {
 
 inline constexpr std::string_view k_ledger_file_name = "history.sqlite3";
 
+// One session that measured a tracked commit: the label its runs carry in the store, the artifact
+// it measured (a build that is not reproducible may give the same commit another one) and when
+// it recorded the commit.
+struct SessionMark {
+  std::string id;
+  std::string artifact_id;
+  store::TimePoint at;
+  friend bool operator==(const SessionMark&, const SessionMark&) = default;
+};
+
 // One commit's measurement on one host, as `culprit track` or `culprit import` left it.
 struct TrackedPoint {
   std::string commit;
@@ -35,6 +46,9 @@ struct TrackedPoint {
   std::string file;             // import: the name of the file imported last
   std::int64_t commit_time = 0; // committer time, seconds since the epoch: the series order
   store::TimePoint tracked_at;
+  // The track sessions that measured the commit, oldest first (filled by Ledger::tracked; empty
+  // for imports and for commits tracked before sessions were kept).
+  std::vector<SessionMark> sessions;
 };
 
 // A change point that triage has dealt with, so that the next triage leaves it alone.
@@ -59,8 +73,11 @@ public:
   // Inserts or updates (commit, host, recipe hash): the artifact, source, file and tracked_at
   // are replaced; the order of first insertion is kept for ties of commit_time.
   Status record_tracked(const TrackedPoint& point);
-  // Every tracked point, by commit time and then by first insertion.
+  // Every tracked point, by commit time and then by first insertion, with its sessions.
   Result<std::vector<TrackedPoint>> tracked();
+  // That the commit of `point` (its host, recipe hash and artifact) was measured in `session`,
+  // with its runs labelled so in the store.
+  Status record_session(const TrackedPoint& point, std::string_view session);
 
   // Imports are remembered by the hash of the file's contents, so that importing the same file
   // for the same commit and host twice adds no second run.

@@ -31,16 +31,20 @@ enum class Glyphs { unicode, ascii };
 // series is drawn at the middle level.
 std::string sparkline(const std::vector<double>& values, Glyphs glyphs, std::size_t width = 60);
 
-// Per case and metric: a trend line, the first and last levels with their intervals, and each
-// change point with the commits on either side, its ratio and p-value.
+// Per case and metric: a trend line, the first and last levels with their intervals, the sessions
+// that ran at another level, and each change point with the commits on either side, its ratio,
+// interval, sessions and p-value.
 std::string render_text(const History& history, const CommitLabels& labels, Glyphs glyphs);
 
-// {"series": [{case, metric, unit, direction, points: [{commit, host, source, runs, median,
-// ci}]}], "change_points": [{case, metric, unit, commit, before, after, ratio, p_value,
-// kind}], "hosts": [...]}; "commit" and "after" both name the first commit of the new level.
+// {"series": [{case, metric, unit, direction, points: [{commit, last_commit, commits, host,
+// source, session, runs, median, ci}], sessions: [{id, label, started, factor, aligned, anchors,
+// points}]}], "change_points": [{case, metric, unit, commit, before, after, ratio, ci, p_value,
+// kind, sessions}], "hosts": [...]}; "commit" and "after" both name the first commit of the new
+// level; medians and intervals are aligned to the newest session.
 std::string render_json(const History& history);
 
-// One row a point: case,metric,unit,commit,host,source,runs,median,ci_low,ci_high (RFC 4180).
+// One row a point: case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,last_commit,
+// session (RFC 4180).
 std::string render_csv(const History& history);
 
 // An SVG trend chart of one series: the interval band, the medians, the change points marked;
@@ -62,5 +66,14 @@ MarkdownHistory render_markdown(const History& history, const CommitLabels& labe
 
 // The change points of one series.
 std::vector<ChangePoint> changes_of(const History& history, const Series& series);
+
+// "+8.0% [+6.9%, +9.1%] (ratio 1.080)": a change point's step with its interval.
+std::string step_text(const ChangePoint& change);
+// What a change point rests on: "runs of one session (2026-11-25 02:00 UTC)", or "runs of 2
+// sessions (...), aligned by their anchors".
+std::string sessions_text(const ChangePoint& change);
+// The sessions of a series worth a line: those that ran at another level than the newest (by at
+// least `notable`, as a fraction) and those that could not be aligned; one line each.
+std::vector<std::string> session_notes(const Series& series, double notable);
 
 } // namespace culprit::history

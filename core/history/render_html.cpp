@@ -61,13 +61,13 @@ std::string change_table_html(const std::vector<ChangePoint>& changes, const Com
   if (changes.empty())
     return "<p>No change points.</p>\n";
   std::string out = "<table><tr><th>kind</th><th>before</th><th>after</th><th>change</th>"
-                    "<th>p-value</th></tr>\n";
+                    "<th>p-value</th><th>rests on</th></tr>\n";
   for (const auto& c : changes)
     out += fmt::format("<tr class=\"{0}\"><td>{0}</td><td><code>{1}</code></td><td><code>{2}"
-                       "</code> {3}</td><td>{4:+.1f}% (ratio {5:.3f})</td><td>{6:.3g}</td></tr>\n",
+                       "</code> {3}</td><td>{4}</td><td>{5:.3g}</td><td>{6}</td></tr>\n",
                        kind_of(c), c.before.substr(0, 12), c.commit.substr(0, 12),
                        html_escape(labels.contains(c.commit) ? labels.at(c.commit).subject : ""),
-                       (c.ratio - 1) * 100, c.ratio, c.p_value);
+                       html_escape(step_text(c)), c.p_value, html_escape(sessions_text(c)));
   return out + "</table>\n";
 }
 
@@ -75,12 +75,13 @@ std::string change_table_markdown(const std::vector<ChangePoint>& changes,
                                   const CommitLabels& labels) {
   if (changes.empty())
     return "No change points.\n";
-  std::string out = "| kind | before | after | change | p-value |\n|---|---|---|---|---|\n";
+  std::string out = "| kind | before | after | change | p-value | rests on |\n"
+                    "|---|---|---|---|---|---|\n";
   for (const auto& c : changes)
-    out += fmt::format("| {} | `{}` | `{}` {} | {:+.1f}% (ratio {:.3f}) | {:.3g} |\n", kind_of(c),
+    out += fmt::format("| {} | `{}` | `{}` {} | {} | {:.3g} | {} |\n", kind_of(c),
                        c.before.substr(0, 12), c.commit.substr(0, 12),
                        markdown_text(labels.contains(c.commit) ? labels.at(c.commit).subject : ""),
-                       (c.ratio - 1) * 100, c.ratio, c.p_value);
+                       markdown_text(step_text(c)), c.p_value, markdown_text(sessions_text(c)));
   return out;
 }
 

@@ -35,6 +35,9 @@ std::vector<double> bucketed(const std::vector<double>& values, std::size_t widt
   return buckets;
 }
 
+// A session whose level differs from the newest by less than this is not worth a line.
+constexpr double k_notable_session_shift = 0.01;
+
 std::string percent(double ratio) {
   return fmt::format("{:+.1f}%", (ratio - 1) * 100);
 }
@@ -44,6 +47,46 @@ std::string kind_of(const ChangePoint& change) {
 }
 
 } // namespace
+
+std::string step_text(const ChangePoint& change) {
+  return fmt::format("{} [{}, {}] (ratio {:.3f})", percent(change.ratio), percent(change.ci[0]),
+                     percent(change.ci[1]), change.ratio);
+}
+
+std::string sessions_text(const ChangePoint& change) {
+  std::vector<std::string> labels;
+  labels.reserve(change.sessions.size());
+  for (const auto& id : change.sessions)
+    labels.push_back(session_label(id));
+  if (labels.size() == 1)
+    return fmt::format("runs of one session ({})", labels.front());
+  return fmt::format("runs of {} sessions ({}), aligned by their anchors", labels.size(),
+                     fmt::join(labels, "; "));
+}
+
+std::vector<std::string> session_notes(const Series& series, double notable) {
+  std::vector<std::string> notes;
+  for (const auto& session : series.sessions) {
+    if (!session.aligned) {
+      notes.push_back(fmt::format("the session of {} shares no commit with the others, so its {} "
+                                  "cannot be aligned: a step at its edge may be the machine",
+                                  session_label(session.id),
+                                  report::counted(session.points, "point", "points")));
+      continue;
+    }
+    if (std::abs(std::log(session.factor)) < std::log1p(notable) || session.anchors.empty())
+      continue;
+    std::vector<std::string> anchors;
+    for (const auto& anchor : session.anchors)
+      anchors.push_back(anchor.substr(0, 12));
+    notes.push_back(fmt::format("the session of {} ran {:.1f}% {} than the newest (anchor {}); "
+                                "its {} are scaled to the newest",
+                                session_label(session.id), std::abs(session.factor - 1) * 100,
+                                session.factor > 1 ? "slower" : "faster", fmt::join(anchors, ", "),
+                                report::counted(session.points, "point", "points")));
+  }
+  return notes;
+}
 
 std::vector<ChangePoint> changes_of(const History& history, const Series& series) {
   std::vector<ChangePoint> changes;
@@ -74,8 +117,12 @@ std::string sparkline(const std::vector<double>& values, Glyphs glyphs, std::siz
 std::string render_text(const History& history, const CommitLabels& labels, Glyphs glyphs) {
   std::string out;
   for (const auto& series : history.series) {
-    out += fmt::format("{} [{}]  {} points\n", terminal_safe(series.case_name),
-                       terminal_safe(series.metric), series.points.size());
+    out += fmt::format("{} [{}]  {}{}\n", terminal_safe(series.case_name),
+                       terminal_safe(series.metric),
+                       report::counted(series.points.size(), "point", "points"),
+                       series.sessions.size() > 1
+                           ? ", " + report::counted(series.sessions.size(), "session", "sessions")
+                           : std::string());
     if (series.points.empty()) {
       out += "  not measured at any tracked commit\n";
       continue;
@@ -93,14 +140,17 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
                     format_value(first.ci[1], series.unit), last.commit.substr(0, 12),
                     format_value(last.median, series.unit), format_value(last.ci[0], series.unit),
                     format_value(last.ci[1], series.unit));
+    for (const auto& note : session_notes(series, k_notable_session_shift))
+      out += fmt::format("  {}\n", note);
     for (const auto& change : changes_of(history, series)) {
       const auto label = labels.find(change.commit);
-      out += fmt::format("  {} {}..{} {} (ratio {:.3f}, p = {:.3g}){}\n", kind_of(change),
+      out += fmt::format("  {} {}..{} {}, p = {:.3g}{}\n    from {}\n", kind_of(change),
                          change.before.substr(0, 12), change.commit.substr(0, 12),
-                         percent(change.ratio), change.ratio, change.p_value,
+                         step_text(change), change.p_value,
                          label == labels.end()
                              ? std::string()
-                             : "  " + terminal_safe(label->second.subject.substr(0, 60)));
+                             : "  " + terminal_safe(report::ellipsize(label->second.subject, 60)),
+                         sessions_text(change));
     }
   }
   if (history.hosts.size() > 1)
@@ -119,16 +169,29 @@ std::string render_json(const History& history) {
     json points = json::array();
     for (const auto& p : s.points)
       points.push_back({{"commit", p.commit},
+                        {"last_commit", p.last_commit.empty() ? p.commit : p.last_commit},
+                        {"commits", p.commits},
                         {"host", p.host_id},
                         {"source", p.source},
+                        {"session", p.session},
                         {"runs", p.runs},
                         {"median", p.median},
                         {"ci", {p.ci[0], p.ci[1]}}});
+    json sessions = json::array();
+    for (const auto& session : s.sessions)
+      sessions.push_back({{"id", session.id},
+                          {"label", session_label(session.id)},
+                          {"started", store::to_micros(session.started)},
+                          {"factor", session.factor},
+                          {"aligned", session.aligned},
+                          {"anchors", session.anchors},
+                          {"points", session.points}});
     series.push_back({{"case", s.case_name},
                       {"metric", s.metric},
                       {"unit", s.unit},
                       {"direction", to_string(s.direction)},
-                      {"points", std::move(points)}});
+                      {"points", std::move(points)},
+                      {"sessions", std::move(sessions)}});
   }
   json changes = json::array();
   for (const auto& c : history.change_points)
@@ -139,8 +202,10 @@ std::string render_json(const History& history) {
                        {"before", c.before},
                        {"after", c.commit},
                        {"ratio", c.ratio},
+                       {"ci", {c.ci[0], c.ci[1]}},
                        {"p_value", c.p_value},
-                       {"kind", kind_of(c)}});
+                       {"kind", kind_of(c)},
+                       {"sessions", c.sessions}});
   const json document{{"series", std::move(series)},
                       {"change_points", std::move(changes)},
                       {"hosts", history.hosts}};
@@ -148,12 +213,14 @@ std::string render_json(const History& history) {
 }
 
 std::string render_csv(const History& history) {
-  std::string out = "case,metric,unit,commit,host,source,runs,median,ci_low,ci_high\n";
+  std::string out =
+      "case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,last_commit,session\n";
   for (const auto& s : history.series)
     for (const auto& p : s.points)
-      out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g}\n", csv_field(s.case_name),
-                         csv_field(s.metric), csv_field(s.unit), p.commit, csv_field(p.host_id),
-                         p.source, p.runs, p.median, p.ci[0], p.ci[1]);
+      out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{},{}\n",
+                         csv_field(s.case_name), csv_field(s.metric), csv_field(s.unit), p.commit,
+                         csv_field(p.host_id), p.source, p.runs, p.median, p.ci[0], p.ci[1],
+                         p.last_commit.empty() ? p.commit : p.last_commit, csv_field(p.session));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -12,37 +13,208 @@
 #include "core/measure/stats_bridge.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/change_points.hpp"
+#include "stats/resampler.hpp"
+#include "stats/rng.hpp"
 #include "stats/summary.hpp"
 
 namespace culprit::history {
 namespace {
 
-store::MeasurementKey key_of(const TrackedPoint& point) {
-  return {point.artifact_id, point.recipe_hash, point.host_id};
+constexpr std::string_view k_unlabeled_session; // runs from before sessions were kept
+constexpr std::string_view k_import_session = "import";
+
+// Neighbouring tracked points whose artifacts are identical: one point of the series.
+struct Group {
+  std::vector<const TrackedPoint*> members;
+  std::vector<SessionMark> marks; // the sessions that measured its artifact
+};
+
+std::vector<SessionMark> marks_of(const TrackedPoint& point) {
+  if (!point.sessions.empty())
+    return point.sessions;
+  const auto id = point.source == "import" ? k_import_session : k_unlabeled_session;
+  return {{.id = std::string(id), .artifact_id = point.artifact_id, .at = point.tracked_at}};
 }
 
-Result<SeriesPoint> summarize_point(const TrackedPoint& tracked, const store::CaseRuns& runs,
-                                    const HistoryOptions& options) {
-  SeriesPoint point{.commit = tracked.commit,
-                    .host_id = tracked.host_id,
-                    .source = tracked.source,
-                    .runs = runs.samples.size()};
+std::vector<Group> group_points(const std::vector<TrackedPoint>& points) {
+  std::vector<Group> groups;
+  for (const auto& point : points) {
+    const bool same = !groups.empty() && [&] {
+      const auto& last = *groups.back().members.back();
+      return last.artifact_id == point.artifact_id && last.host_id == point.host_id &&
+             last.recipe_hash == point.recipe_hash;
+    }();
+    if (!same)
+      groups.emplace_back();
+    auto& group = groups.back();
+    group.members.push_back(&point);
+    for (auto mark : marks_of(point)) {
+      const auto it = std::ranges::find_if(group.marks, [&](const SessionMark& m) {
+        return m.id == mark.id && m.artifact_id == mark.artifact_id;
+      });
+      if (it == group.marks.end())
+        group.marks.push_back(std::move(mark));
+      else
+        it->at = std::min(it->at, mark.at);
+    }
+  }
+  return groups;
+}
+
+store::Freshness runs_of_session(std::string_view id) {
+  store::Freshness freshness;
+  if (id == k_unlabeled_session)
+    freshness.unlabeled = true;
+  else if (id != k_import_session)
+    freshness.session = std::string(id);
+  return freshness;
+}
+
+// The runs of one point's artifact in one session.
+struct Observation {
+  std::size_t group = 0;
+  std::size_t session = 0; // index into the sessions, oldest first
+  stats::Runs runs;
+  double level = 0; // the median of the pooled samples
+};
+
+// How the sessions of a series are tied to the newest one: the order in which they are aligned
+// (the newest first) and, for each, the pairs of observations of one point in it and in a
+// session aligned before it.
+struct Link {
+  std::size_t observation = 0;
+  std::size_t other = 0; // the observation of the same point in an aligned session
+};
+struct Alignment {
+  std::vector<std::size_t> order;
+  std::vector<std::vector<Link>> links;       // links[i] tie order[i]; empty for the reference
+  std::vector<bool> aligned;                  // by session
+  std::vector<std::set<std::size_t>> anchors; // by session: the groups that tie it
+};
+
+Alignment plan_alignment(const std::vector<Observation>& observations, std::size_t sessions) {
+  Alignment alignment;
+  alignment.aligned.assign(sessions, false);
+  alignment.anchors.resize(sessions);
+  std::vector<bool> present(sessions, false);
+  std::map<std::size_t, std::vector<std::size_t>> by_group;
+  for (std::size_t o = 0; o < observations.size(); ++o) {
+    present[observations[o].session] = true;
+    by_group[observations[o].group].push_back(o);
+  }
+  std::optional<std::size_t> newest;
+  for (std::size_t s = 0; s < sessions; ++s)
+    if (present[s])
+      newest = s;
+  if (!newest)
+    return alignment;
+  alignment.order.push_back(*newest);
+  alignment.links.emplace_back();
+  alignment.aligned[*newest] = true;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t s = sessions; s-- > 0;) {
+      if (!present[s] || alignment.aligned[s])
+        continue;
+      std::vector<Link> links;
+      for (std::size_t o = 0; o < observations.size(); ++o) {
+        if (observations[o].session != s)
+          continue;
+        for (const auto other : by_group[observations[o].group]) {
+          const auto other_session = observations[other].session;
+          if (other_session != s && alignment.aligned[other_session]) {
+            links.push_back({o, other});
+            alignment.anchors[s].insert(observations[o].group);
+          }
+        }
+      }
+      if (links.empty())
+        continue;
+      alignment.aligned[s] = true;
+      alignment.order.push_back(s);
+      alignment.links.push_back(std::move(links));
+      progress = true;
+    }
+  }
+  return alignment;
+}
+
+// Each session's level over the newest session's, from the observations' levels.
+std::vector<double> session_factors(const Alignment& alignment,
+                                    const std::vector<Observation>& observations,
+                                    const std::vector<double>& levels, std::size_t sessions) {
+  std::vector<double> factors(sessions, 1.0);
+  std::vector<double> logs;
+  for (std::size_t i = 1; i < alignment.order.size(); ++i) {
+    logs.clear();
+    for (const auto& link : alignment.links[i])
+      logs.push_back(std::log(levels[link.observation]) - std::log(levels[link.other]) +
+                     std::log(factors[observations[link.other].session]));
+    std::ranges::sort(logs);
+    factors[alignment.order[i]] = std::exp(stats::quantile_of_sorted(logs, 0.5));
+  }
+  return factors;
+}
+
+double pooled_median(const stats::Runs& runs) {
   std::vector<double> pooled;
-  for (const auto& run : runs.samples)
+  for (const auto& run : runs)
     pooled.insert(pooled.end(), run.begin(), run.end());
-  CULPRIT_TRY_ASSIGN(point.median, lift(stats::median(pooled), tracked.commit));
+  std::ranges::sort(pooled);
+  return stats::quantile_of_sorted(pooled, 0.5);
+}
+
+// `count` bootstrap replicates of an observation's level: runs drawn with replacement, then
+// samples within each (one run: its samples drawn).
+std::vector<double> level_replicates(const stats::Runs& runs, std::size_t count, std::uint64_t seed,
+                                     std::uint64_t stream) {
+  std::vector<double> pooled;
+  for (const auto& run : runs)
+    pooled.insert(pooled.end(), run.begin(), run.end());
+  std::unique_ptr<stats::Resampler> resampler;
+  if (runs.size() >= 2)
+    resampler = stats::make_resampler(runs, stats::Statistic::median);
+  else if (pooled.size() >= 2)
+    resampler = stats::make_resampler(pooled, stats::Statistic::median);
+  std::vector<double> replicates(count, pooled_median(runs));
+  if (!resampler)
+    return replicates;
+  stats::Rng rng(seed, stream);
+  std::vector<double> scratch;
+  for (auto& replicate : replicates)
+    replicate = resampler->replicate(rng, scratch);
+  return replicates;
+}
+
+Result<SeriesPoint> summarize_point(const Group& group, const Observation& home,
+                                    const std::string& session, double factor,
+                                    const HistoryOptions& options) {
+  const auto& first = *group.members.front();
+  SeriesPoint point{.commit = first.commit,
+                    .last_commit = group.members.back()->commit,
+                    .commits = group.members.size(),
+                    .host_id = first.host_id,
+                    .source = first.source,
+                    .session = session,
+                    .median = home.level / factor,
+                    .ci = {},
+                    .runs = home.runs.size()};
   point.ci = {point.median, point.median};
-  if (runs.samples.size() >= 2 || pooled.size() >= 2) {
+  if (home.runs.size() >= 2) {
     stats::BootstrapOptions bootstrap;
     bootstrap.confidence = options.confidence;
     bootstrap.seed = options.seed;
     bootstrap.method = stats::IntervalMethod::percentile;
     bootstrap.resamples = options.resamples;
     bootstrap.threads = 1;
-    if (auto interval = stats::level_interval(runs.samples, stats::Statistic::median, bootstrap))
-      point.ci = {interval->lower, interval->upper};
+    if (auto interval = stats::level_interval(home.runs, stats::Statistic::median, bootstrap))
+      point.ci = {interval->lower / factor, interval->upper / factor};
   }
   return point;
+}
+
+const std::string& last_commit_of(const SeriesPoint& point) {
+  return point.last_commit.empty() ? point.commit : point.last_commit;
 }
 
 double segment_median(const std::vector<double>& values, std::size_t begin, std::size_t end) {
@@ -52,20 +224,61 @@ double segment_median(const std::vector<double>& values, std::size_t begin, std:
   return stats::quantile_of_sorted(segment, 0.5);
 }
 
+// The segments around change point k: [begin, indices[k]) and [indices[k], end).
+std::pair<std::size_t, std::size_t> segment_bounds(const std::vector<std::size_t>& indices,
+                                                   std::size_t k, std::size_t size) {
+  return {k == 0 ? 0 : indices[k - 1], k + 1 == indices.size() ? size : indices[k + 1]};
+}
+
 // The ratio of the level after each change point to the level before it.
 std::vector<double> step_ratios(const std::vector<double>& levels,
                                 const std::vector<std::size_t>& indices) {
   std::vector<double> ratios;
   for (std::size_t k = 0; k < indices.size(); ++k) {
-    const std::size_t begin = k == 0 ? 0 : indices[k - 1];
-    const std::size_t end = k + 1 == indices.size() ? levels.size() : indices[k + 1];
+    const auto [begin, end] = segment_bounds(indices, k, levels.size());
     ratios.push_back(segment_median(levels, indices[k], end) /
                      segment_median(levels, begin, indices[k]));
   }
   return ratios;
 }
 
+// The percentile interval of a step's ratio: in each replicate, the points of each segment drawn
+// with replacement, each at its replicate level.
+std::array<double, 2> step_interval(const PointReplicates& replicates, std::size_t begin,
+                                    std::size_t at, std::size_t end, const ChangeOptions& options) {
+  const std::size_t count = replicates.front().size();
+  std::vector<double> ratios;
+  ratios.reserve(count);
+  std::vector<double> before(at - begin);
+  std::vector<double> after(end - at);
+  for (std::size_t b = 0; b < count; ++b) {
+    stats::Rng rng(options.seed ^ 0x5eed5e55ULL, (at * count) + b);
+    for (auto& value : before)
+      value = replicates[begin + rng.index(at - begin)][b];
+    for (auto& value : after)
+      value = replicates[at + rng.index(end - at)][b];
+    std::ranges::sort(before);
+    std::ranges::sort(after);
+    ratios.push_back(stats::quantile_of_sorted(after, 0.5) /
+                     stats::quantile_of_sorted(before, 0.5));
+  }
+  std::ranges::sort(ratios);
+  const double tail = (1 - options.confidence) / 2;
+  return {stats::quantile_of_sorted(ratios, tail), stats::quantile_of_sorted(ratios, 1 - tail)};
+}
+
 } // namespace
+
+std::string session_label(std::string_view id) {
+  if (id == k_unlabeled_session)
+    return "before sessions were kept";
+  if (id == k_import_session)
+    return "imported";
+  // "track:2026-11-25T14:00:05.123456Z/1234" -> "2026-11-25 14:00:05 UTC"
+  if (id.starts_with("track:") && id.size() >= 25 && id[16] == 'T')
+    return fmt::format("{} {} UTC", id.substr(6, 10), id.substr(17, 8));
+  return std::string(id);
+}
 
 Result<std::vector<TrackedPoint>> choose_points(const std::vector<TrackedPoint>& tracked,
                                                 const HistoryOptions& options) {
@@ -91,12 +304,150 @@ Result<std::vector<TrackedPoint>> choose_points(const std::vector<TrackedPoint>&
   return chosen;
 }
 
+namespace {
+
+// The sessions of the groups, oldest first (by the first time each recorded a commit).
+std::vector<std::pair<std::string, store::TimePoint>>
+sessions_in_order(const std::vector<Group>& groups) {
+  std::map<std::string, store::TimePoint> started;
+  for (const auto& group : groups)
+    for (const auto& mark : group.marks) {
+      const auto [it, inserted] = started.try_emplace(mark.id, mark.at);
+      if (!inserted)
+        it->second = std::min(it->second, mark.at);
+    }
+  std::vector<std::pair<std::string, store::TimePoint>> order(started.begin(), started.end());
+  std::ranges::stable_sort(order, {}, [](const auto& s) { return s.second; });
+  return order;
+}
+
+// One series: the observations of every point in every session, aligned; its points, sessions,
+// and the replicates of the points' aligned levels.
+struct SeriesBuilder {
+  const std::vector<Group>& groups;
+  const std::vector<std::pair<std::string, store::TimePoint>>& sessions;
+  const HistoryOptions& options;
+
+  Result<std::pair<Series, PointReplicates>> build(store::Store& store,
+                                                   const SelectedCase& chosen) const {
+    Series series{.case_name = chosen.key.case_name,
+                  .metric = chosen.key.metric,
+                  .unit = chosen.unit,
+                  .direction = chosen.direction,
+                  .points = {},
+                  .sessions = {}};
+    std::map<std::string, std::size_t> session_index;
+    for (std::size_t s = 0; s < sessions.size(); ++s)
+      session_index.emplace(sessions[s].first, s);
+    std::vector<Observation> observations;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto& first = *groups[g].members.front();
+      for (const auto& mark : groups[g].marks) {
+        CULPRIT_TRY_ASSIGN(auto runs,
+                           store.counted_runs({mark.artifact_id, first.recipe_hash, first.host_id},
+                                              chosen.key.case_name, chosen.key.metric,
+                                              runs_of_session(mark.id)));
+        if (runs.samples.empty())
+          continue;
+        if (series.unit.empty())
+          series.unit = runs.unit;
+        if (runs.unit != series.unit)
+          return infra_error("case {} metric {} is in {} at {} but in {} elsewhere; the series "
+                             "cannot be drawn in one unit",
+                             series.case_name, series.metric, runs.unit, first.commit.substr(0, 12),
+                             series.unit);
+        Observation observation{.group = g,
+                                .session = session_index.at(mark.id),
+                                .runs = std::move(runs.samples),
+                                .level = 0};
+        observation.level = pooled_median(observation.runs);
+        if (!(observation.level > 0))
+          return infra_error("case {} metric {} has a median of {} at {}; a history needs "
+                             "positive values",
+                             series.case_name, series.metric, observation.level,
+                             first.commit.substr(0, 12));
+        observations.push_back(std::move(observation));
+      }
+    }
+    const auto alignment = plan_alignment(observations, sessions.size());
+    std::vector<double> levels;
+    levels.reserve(observations.size());
+    for (const auto& o : observations)
+      levels.push_back(o.level);
+    const auto factors = session_factors(alignment, observations, levels, sessions.size());
+
+    // Each point's runs: those of the newest session that measured it.
+    std::vector<std::optional<std::size_t>> home(groups.size());
+    for (std::size_t o = 0; o < observations.size(); ++o) {
+      auto& h = home[observations[o].group];
+      if (!h || observations[o].session >= observations[*h].session)
+        h = o;
+    }
+    std::vector<std::size_t> points_of(sessions.size(), 0);
+    std::vector<std::size_t> homes;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (!home[g])
+        continue;
+      const auto& observation = observations[*home[g]];
+      ++points_of[observation.session];
+      homes.push_back(*home[g]);
+      CULPRIT_TRY_ASSIGN(auto point, summarize_point(groups[g], observation,
+                                                     sessions[observation.session].first,
+                                                     factors[observation.session], options));
+      series.points.push_back(std::move(point));
+    }
+    for (std::size_t s = 0; s < sessions.size(); ++s) {
+      const bool present =
+          std::ranges::any_of(observations, [s](const Observation& o) { return o.session == s; });
+      if (!present)
+        continue;
+      SessionLevel level{.id = sessions[s].first,
+                         .started = sessions[s].second,
+                         .factor = factors[s],
+                         .aligned = alignment.aligned[s],
+                         .anchors = {},
+                         .points = points_of[s]};
+      for (const auto g : alignment.anchors[s])
+        level.anchors.push_back(groups[g].members.front()->commit);
+      series.sessions.push_back(std::move(level));
+    }
+    return std::pair{std::move(series), replicates(observations, alignment, homes)};
+  }
+
+  // The replicates of each point's aligned level: every observation's runs drawn again, the
+  // sessions aligned again with those, in each replicate.
+  [[nodiscard]] PointReplicates replicates(const std::vector<Observation>& observations,
+                                           const Alignment& alignment,
+                                           const std::vector<std::size_t>& homes) const {
+    const std::size_t count = options.change.resamples;
+    if (count == 0 || homes.empty())
+      return {};
+    std::vector<std::vector<double>> drawn;
+    drawn.reserve(observations.size());
+    for (std::size_t o = 0; o < observations.size(); ++o)
+      drawn.push_back(level_replicates(observations[o].runs, count, options.seed, o));
+    PointReplicates points(homes.size(), std::vector<double>(count));
+    std::vector<double> levels(observations.size());
+    for (std::size_t b = 0; b < count; ++b) {
+      for (std::size_t o = 0; o < observations.size(); ++o)
+        levels[o] = drawn[o][b];
+      const auto factors = session_factors(alignment, observations, levels, sessions.size());
+      for (std::size_t p = 0; p < homes.size(); ++p)
+        points[p][b] = levels[homes[p]] / factors[observations[homes[p]].session];
+    }
+    return points;
+  }
+};
+
+} // namespace
+
 Result<History> load_history(store::Store& store, const std::vector<TrackedPoint>& points,
                              const HistoryOptions& options) {
   std::set<std::pair<std::string, std::string>> seen;
   std::vector<store::CaseMetric> available;
   for (const auto& point : points) {
-    CULPRIT_TRY_ASSIGN(const auto cases, store.measured_cases(key_of(point)));
+    CULPRIT_TRY_ASSIGN(const auto cases,
+                       store.measured_cases({point.artifact_id, point.recipe_hash, point.host_id}));
     for (const auto& c : cases)
       if (seen.insert({c.case_name, c.metric}).second)
         available.push_back(c);
@@ -108,25 +459,17 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
   CULPRIT_TRY_ASSIGN(const auto selected,
                      select_cases(available, options.case_globs, options.metric));
 
+  const auto groups = group_points(points);
+  const auto sessions = sessions_in_order(groups);
+  const SeriesBuilder builder{groups, sessions, options};
   History history;
   std::set<std::string> hosts;
   for (const auto& chosen : selected) {
-    Series series{chosen.key.case_name, chosen.key.metric, chosen.unit, chosen.direction, {}};
-    for (const auto& point : points) {
-      CULPRIT_TRY_ASSIGN(const auto runs, store.counted_runs(key_of(point), chosen.key.case_name,
-                                                             chosen.key.metric));
-      if (runs.samples.empty())
-        continue;
-      if (runs.unit != series.unit)
-        return infra_error("case {} metric {} is in {} at {} but in {} elsewhere; the series "
-                           "cannot be drawn in one unit",
-                           series.case_name, series.metric, runs.unit, point.commit.substr(0, 12),
-                           series.unit);
-      CULPRIT_TRY_ASSIGN(auto summary, summarize_point(point, runs, options));
+    CULPRIT_TRY_ASSIGN(auto built, builder.build(store, chosen));
+    auto& [series, replicates] = built;
+    for (const auto& point : series.points)
       hosts.insert(point.host_id);
-      series.points.push_back(std::move(summary));
-    }
-    CULPRIT_TRY_ASSIGN(auto changes, find_change_points(series, options.change));
+    CULPRIT_TRY_ASSIGN(auto changes, find_change_points(series, options.change, replicates));
     history.change_points.insert(history.change_points.end(), changes.begin(), changes.end());
     history.series.push_back(std::move(series));
   }
@@ -135,7 +478,8 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
 }
 
 Result<std::vector<ChangePoint>> find_change_points(const Series& series,
-                                                    const ChangeOptions& options) {
+                                                    const ChangeOptions& options,
+                                                    const PointReplicates& replicates) {
   std::vector<double> levels;
   std::vector<double> logs;
   for (const auto& point : series.points) {
@@ -148,6 +492,9 @@ Result<std::vector<ChangePoint>> find_change_points(const Series& series,
   }
   if (logs.size() < 2 * options.min_segment)
     return std::vector<ChangePoint>{};
+  if (!replicates.empty() && replicates.size() != levels.size())
+    return infra_error("case {}: {} replicate rows for {} points", series.case_name,
+                       replicates.size(), levels.size());
   stats::ChangePointOptions e_divisive;
   e_divisive.significance = options.significance;
   e_divisive.permutations = options.permutations;
@@ -163,30 +510,49 @@ Result<std::vector<ChangePoint>> find_change_points(const Series& series,
     indices.push_back(point.index);
     p_values.push_back(point.p_value);
   }
-  // Drop the smallest step below min_change, one at a time: removing one merges two segments
-  // and changes the ratios of its neighbours.
+  // Drop the smallest step that is below min_change, or whose interval holds no change, one at a
+  // time: removing one merges two segments and changes the ratios of its neighbours.
   for (;;) {
     const auto ratios = step_ratios(levels, indices);
+    std::vector<std::array<double, 2>> intervals;
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      const auto [begin, end] = segment_bounds(indices, k, levels.size());
+      intervals.push_back(replicates.empty()
+                              ? std::array{ratios[k], ratios[k]}
+                              : step_interval(replicates, begin, indices[k], end, options));
+    }
     std::optional<std::size_t> smallest;
     for (std::size_t k = 0; k < ratios.size(); ++k) {
       const double size = std::abs(std::log(ratios[k]));
-      if (size < std::log1p(options.min_change) &&
+      const bool holds_none = intervals[k][0] <= 1 && intervals[k][1] >= 1;
+      if ((size < std::log1p(options.min_change) || holds_none) &&
           (!smallest || size < std::abs(std::log(ratios[*smallest]))))
         smallest = k;
     }
     if (!smallest) {
       std::vector<ChangePoint> changes;
       changes.reserve(indices.size());
-      for (std::size_t k = 0; k < indices.size(); ++k)
+      for (std::size_t k = 0; k < indices.size(); ++k) {
+        const auto [begin, end] = segment_bounds(indices, k, levels.size());
+        std::vector<std::string> sessions;
+        for (const auto& session : series.sessions)
+          for (std::size_t i = begin; i < end; ++i)
+            if (series.points[i].session == session.id) {
+              sessions.push_back(session.id);
+              break;
+            }
         changes.push_back({.case_name = series.case_name,
                            .metric = series.metric,
                            .unit = series.unit,
                            .direction = series.direction,
                            .index = indices[k],
-                           .before = series.points[indices[k] - 1].commit,
+                           .before = last_commit_of(series.points[indices[k] - 1]),
                            .commit = series.points[indices[k]].commit,
                            .ratio = ratios[k],
-                           .p_value = p_values[k]});
+                           .ci = intervals[k],
+                           .p_value = p_values[k],
+                           .sessions = std::move(sessions)});
+      }
       return changes;
     }
     indices.erase(indices.begin() + static_cast<std::ptrdiff_t>(*smallest));

@@ -1,21 +1,38 @@
 #pragma once
-// A kernel's performance across history: per case and metric, one point per tracked commit (the
-// median of its runs with a two-level bootstrap interval, stats/bootstrap.hpp), in commit order,
-// and the change points that E-divisive finds in the series (stats/change_points.hpp).
+// A kernel's performance across history: per case and metric, one point per tracked artifact
+// (the median of its runs with a two-level bootstrap interval, stats/bootstrap.hpp), in commit
+// order, and the change points that E-divisive finds in the series (stats/change_points.hpp).
 //
-// Change points are searched in the logarithm of the medians, so that a step is a ratio whatever
-// the level, and noise of a given relative size weighs the same at every level. A change point
-// is reported with the commits on either side, the ratio of the new level to the old one (the
-// medians of the point medians of the segments on either side, bounded by the neighbouring
-// change points) and E-divisive's permutation p-value. Steps smaller than the smallest change
-// that matters (min_change) are dropped, and the neighbours' ratios recomputed without them: a
-// shift too small to act on is no finding.
+// Points. Neighbouring commits whose artifacts are byte-identical are one point: they share
+// their runs, and counting them twice would make one measurement look like several. A point
+// names its first and last commit.
+//
+// Sessions. Each `culprit track` is a session, and the runs of two sessions are not samples of
+// one level: the machine may have been busier one night. Every session also measured an anchor,
+// a commit tracked before (history/track.hpp), so the levels of two sessions are tied by the
+// commits they both measured: a session's factor is the median, over those commits, of its
+// level over the other session's, chained to the newest session, whose factor is 1. A point
+// shows the runs of the newest session that measured it, divided by that session's factor, so
+// that every point reads as if measured in the newest session. A session that shares no commit
+// with the others cannot be aligned; it is shown with factor 1 and said so.
+//
+// Change points are searched in the logarithm of the aligned medians, so that a step is a ratio
+// whatever the level, and noise of a given relative size weighs the same at every level. A
+// change point is reported with the commits on either side, the ratio of the new level to the
+// old one (the medians of the point medians of the segments on either side, bounded by the
+// neighbouring change points), its interval, the sessions whose runs it rests on, and
+// E-divisive's permutation p-value. The interval is a bootstrap that draws, in each replicate,
+// the runs of every measurement (so the anchors' factors vary with their runs) and then the
+// points of each segment. Steps smaller than the smallest change that matters (min_change) and
+// steps whose interval holds no change are dropped, one at a time, and the neighbours' ratios
+// recomputed without them: a shift too small or too uncertain to act on is no finding.
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -26,12 +43,26 @@
 namespace culprit::history {
 
 struct SeriesPoint {
-  std::string commit;
+  std::string commit;      // the first commit of the point
+  std::string last_commit; // the last commit whose artifacts are identical to its
+  std::size_t commits = 1; // how many commits the point stands for
   std::string host_id;
-  std::string source; // track | import
-  double median = 0;
+  std::string source;  // track | import
+  std::string session; // whose runs give the point (SessionLevel::id)
+  double median = 0;   // aligned: as if measured in the newest session
   std::array<double, 2> ci{0, 0};
   std::size_t runs = 0;
+};
+
+// One session of a series: its label ("" for runs from before sessions were kept, "import" for
+// imported results), when it started, and how its level compares with the newest session's.
+struct SessionLevel {
+  std::string id;
+  store::TimePoint started;
+  double factor = 1;                // this session's level / the newest session's, from the anchors
+  bool aligned = true;              // false: no commit ties it to the others; factor 1 is a guess
+  std::vector<std::string> anchors; // commits it shares with the session it is aligned by
+  std::size_t points = 0;           // points whose runs it gives
 };
 
 struct Series {
@@ -39,7 +70,8 @@ struct Series {
   std::string metric;
   std::string unit;
   Direction direction = Direction::lower_is_better;
-  std::vector<SeriesPoint> points; // in commit order
+  std::vector<SeriesPoint> points;    // in commit order
+  std::vector<SessionLevel> sessions; // that measured its points, oldest first
 };
 
 struct ChangePoint {
@@ -51,7 +83,10 @@ struct ChangePoint {
   std::string before;    // the last measured commit of the old level
   std::string commit;    // the first measured commit of the new level
   double ratio = 1;      // new level / old level
+  std::array<double, 2> ci{1, 1};
   double p_value = 1;
+  // The sessions whose runs give the points of the two segments, oldest first.
+  std::vector<std::string> sessions;
   [[nodiscard]] bool regression() const {
     return direction == Direction::lower_is_better ? ratio > 1 : ratio < 1;
   }
@@ -65,6 +100,8 @@ struct ChangeOptions {
   std::size_t permutations = 499;
   std::size_t min_segment = 3;
   double min_change = 0.02; // the threshold: smaller steps are dropped
+  double confidence = 0.95; // of the step's interval
+  std::size_t resamples = 1000;
   std::uint64_t seed = 1;
   unsigned threads = 0;
 };
@@ -98,8 +135,18 @@ Result<std::vector<TrackedPoint>> choose_points(const std::vector<TrackedPoint>&
 Result<History> load_history(store::Store& store, const std::vector<TrackedPoint>& points,
                              const HistoryOptions& options);
 
-// The change points of one series.
+// What the bootstrap of a step needs: for each point, `resamples` replicates of its aligned
+// level (the runs of every measurement drawn again and the sessions aligned again in each). Empty
+// when a series has no runs to draw (the intervals are then the point estimates).
+using PointReplicates = std::vector<std::vector<double>>;
+
+// The change points of one series; `replicates` (one row per point) give their intervals.
 Result<std::vector<ChangePoint>> find_change_points(const Series& series,
-                                                    const ChangeOptions& options);
+                                                    const ChangeOptions& options,
+                                                    const PointReplicates& replicates = {});
+
+// The label of a session as people read it: "2026-11-25 02:00:05 UTC" for a track session,
+// "before sessions were kept", "imported".
+std::string session_label(std::string_view id);
 
 } // namespace culprit::history

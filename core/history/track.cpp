@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <ctime>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+
+#include <unistd.h>
 
 #include "core/compare.hpp"
 #include "core/measure/case_select.hpp"
@@ -112,6 +115,61 @@ Result<std::int64_t> parse_since(std::string_view text) {
   return seconds;
 }
 
+std::string new_session_label() {
+  const auto micros = store::to_micros(store::now());
+  const auto seconds = static_cast<std::time_t>(micros / 1'000'000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  return fmt::format("track:{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z/{}", utc.tm_year + 1900,
+                     utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                     micros % 1'000'000, ::getpid());
+}
+
+TrackPlan plan_track(const std::vector<RangeCommit>& selected,
+                     const std::vector<TrackedPoint>& tracked, std::string_view host_id,
+                     std::string_view recipe_hash, const TrackSettings& settings) {
+  std::vector<const TrackedPoint*> before; // the host's tracked points, in the ledger's order
+  std::set<std::string> known;
+  for (const auto& point : tracked)
+    if (point.host_id == host_id && point.recipe_hash == recipe_hash && point.source == "track" &&
+        known.insert(point.commit).second)
+      before.push_back(&point);
+  TrackPlan plan;
+  std::vector<RangeCommit> fresh;
+  std::set<std::string> measured;
+  for (const auto& commit : selected) {
+    if (!settings.remeasure && known.contains(commit.id)) {
+      ++plan.already_tracked;
+      continue;
+    }
+    if (measured.insert(commit.id).second)
+      fresh.push_back(commit);
+  }
+  if (fresh.empty() || settings.anchors == 0)
+    return {.commits = std::move(fresh), .anchors = {}, .already_tracked = plan.already_tracked};
+  // Candidates are the tracked commits this session does not measure anyway; the nearest before
+  // the first new commit come first, then the nearest after it.
+  std::vector<const TrackedPoint*> earlier;
+  std::vector<const TrackedPoint*> later;
+  for (const auto* point : before) {
+    if (measured.contains(point->commit))
+      continue;
+    (point->commit_time <= fresh.front().time ? earlier : later).push_back(point);
+  }
+  std::ranges::reverse(earlier);
+  earlier.insert(earlier.end(), later.begin(), later.end());
+  for (const auto* point : earlier) {
+    if (plan.anchors.size() == settings.anchors)
+      break;
+    plan.anchors.push_back(point->commit);
+    plan.commits.push_back({point->commit, point->commit_time});
+  }
+  std::ranges::reverse(plan.commits); // oldest anchor first
+  std::ranges::reverse(plan.anchors);
+  plan.commits.insert(plan.commits.end(), fresh.begin(), fresh.end());
+  return plan;
+}
+
 Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
                                    Sampler& sampler, Ledger& ledger, const TrackSettings& settings,
                                    const std::function<void(const TrackProgress&)>& progress) {
@@ -166,11 +224,24 @@ std::vector<std::vector<std::size_t>> lane_blocks(std::size_t commits, std::size
   return blocks;
 }
 
-Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& selected, BuildProvider& builds,
                                    std::span<Sampler* const> lanes, Ledger& ledger,
                                    const TrackSettings& settings,
                                    const std::function<void(const TrackProgress&)>& progress) {
   TrackOutcome outcome;
+  if (lanes.empty())
+    return infra_error("tracking needs a sampler");
+  const auto& first_lane = lanes.front()->options();
+  CULPRIT_TRY_ASSIGN(const auto tracked_before, ledger.tracked());
+  auto track_settings = settings;
+  if (!first_lane.session)
+    track_settings.anchors = 0; // without a label of its own, the session cannot measure anew
+  const auto plan = plan_track(selected, tracked_before, first_lane.host_id, first_lane.recipe_hash,
+                               track_settings);
+  outcome.already_tracked = plan.already_tracked;
+  outcome.anchors = plan.anchors;
+  const auto& commits = plan.commits;
+  const std::set<std::string> anchors(plan.anchors.begin(), plan.anchors.end());
   int runs_before = 0;
   for (auto* lane : lanes)
     runs_before += lane->runs_made();
@@ -205,11 +276,17 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
         auto [it, fresh] = position_of.try_emplace(index, outcome.commits.size());
         if (fresh) {
           if (progress)
-            progress({.done = done++, .total = commits.size(), .commit = commits[index].id});
+            progress({.done = done++,
+                      .total = commits.size(),
+                      .commit = commits[index].id,
+                      .anchor = anchors.contains(commits[index].id)});
           CULPRIT_TRY_ASSIGN(auto built, builds.build(commits[index].id, commits[index].id));
           if (!built.ok())
             ++outcome.failed_builds;
-          outcome.commits.push_back({commits[index].id, std::move(built), false});
+          outcome.commits.push_back({.commit = commits[index].id,
+                                     .build = std::move(built),
+                                     .measured = false,
+                                     .anchor = anchors.contains(commits[index].id)});
         }
         const auto& tracked = outcome.commits[it->second];
         if (!tracked.build.ok())
@@ -233,18 +310,25 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       for (std::size_t k = 0; k < subjects[b].size(); ++k) {
         const auto& commit = commits[positions[b][k]];
-        CULPRIT_TRY(ledger.record_tracked({.commit = subjects[b][k].commit,
-                                           .host_id = lanes[b]->options().host_id,
-                                           .recipe_hash = lanes[b]->options().recipe_hash,
-                                           .artifact_id = subjects[b][k].artifact_id,
-                                           .source = "track",
-                                           .file = {},
-                                           .commit_time = commit.time,
-                                           .tracked_at = store::now()}));
         auto& tracked = outcome.commits[position_of.at(positions[b][k])];
+        const TrackedPoint point{.commit = subjects[b][k].commit,
+                                 .host_id = lanes[b]->options().host_id,
+                                 .recipe_hash = lanes[b]->options().recipe_hash,
+                                 .artifact_id = subjects[b][k].artifact_id,
+                                 .source = "track",
+                                 .file = {},
+                                 .commit_time = commit.time,
+                                 .tracked_at = store::now(),
+                                 .sessions = {}};
+        // An anchor keeps its place in the history; this session only adds its runs.
+        if (!tracked.anchor)
+          CULPRIT_TRY(ledger.record_tracked(point));
+        if (const auto& session = lanes[b]->options().session)
+          CULPRIT_TRY(ledger.record_session(point, *session));
         if (!tracked.measured) {
           tracked.measured = true;
-          ++outcome.measured;
+          if (!tracked.anchor)
+            ++outcome.measured;
           CULPRIT_TRY(diagnose_commit(*lanes[b], subjects[b][k], outcome.noise));
         }
       }
@@ -260,10 +344,14 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
   for (auto* lane : lanes)
     runs_after += lane->runs_made();
   outcome.runs_made = runs_after - runs_before;
-  if (!commits.empty() && outcome.measured == 0)
-    return infra_error("none of the {} commits built (the first failed: {}); fix the build or "
-                       "see the build logs",
-                       commits.size(), outcome.commits.front().build.message);
+  if (outcome.measured == 0 && outcome.failed_builds > 0 &&
+      outcome.failed_builds + anchors.size() >= commits.size())
+    return infra_error("none of the {} new commits built (the first failed: {}); fix the build "
+                       "or see the build logs",
+                       commits.size() - anchors.size(),
+                       std::ranges::find_if(outcome.commits, [](const TrackedCommit& c) {
+                         return !c.build.ok();
+                       })->build.message);
   return outcome;
 }
 

@@ -1,9 +1,14 @@
 #pragma once
 // Tracking: measuring a series of commits into the store, incrementally, so that a nightly job
-// can run it on each new commit. Each selected commit is built (a cached build costs nothing)
-// and given a fixed number of counted runs (runs already in the store count), in chunks whose
-// runs are interleaved; after each chunk its commits go to the ledger, so an interrupted track
-// keeps what it finished. A commit that fails to build is skipped and reported.
+// can run it on each new commit. Each run of `culprit track` is a *session*: its runs carry the
+// session's label in the store. A commit already tracked on the host (under the run recipe) is
+// not measured again; each new commit is built (a cached build costs nothing) and given a fixed
+// number of runs in this session, in chunks whose runs are interleaved. Runs of two sessions are
+// not samples of one level (the machine may have been busier one night), so every session also
+// measures again, in its first chunk, an *anchor*: the tracked commit nearest before the new
+// ones. `culprit history` aligns the sessions by what their anchors show (history/series.hpp).
+// After each chunk its commits go to the ledger, so an interrupted track keeps what it finished.
+// A commit that fails to build is skipped and reported.
 
 #include <cstddef>
 #include <cstdint>
@@ -44,7 +49,26 @@ Result<std::int64_t> parse_since(std::string_view text);
 struct TrackSettings {
   std::size_t runs = 5;  // counted runs per commit
   std::size_t chunk = 8; // commits whose runs are interleaved before they go to the ledger
+  // Tracked commits measured again with the new ones, so that the sessions can be aligned. Only
+  // a sampler that labels its runs with a session can measure an anchor anew.
+  std::size_t anchors = 1;
+  bool remeasure = false; // measure the commits already tracked again too (--fresh)
 };
+
+// What a session measures: anchors first, then the commits of the selection not tracked before
+// on the host under the recipe (all of them with `remeasure`), in order.
+struct TrackPlan {
+  std::vector<RangeCommit> commits;
+  std::vector<std::string> anchors;
+  std::size_t already_tracked = 0; // commits of the selection left alone
+};
+
+// The anchors are the tracked commits of the host and recipe that are not measured anyway,
+// nearest before the first new commit in the ledger's order (nearest after it when too few come
+// before). No anchors when nothing is new or nothing was tracked before.
+TrackPlan plan_track(const std::vector<RangeCommit>& selected,
+                     const std::vector<TrackedPoint>& tracked, std::string_view host_id,
+                     std::string_view recipe_hash, const TrackSettings& settings);
 
 // What the samples of one case (of the run recipe's cases and metric) said about interference
 // across the tracked commits (stats/interference.hpp): the first description, and in how many
@@ -60,11 +84,14 @@ struct TrackedCommit {
   std::string commit;
   BuildResult build;
   bool measured = false;
+  bool anchor = false;
 };
 
 struct TrackOutcome {
-  std::vector<TrackedCommit> commits; // in the order given
-  std::size_t measured = 0;
+  std::vector<TrackedCommit> commits; // measured in this session: anchors first, then in order
+  std::size_t measured = 0;           // new commits measured (anchors not counted)
+  std::size_t already_tracked = 0;    // commits of the selection tracked before, left alone
+  std::vector<std::string> anchors;   // tracked before and measured again in this session
   std::size_t failed_builds = 0;
   int runs_made = 0;             // new runs, warm-ups included; 0 when everything was in the store
   std::vector<TrackNoise> noise; // cases whose samples showed interference, in case order
@@ -74,8 +101,14 @@ struct TrackProgress {
   std::size_t done = 0;
   std::size_t total = 0;
   std::string commit;
+  bool anchor = false;
 };
 
+// A label for the runs of a new track session: "track:" and the time it started, with the
+// process id to tell apart two sessions started in the same microsecond.
+std::string new_session_label();
+
+// Measures `commits` (the selection) as planned by plan_track, on the first lane's host and recipe.
 // Errors: every build failed (infrastructure), runs that keep failing, an interrupt, the store.
 Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
                                    Sampler& sampler, Ledger& ledger, const TrackSettings& settings,

@@ -150,6 +150,17 @@ std::string excerpt(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+std::string ellipsize(std::string_view text, std::size_t limit) {
+  std::size_t points = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0U) == 0x80U)
+      continue;
+    if (points++ == limit)
+      return std::string(text.substr(0, i)) + "…";
+  }
+  return std::string(text);
+}
+
 std::string html_escape(std::string_view text) {
   return transform(text, k_html);
 }

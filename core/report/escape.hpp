@@ -21,6 +21,10 @@ std::string terminal_safe(std::string_view text);
 // `max_bytes`, then "... (N bytes in all)" when it was cut.
 std::string excerpt(std::string_view text, std::size_t max_bytes = 80);
 
+// Text cut to `limit` code points (UTF-8), with "…" when it was cut: a commit subject in a
+// progress line or a table. Not an escape: pass the result through the one its place needs.
+std::string ellipsize(std::string_view text, std::size_t limit);
+
 // terminal_safe, then & < > " ' as character references: safe in HTML and XML text and
 // attribute values (also in XML 1.0, which allows no control characters at all).
 std::string html_escape(std::string_view text);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/report/escape.hpp"
 #include "core/report/format.hpp"
 #include "core/report/svg.hpp"
 
@@ -17,18 +18,6 @@ using svg::Canvas;
 
 constexpr double k_width = 760;
 constexpr std::size_t k_max_dots = 2000; // per series; beyond it only run medians are drawn
-
-// Text cut to `limit` code points, with an ellipsis when cut.
-std::string ellipsize(std::string_view text, std::size_t limit) {
-  std::size_t points = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0U) == 0x80U)
-      continue;
-    if (points++ == limit)
-      return std::string(text.substr(0, i)) + "…";
-  }
-  return std::string(text);
-}
 
 // A fixed spread in [-0.5, 0.5) so that the dots of one column do not sit on one another.
 double jitter(std::size_t k) {

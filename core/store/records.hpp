@@ -87,6 +87,7 @@ struct MeasurementKey {
 struct Freshness {
   std::optional<TimePoint> started_after; // runs started at or after this instant
   std::optional<std::string> session;     // runs recorded under this session label
+  bool unlabeled = false;                 // only runs recorded under no session label
 };
 
 // The counted runs (status ok, not warm-up) of one case and metric, in run order (by start time,

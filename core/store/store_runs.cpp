@@ -29,6 +29,8 @@ std::string freshness_clause(const Freshness& freshness, int first) {
     clause += fmt::format(" AND r.started >= ?{}", first++);
   if (freshness.session)
     clause += fmt::format(" AND r.session = ?{}", first);
+  if (freshness.unlabeled)
+    clause += " AND r.session IS NULL";
   return clause;
 }
 

@@ -10,14 +10,25 @@
 //   exact     true steps whose culprit triage named exactly, on that sparse history
 //   wrong     culprits named that are no true step
 //   dismiss   change points triage did not confirm; open: left inconclusive (the runs ran out)
-// Targets: located >= 90%, false <= 5% of series, exact >= 90%.
+//   cover     located steps (at their exact commit) whose interval holds the planted factor
+// Targets: located >= 90%, false <= 5% of series, exact >= 90%, cover >= 90%.
+//
+// Then two nights of tracking (60 commits, 2% noise): the first 30 commits, then all 60 on a
+// machine 1, 1.08 or 1.25 times as slow, with no step, a 6% step at the first commit of the
+// second night (where the sessions meet) or one inside it, with one anchor or none.
+//   false     series with a change point where nothing was planted
+//   found     planted steps with a change point within one commit
+//   cover     found steps whose interval holds the planted factor
+// Targets with an anchor: false <= 5%, found >= 90%, cover >= 90%.
 // Usage: bench_history [trials per configuration, default 8] [every N-th commit for triage, 2]
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "core/history/series.hpp"
 #include "core/history/track.hpp"
@@ -47,9 +58,11 @@ struct Tally {
   int false_series = 0;
   int exact = 0;
   int wrong = 0;
-  int sparse_found = 0; // steps with a change point around them in the sparse history
-  int dismissed = 0;    // change points triage did not confirm
-  int open = 0;         // change points left inconclusive
+  int sparse_found = 0;  // steps with a change point around them in the sparse history
+  int dismissed = 0;     // change points triage did not confirm
+  int open = 0;          // change points left inconclusive
+  int exact_located = 0; // located at the exact commit of the step
+  int covered = 0;       // of those, with the planted factor inside the interval
   double seconds = 0;
 };
 
@@ -118,6 +131,10 @@ void detection(Tally& tally, const SimulatedHistory& simulated, const std::vecto
       if ((change.index > step.at ? change.index - step.at : step.at - change.index) <= 1) {
         near = true;
         found.insert(step.at);
+        if (change.index == step.at) {
+          ++tally.exact_located;
+          tally.covered += change.ci[0] <= step.factor && step.factor <= change.ci[1] ? 1 : 0;
+        }
       }
     false_found = false_found || !near;
   }
@@ -161,13 +178,94 @@ void triage(Tally& tally, const SimulatedHistory& simulated, const std::vector<S
   }
 }
 
+struct NightTally {
+  int series = 0;
+  int steps = 0;
+  int false_series = 0;
+  int found = 0;
+  int covered = 0;
+};
+
+// Two nights: commits [0, 30) tracked first, then all 60 on a machine `speed` times as slow; a
+// step of `factor` at `at` (none when factor is 1).
+void two_nights(NightTally& tally, double speed, std::size_t at, double factor, std::size_t anchors,
+                std::uint64_t seed) {
+  FakeCase c;
+  c.name = "kernel";
+  c.median = 1e-3;
+  c.sigma = 0.02;
+  c.run_sigma = 0.01;
+  SimulatedHistory first(60, {c});
+  SimulatedHistory second(60, {c});
+  if (factor != 1)
+    second.plant("kernel", at, factor);
+  FakeRig rig(seed);
+  TempDir dir("culprit-bench-nights");
+  auto ledger = Ledger::open_in(dir.path()).value();
+  FakeBuildProvider builds;
+  const auto range = first.range();
+  first.install(rig.executor());
+  const std::vector<RangeCommit> first_half(range.begin(), range.begin() + 30);
+  const TrackSettings settings{.runs = 5, .chunk = 32, .anchors = anchors, .remeasure = false};
+  auto one =
+      track_commits(first_half, builds, rig.new_session_sampler("track:1"), ledger, settings);
+  second.install(rig.executor(), speed);
+  auto two = track_commits(range, builds, rig.new_session_sampler("track:2"), ledger, settings);
+  if (!one || !two) {
+    std::fprintf(stderr, "track: %s\n", (one ? two : one).error().message.c_str());
+    std::exit(1);
+  }
+  auto history = load_history(rig.store(), choose_points(ledger.tracked().value(), {}).value(), {});
+  if (!history) {
+    std::fprintf(stderr, "history: %s\n", history.error().message.c_str());
+    std::exit(1);
+  }
+  ++tally.series;
+  bool wrong = false;
+  bool found = false;
+  for (const auto& change : history->change_points) {
+    const auto distance = change.index > at ? change.index - at : at - change.index;
+    if (factor != 1 && distance <= 1) {
+      found = true;
+      tally.covered += change.ci[0] <= factor && factor <= change.ci[1] ? 1 : 0;
+    } else {
+      wrong = true;
+    }
+  }
+  tally.false_series += wrong ? 1 : 0;
+  if (factor != 1) {
+    ++tally.steps;
+    tally.found += found ? 1 : 0;
+  }
+}
+
+void nights_table(int trials) {
+  std::printf("\ntwo nights of tracking, 60 commits, 2%% noise\n%8s %10s %8s %7s %7s %7s %7s\n",
+              "machine", "step", "anchors", "series", "false", "found", "cover");
+  std::uint64_t seed = 1000;
+  for (const std::size_t anchors : {1, 0})
+    for (const double speed : {1.0, 1.08, 1.25})
+      for (const auto& [at, factor, where] :
+           {std::tuple{std::size_t{30}, 1.0, "none"}, std::tuple{std::size_t{30}, 1.06, "6% @30"},
+            std::tuple{std::size_t{45}, 1.06, "6% @45"}}) {
+        NightTally tally;
+        for (int t = 0; t < 2 * trials; ++t)
+          two_nights(tally, speed, at, factor, anchors, ++seed);
+        const auto share = [](int n, int of) { return of == 0 ? 0.0 : 100.0 * n / of; };
+        std::printf("%7.2fx %10s %8zu %7d %6.0f%% %6.0f%% %6.0f%%\n", speed, where, anchors,
+                    tally.series, share(tally.false_series, tally.series),
+                    share(tally.found, tally.steps), share(tally.covered, tally.found));
+        std::fflush(stdout);
+      }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   const int trials = argc > 1 ? std::atoi(argv[1]) : 8;
   const auto every = static_cast<std::size_t>(argc > 2 ? std::atoi(argv[2]) : 2);
-  std::printf("%8s %6s %7s %6s %9s %7s %7s %7s %7s %7s %6s %8s\n", "commits", "noise", "series",
-              "steps", "located", "false", "sparse", "exact", "wrong", "dismiss", "open",
+  std::printf("%8s %6s %7s %6s %9s %7s %7s %7s %7s %7s %6s %6s %8s\n", "commits", "noise", "series",
+              "steps", "located", "false", "sparse", "exact", "wrong", "dismiss", "open", "cover",
               "s/trial");
   Tally total;
   std::uint64_t seed = 1;
@@ -188,11 +286,12 @@ int main(int argc, char** argv) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
       const auto share = [](int n, int of) { return of == 0 ? 100.0 : 100.0 * n / of; };
-      std::printf("%8zu %5.1f%% %7d %6d %8.0f%% %6.0f%% %6.0f%% %6.0f%% %7d %7d %6d %8.2f\n",
-                  commits, noise * 100, tally.series, tally.steps,
-                  share(tally.located, tally.steps), share(tally.false_series, tally.series),
-                  share(tally.sparse_found, tally.steps), share(tally.exact, tally.steps),
-                  tally.wrong, tally.dismissed, tally.open, tally.seconds / tally.series);
+      std::printf(
+          "%8zu %5.1f%% %7d %6d %8.0f%% %6.0f%% %6.0f%% %6.0f%% %7d %7d %6d %5.0f%% %8.2f\n",
+          commits, noise * 100, tally.series, tally.steps, share(tally.located, tally.steps),
+          share(tally.false_series, tally.series), share(tally.sparse_found, tally.steps),
+          share(tally.exact, tally.steps), tally.wrong, tally.dismissed, tally.open,
+          share(tally.covered, tally.exact_located), tally.seconds / tally.series);
       std::fflush(stdout);
       total.series += tally.series;
       total.steps += tally.steps;
@@ -200,12 +299,16 @@ int main(int argc, char** argv) {
       total.false_series += tally.false_series;
       total.exact += tally.exact;
       total.wrong += tally.wrong;
+      total.exact_located += tally.exact_located;
+      total.covered += tally.covered;
     }
   }
   std::printf("all: %d series, %d steps: located %.1f%% (target >= 90%%), false %.1f%% of series "
-              "(target <= 5%%), exact culprits %.1f%% (target >= 90%%), %d wrong\n",
+              "(target <= 5%%), exact culprits %.1f%% (target >= 90%%), %d wrong; intervals hold "
+              "the planted step %.1f%% of the time (target >= 90%%)\n",
               total.series, total.steps, 100.0 * total.located / total.steps,
               100.0 * total.false_series / total.series, 100.0 * total.exact / total.steps,
-              total.wrong);
+              total.wrong, 100.0 * total.covered / std::max(total.exact_located, 1));
+  nights_table(trials);
   return 0;
 }

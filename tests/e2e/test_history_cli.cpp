@@ -1,7 +1,7 @@
 // End to end: track, history (text, JSON, CSV, Markdown, HTML), import and triage on a real
 // repository whose benchmark is a small C program that prints culprit JSON lines. One commit in
-// the middle of 24 makes the loop 50% longer; only commits that change the benchmark change its
-// artifacts, so most commits share their measurements.
+// the middle of 24 makes the loop 50% longer; every commit compiles a note of its own into the
+// benchmark, so that each has artifacts, and a point, of its own.
 
 #include <fstream>
 
@@ -41,15 +41,19 @@ protected:
     scratch.write("culprit.toml", k_loop_recipe);
     scratch.write("work", "400000\n");
     root = scratch.commit("benchmark");
+    // Every commit builds a binary of its own (a note compiled in), so that each is a point.
+    const auto noted = [](const std::string& note) {
+      return std::string(k_loop_bench) + "const char culprit_note[] = \"" + note + "\";\n";
+    };
     for (int i = 0; i < 13; ++i) {
-      scratch.write("NOTES", "note " + std::to_string(i) + "\n");
+      scratch.write("bench.c", noted("note " + std::to_string(i)));
       commits.push_back(scratch.commit("notes " + std::to_string(i), "Grace Hopper"));
     }
     scratch.write("work", "600000\n");
     culprit = scratch.commit("Do half as much <b>work</b> again", "Alan Turing");
     commits.push_back(culprit);
     for (int i = 0; i < 10; ++i) {
-      scratch.write("NOTES", "later " + std::to_string(i) + "\n");
+      scratch.write("bench.c", noted("later " + std::to_string(i)));
       commits.push_back(scratch.commit("later <i>" + std::to_string(i) + "</i>"));
     }
   }
@@ -109,7 +113,8 @@ TEST_F(HistoryCli, TracksIncrementallyShowsTheStepAndTriageNamesTheCulprit) {
   std::ifstream csv_in(csv);
   std::string header;
   std::getline(csv_in, header);
-  EXPECT_EQ(header, "case,metric,unit,commit,host,source,runs,median,ci_low,ci_high");
+  EXPECT_EQ(header,
+            "case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,last_commit,session");
   std::ifstream html_in(html);
   const std::string page((std::istreambuf_iterator<char>(html_in)), {});
   EXPECT_THAT(page, HasSubstr("<svg"));
@@ -169,7 +174,7 @@ TEST_F(HistoryCli, ImportsResultsAndRefusesToMixHosts) {
   EXPECT_THAT(all.out, HasSubstr("points of 2 hosts: ci-gpu, laptop"));
   auto one = culprit_cli({"history", "--host", "lap"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  EXPECT_THAT(one.out, HasSubstr("1 points"));
+  EXPECT_THAT(one.out, HasSubstr("1 point\n"));
 }
 
 TEST_F(HistoryCli, BadInputGetsOneLineAndTheDocumentedExitCode) {

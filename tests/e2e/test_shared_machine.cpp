@@ -1,7 +1,8 @@
 // End to end on a benchmark whose speed the test controls (tests/support/machine_bench.hpp): the
 // verdicts of a shared machine. One-sided interference is judged by the fast side of each run and
 // said in a noise line; drift that outlasts a block cancels in the pairing; a duet really runs the
-// two revisions at once on CPUs of their own.
+// two revisions at once on CPUs of their own; a machine slower on the second night of tracking is
+// no change point, because the sessions are aligned by their anchor.
 
 #include <algorithm>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/evidence.hpp"
 #include "core/host/cpus.hpp"
@@ -171,6 +173,76 @@ TEST_F(SharedMachine, TrackSaysWhichCasesTheMachineSlowedInBursts) {
   ASSERT_EQ(track.exit_code, 0) << track.err;
   EXPECT_THAT(track.out, HasSubstr("noise: k: two speed states"));
   EXPECT_THAT(track.out, HasSubstr("(in 1 of 1 commits)"));
+}
+
+// Two nights of `culprit track`: eight commits, then eight more, all of the machine bench at
+// 1000 us, or the second eight at `later_level`; the second night on a machine `speed` times as
+// slow. Returns what `culprit history` printed, and its JSON in `json`.
+class HistorySessions : public SharedMachine {
+protected:
+  testing::ProcessOutput two_nights(int later_level, const std::string& speed,
+                                    const std::filesystem::path& json) {
+    scratch.write("bench.c", testing::k_machine_bench);
+    scratch.write("culprit.toml", testing::machine_recipe("quiet"));
+    scratch.write("level", "1000\n");
+    int tag = 0;
+    const auto next = [&](int level) {
+      scratch.write("level", std::to_string(level) + "\n");
+      scratch.write("tag", std::to_string(++tag) + "\n");
+      return scratch.commit("version " + std::to_string(tag));
+    };
+    const auto root = next(1000);
+    for (int i = 0; i < 8; ++i)
+      commits.push_back(next(1000));
+    auto first = culprit_cli({"track", root + "..HEAD", "--runs", "3"});
+    EXPECT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_THAT(first.out, HasSubstr("tracked 8 of 8 commits"));
+    for (int i = 0; i < 8; ++i)
+      commits.push_back(next(later_level));
+    auto second = run_culprit(
+        {"--cache-dir", (temp / "cache").string(), "track", root + "..HEAD", "--runs", "3"},
+        scratch.dir(), {{"CULPRIT_TEST_MACHINE_SPEED", speed}});
+    EXPECT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_THAT(second.out, HasSubstr("tracked 8 of 16 commits"));
+    EXPECT_THAT(second.out, HasSubstr("8 tracked before"));
+    EXPECT_THAT(second.out, HasSubstr("anchored on " + commits[7].substr(0, 12)));
+    auto history = culprit_cli({"history", "--ascii", "--json", json.string()});
+    EXPECT_EQ(history.exit_code, 0) << history.err;
+    return history;
+  }
+
+  std::vector<std::string> commits; // tracked, oldest first
+};
+
+TEST_F(HistorySessions, AMachineSlowerOnTheSecondNightIsNoChangePoint) {
+  const auto json = temp / "history.json";
+  const auto history = two_nights(1000, "1.08", json);
+  EXPECT_THAT(history.out, HasSubstr("k [time]  16 points, 2 sessions"));
+  EXPECT_THAT(history.out, HasSubstr("0 change points"));
+  EXPECT_THAT(history.out,
+              HasSubstr("% faster than the newest (anchor " + commits[7].substr(0, 12) + ")"));
+  std::ifstream in(json);
+  const auto document = nlohmann::json::parse(in);
+  const auto& sessions = document.at("series")[0].at("sessions");
+  ASSERT_EQ(sessions.size(), 2U);
+  EXPECT_NEAR(sessions[0].at("factor").get<double>(), 1 / 1.08, 0.01);
+  EXPECT_EQ(sessions[0].at("anchors")[0], commits[7]);
+}
+
+TEST_F(HistorySessions, ACodeChangeOnTheSecondNightIsAChangePointRestingOnBothSessions) {
+  const auto json = temp / "history.json";
+  const auto history = two_nights(1080, "1.0", json);
+  EXPECT_THAT(history.out, HasSubstr("regression " + commits[7].substr(0, 12) + ".." +
+                                     commits[8].substr(0, 12) + " +"));
+  EXPECT_THAT(history.out, HasSubstr("from runs of 2 sessions"));
+  std::ifstream in(json);
+  const auto document = nlohmann::json::parse(in);
+  ASSERT_EQ(document.at("change_points").size(), 1U);
+  const auto& change = document.at("change_points")[0];
+  EXPECT_NEAR(change.at("ratio").get<double>(), 1.08, 0.01);
+  EXPECT_GT(change.at("ci")[0].get<double>(), 1.05);
+  EXPECT_LT(change.at("ci")[1].get<double>(), 1.11);
+  EXPECT_EQ(change.at("sessions").size(), 2U);
 }
 
 TEST_F(SharedMachine, RunSaysWhichCasesTheMachineSlowedInBursts) {

@@ -394,6 +394,10 @@ const BadInput k_table[] = {
      "",
      Leaves::measurements},
     {"EveryZero", {"track", "{good}..{bad}", "--every", "0"}, 2, "give a whole number from 1 to"},
+    {"AnchorsTooMany",
+     {"track", "{good}..{bad}", "--anchors", "101"},
+     2,
+     "give a whole number from 0 to 100"},
     {"RunsZero", {"track", "{good}..{bad}", "--runs", "0"}, 2, "give a whole number from 1 to"},
     {"SeedNegative", {"run", "HEAD", "--seed", "-1"}, 2, "--seed: '-1' is not a whole number"},
     {"SeedWithAnExponent", {"run", "HEAD", "--seed", "1e23"}, 2, "--seed: '1e23'"},
@@ -642,7 +646,7 @@ TEST(ShallowClone, BisectAndTrackWalkTheRangeTheCloneHolds) {
   EXPECT_THAT(bisect.out, HasSubstr("culprit " + project.culprit().substr(0, 12)));
   const auto track = run_culprit({"--cache-dir", cache, "track", "HEAD~1..HEAD"}, clone);
   EXPECT_EQ(track.exit_code, 0) << track.err;
-  EXPECT_THAT(track.out, HasSubstr("tracked 1 of 1 commits"));
+  EXPECT_THAT(track.out, HasSubstr("tracked 1 of 1 commit of"));
 
   for (const auto& args :
        std::vector<std::vector<std::string>>{{"bisect", "--good", "origin/first", "--bad", "HEAD"},

@@ -61,6 +61,14 @@ Sampler& FakeRig::new_sampler(int warmup, std::optional<double> budget_seconds) 
   return *m_sampler;
 }
 
+Sampler& FakeRig::new_session_sampler(const std::string& session) {
+  auto options = m_sampler->options();
+  options.session = session;
+  options.freshness.session = session;
+  m_sampler = std::make_unique<Sampler>(m_executor, *m_store, std::move(options));
+  return *m_sampler;
+}
+
 Sampler& FakeRig::new_duet_sampler() {
   auto options = m_sampler->options();
   options.duet_cpus = {std::vector<int>{0}, std::vector<int>{1}};

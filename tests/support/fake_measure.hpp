@@ -44,6 +44,9 @@ public:
 
   // A new sampler over the same store (a new culprit process, as far as the store can tell).
   Sampler& new_sampler(int warmup = 0, std::optional<double> budget_seconds = std::nullopt);
+  // A new sampler whose runs carry the session label `session` and that counts only those, as a
+  // `culprit track` session's does.
+  Sampler& new_session_sampler(const std::string& session);
   // A new sampler that can run duets, on CPU sets {0} and {1}.
   Sampler& new_duet_sampler();
   [[nodiscard]] Sampler& sampler() { return *m_sampler; }

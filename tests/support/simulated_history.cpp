@@ -17,11 +17,12 @@ void SimulatedHistory::plant(const std::string& case_name, std::size_t at, doubl
   m_steps[case_name][at] = factor;
 }
 
-void SimulatedHistory::install(FakeExecutor& executor) const {
+void SimulatedHistory::install(FakeExecutor& executor, double speed) const {
   for (std::size_t i = 0; i < m_commits.size(); ++i) {
     FakeCommit model;
     model.samples_per_run = m_samples_per_run;
     for (auto c : m_cases) {
+      c.median *= speed;
       if (const auto it = m_steps.find(c.name); it != m_steps.end())
         for (const auto& [at, factor] : it->second)
           if (at <= i)

@@ -21,8 +21,9 @@ public:
 
   // From commit `at` on, `case_name` is `factor` times what it was.
   void plant(const std::string& case_name, std::size_t at, double factor);
-  // The models of every commit, into the executor.
-  void install(FakeExecutor& executor) const;
+  // The models of every commit, into the executor, on a machine `speed` times as slow as the
+  // levels say (every level multiplied by it: a busier night).
+  void install(FakeExecutor& executor, double speed = 1.0) const;
 
   [[nodiscard]] const std::vector<std::string>& commits() const { return m_commits; }
   [[nodiscard]] const std::string& commit(std::size_t index) const { return m_commits.at(index); }

@@ -14,14 +14,17 @@ constexpr std::string_view k_evil = "<script>alert(1)</script> | **x** \x1b[31m"
 
 History sample_history() {
   History history;
-  Series series{"gemm,\"tall\"", "time", "s", Direction::lower_is_better, {}};
+  Series series{"gemm,\"tall\"", "time", "s", Direction::lower_is_better, {}, {}};
   for (int i = 0; i < 8; ++i)
-    series.points.push_back({fmt::format("{:040}", i),
-                             "host-a",
-                             "track",
-                             i < 4 ? 1e-3 : 1.2e-3,
-                             {i < 4 ? 0.9e-3 : 1.1e-3, i < 4 ? 1.1e-3 : 1.3e-3},
-                             5});
+    series.points.push_back({.commit = fmt::format("{:040}", i),
+                             .last_commit = fmt::format("{:040}", i),
+                             .commits = 1,
+                             .host_id = "host-a",
+                             .source = "track",
+                             .session = "track:2026-01-01T02:00:00.000000Z/1",
+                             .median = i < 4 ? 1e-3 : 1.2e-3,
+                             .ci = {i < 4 ? 0.9e-3 : 1.1e-3, i < 4 ? 1.1e-3 : 1.3e-3},
+                             .runs = 5});
   history.series.push_back(series);
   history.change_points.push_back({.case_name = series.case_name,
                                    .metric = "time",
@@ -30,7 +33,9 @@ History sample_history() {
                                    .before = series.points[3].commit,
                                    .commit = series.points[4].commit,
                                    .ratio = 1.2,
-                                   .p_value = 0.002});
+                                   .ci = {1.15, 1.25},
+                                   .p_value = 0.002,
+                                   .sessions = {"track:2026-01-01T02:00:00.000000Z/1"}});
   history.hosts = {"host-a"};
   return history;
 }
@@ -58,8 +63,9 @@ TEST(HistoryRender, TextShowsTheTrendAndTheChangeWithForeignTextMadeInert) {
   const auto history = sample_history();
   const auto text = render_text(history, evil_labels(history), Glyphs::ascii);
   EXPECT_THAT(text, HasSubstr("____####"));
-  EXPECT_THAT(text, HasSubstr("regression 000000000000..000000000000 +20.0% (ratio 1.200, p = "
-                              "0.002)"));
+  EXPECT_THAT(text, HasSubstr("regression 000000000000..000000000000 +20.0% [+15.0%, +25.0%] "
+                              "(ratio 1.200), p = 0.002"));
+  EXPECT_THAT(text, HasSubstr("from runs of one session (2026-01-01 02:00:00 UTC)"));
   EXPECT_THAT(text, HasSubstr("\\x1b[31m"));
   EXPECT_THAT(text, Not(HasSubstr("\x1b")));
   EXPECT_THAT(text, HasSubstr("1 series, 1 change point\n"));
@@ -80,12 +86,18 @@ TEST(HistoryRender, JsonHasTheDocumentedKeys) {
   EXPECT_EQ(change.at("commit"), fmt::format("{:040}", 4));
   EXPECT_DOUBLE_EQ(change.at("ratio").get<double>(), 1.2);
   EXPECT_DOUBLE_EQ(change.at("p_value").get<double>(), 0.002);
+  EXPECT_DOUBLE_EQ(change.at("ci").at(0).get<double>(), 1.15);
+  EXPECT_DOUBLE_EQ(change.at("ci").at(1).get<double>(), 1.25);
+  EXPECT_EQ(change.at("sessions").size(), 1U);
   EXPECT_EQ(change.at("kind"), "regression");
+  EXPECT_EQ(series.at("points").at(4).at("last_commit"), fmt::format("{:040}", 4));
+  EXPECT_EQ(series.at("points").at(4).at("commits"), 1);
 }
 
 TEST(HistoryRender, CsvQuotesFieldsThatNeedIt) {
   const auto csv = render_csv(sample_history());
-  EXPECT_THAT(csv, HasSubstr("case,metric,unit,commit,host,source,runs,median,ci_low,ci_high\n"));
+  EXPECT_THAT(csv, HasSubstr("case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,"
+                             "last_commit,session\n"));
   EXPECT_THAT(csv, HasSubstr("\"gemm,\"\"tall\"\"\",time,s,"));
   EXPECT_EQ(std::ranges::count(csv, '\n'), 9);
 }

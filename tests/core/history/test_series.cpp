@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/history/render.hpp"
 #include "core/history/series.hpp"
 #include "core/history/track.hpp"
 #include "tests/support/fake_measure.hpp"
@@ -84,11 +85,18 @@ TEST(HistorySeries, AFlatNoisySeriesHasNoChangePoint) {
 }
 
 TEST(HistorySeries, StepsBelowTheThresholdAreDropped) {
-  Series series{"k", "time", "s", Direction::lower_is_better, {}};
+  Series series{"k", "time", "s", Direction::lower_is_better, {}, {}};
   for (int i = 0; i < 40; ++i) {
     const double wiggle = (i % 2 == 0 ? 1.0005 : 0.9995);
-    series.points.push_back(
-        {fmt::format("c{:04}", i), "h", "track", (i < 20 ? 1.0 : 1.01) * wiggle, {1, 1}, 5});
+    series.points.push_back({.commit = fmt::format("c{:04}", i),
+                             .last_commit = fmt::format("c{:04}", i),
+                             .commits = 1,
+                             .host_id = "h",
+                             .source = "track",
+                             .session = "",
+                             .median = (i < 20 ? 1.0 : 1.01) * wiggle,
+                             .ci = {1, 1},
+                             .runs = 5});
   }
   auto strict = find_change_points(series, {.min_change = 0.005});
   ASSERT_TRUE(strict) << strict.error().message;
@@ -116,9 +124,143 @@ TEST(HistorySeries, CaseGlobsAndMetricSelectTheSeries) {
   EXPECT_EQ(none.error().code, ExitCode::usage);
 }
 
+// Two nights of tracking: the first 20 commits, then the next 20 on a machine `speed` times as
+// slow, each night a session of its own (the second anchored on the first's last commit unless
+// `anchors` is 0).
+struct TwoNights {
+  Tracked tracked;
+  SimulatedHistory first_night;
+  SimulatedHistory second_night;
+
+  TwoNights(double speed, double planted, std::size_t anchors = 1)
+      : first_night(40, {fake_case("k", 1e-3, 0.01)}),
+        second_night(40, {fake_case("k", 1e-3, 0.01)}) {
+    second_night.plant("k", 20, planted);
+    first_night.install(tracked.rig.executor());
+    const auto range = first_night.range();
+    const std::vector<RangeCommit> first(range.begin(), range.begin() + 20);
+    auto one =
+        track_commits(first, tracked.builds, tracked.rig.new_session_sampler("track:night-1"),
+                      tracked.ledger, {.runs = 5, .anchors = anchors});
+    EXPECT_TRUE(one) << one.error().message;
+    second_night.install(tracked.rig.executor(), speed);
+    auto two =
+        track_commits(range, tracked.builds, tracked.rig.new_session_sampler("track:night-2"),
+                      tracked.ledger, {.runs = 5, .anchors = anchors});
+    EXPECT_TRUE(two) << two.error().message;
+    if (two) {
+      EXPECT_EQ(two->measured, 20U);
+      EXPECT_EQ(two->already_tracked, 20U);
+      EXPECT_EQ(two->anchors.size(), anchors);
+    }
+  }
+};
+
+TEST(HistorySessions, AMachineSlowerOnTheSecondNightIsNoChangePoint) {
+  TwoNights nights(1.08, 1.0);
+  const auto history = nights.tracked.history();
+  ASSERT_EQ(history.series.size(), 1U);
+  const auto& series = history.series[0];
+  EXPECT_TRUE(history.change_points.empty());
+  ASSERT_EQ(series.sessions.size(), 2U);
+  EXPECT_EQ(series.sessions[0].id, "track:night-1");
+  EXPECT_TRUE(series.sessions[0].aligned);
+  EXPECT_THAT(series.sessions[0].anchors, ::testing::ElementsAre("c0019"));
+  EXPECT_NEAR(series.sessions[0].factor, 1 / 1.08, 0.01);
+  EXPECT_EQ(series.sessions[0].points, 19U) << "c0019's runs are the second night's";
+  EXPECT_EQ(series.sessions[1].factor, 1.0);
+  // Every point reads as if measured on the second night.
+  ASSERT_EQ(series.points.size(), 40U);
+  EXPECT_NEAR(series.points[5].median, 1.08e-3, 0.02e-3);
+  EXPECT_EQ(series.points[5].session, "track:night-1");
+  EXPECT_EQ(series.points[19].session, "track:night-2");
+}
+
+TEST(HistorySessions, WithoutAnAnchorTheSlowerMachineLooksLikeARegression) {
+  TwoNights nights(1.08, 1.0, 0);
+  const auto history = nights.tracked.history();
+  ASSERT_EQ(history.series.size(), 1U);
+  ASSERT_EQ(history.series[0].sessions.size(), 2U);
+  EXPECT_FALSE(history.series[0].sessions[0].aligned);
+  ASSERT_EQ(history.change_points.size(), 1U) << "the case the anchor is there for";
+  EXPECT_EQ(history.change_points[0].commit, "c0020");
+  const auto notes = session_notes(history.series[0], 0.01);
+  ASSERT_EQ(notes.size(), 1U);
+  EXPECT_THAT(notes[0], ::testing::HasSubstr("shares no commit with the others"));
+}
+
+TEST(HistorySessions, ARealStepOnTheSecondNightIsFoundWithItsIntervalAndSessions) {
+  TwoNights nights(1.0, 1.08);
+  const auto history = nights.tracked.history();
+  ASSERT_EQ(history.change_points.size(), 1U);
+  const auto& change = history.change_points[0];
+  EXPECT_EQ(change.before, "c0019");
+  EXPECT_EQ(change.commit, "c0020");
+  EXPECT_NEAR(change.ratio, 1.08, 0.015);
+  EXPECT_LT(change.ci[0], change.ratio);
+  EXPECT_GT(change.ci[1], change.ratio);
+  EXPECT_GT(change.ci[0], 1.04);
+  EXPECT_LT(change.ci[1], 1.12);
+  EXPECT_THAT(change.sessions, ::testing::ElementsAre("track:night-1", "track:night-2"));
+  EXPECT_NEAR(history.series[0].sessions[0].factor, 1.0, 0.01);
+}
+
+TEST(HistorySessions, AStepAndASlowerMachineTogetherShowOnlyTheStep) {
+  TwoNights nights(1.08, 1.08);
+  const auto history = nights.tracked.history();
+  ASSERT_EQ(history.change_points.size(), 1U);
+  EXPECT_EQ(history.change_points[0].commit, "c0020");
+  EXPECT_NEAR(history.change_points[0].ratio, 1.08, 0.015) << "not 1.08 squared";
+}
+
+TEST(HistorySessions, ANightThatAddsNothingMeasuresNothingNotEvenAnAnchor) {
+  SimulatedHistory simulated(6, {fake_case("k", 1e-3)});
+  Tracked tracked;
+  simulated.install(tracked.rig.executor());
+  ASSERT_TRUE(track_commits(simulated.range(), tracked.builds,
+                            tracked.rig.new_session_sampler("track:1"), tracked.ledger,
+                            {.runs = 3}));
+  auto again =
+      track_commits(simulated.range(), tracked.builds, tracked.rig.new_session_sampler("track:2"),
+                    tracked.ledger, {.runs = 3});
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->runs_made, 0);
+  EXPECT_TRUE(again->anchors.empty());
+  EXPECT_EQ(again->already_tracked, 6U);
+  // --fresh measures the whole selection again in the new session, and history shows its runs.
+  auto fresh =
+      track_commits(simulated.range(), tracked.builds, tracked.rig.new_session_sampler("track:3"),
+                    tracked.ledger, {.runs = 3, .remeasure = true});
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  EXPECT_EQ(fresh->measured, 6U);
+  EXPECT_EQ(fresh->runs_made, 18);
+  const auto history = tracked.history();
+  ASSERT_EQ(history.series.size(), 1U);
+  for (const auto& point : history.series[0].points)
+    EXPECT_EQ(point.session, "track:3");
+}
+
+TEST(HistorySessions, CommitsWithIdenticalArtifactsAreOnePoint) {
+  SimulatedHistory simulated(12, {fake_case("k", 1e-3)});
+  Tracked tracked;
+  for (const auto* commit : {"c0001", "c0002", "c0003"})
+    tracked.builds.set_artifact(commit, "artifact-c0000");
+  tracked.track(simulated);
+  const auto history = tracked.history();
+  ASSERT_EQ(history.series.size(), 1U);
+  const auto& points = history.series[0].points;
+  ASSERT_EQ(points.size(), 9U);
+  EXPECT_EQ(points[0].commit, "c0000");
+  EXPECT_EQ(points[0].last_commit, "c0003");
+  EXPECT_EQ(points[0].commits, 4U);
+  EXPECT_EQ(points[1].commit, "c0004");
+  EXPECT_EQ(points[1].commits, 1U);
+}
+
 TrackedPoint point(const std::string& commit, const std::string& host, const std::string& recipe,
                    std::int64_t tracked_micros) {
-  return {commit, host, recipe, "a-" + commit, "track", {}, 0, store::from_micros(tracked_micros)};
+  return {commit, host, recipe, "a-" + commit, "track", {}, 0, store::from_micros(tracked_micros),
+          {}};
 }
 
 TEST(HistorySeries, MixedHostsAreRefusedUnlessAskedFor) {

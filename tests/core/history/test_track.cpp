@@ -115,7 +115,7 @@ TEST(Track, NothingBuildingIsAnInfrastructureError) {
   auto outcome = track_commits(simulated.range(), r.builds, r.rig.sampler(), r.ledger, {.runs = 2});
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().code, ExitCode::infrastructure);
-  EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("none of the 2 commits built"));
+  EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("none of the 2 new commits built"));
 }
 
 TEST(Track, SaysWhichCasesASharedMachineSlowedInBursts) {
@@ -140,6 +140,49 @@ TEST(Track, SaysWhichCasesASharedMachineSlowedInBursts) {
                             {.runs = 4});
   ASSERT_TRUE(calm) << calm.error().message;
   EXPECT_TRUE(calm->noise.empty());
+}
+
+TEST(TrackPlan, AnchorsNearestBeforeTheNewCommits) {
+  const auto commits = chain(10);
+  std::vector<TrackedPoint> tracked;
+  for (int i : {0, 2, 4, 6})
+    tracked.push_back({.commit = fmt::format("c{}", i),
+                       .host_id = "h",
+                       .recipe_hash = "r",
+                       .artifact_id = fmt::format("a{}", i),
+                       .source = "track",
+                       .file = {},
+                       .commit_time = commits[static_cast<std::size_t>(i)].time,
+                       .tracked_at = {},
+                       .sessions = {}});
+  tracked.push_back({.commit = "c5",
+                     .host_id = "other",
+                     .recipe_hash = "r",
+                     .artifact_id = "x",
+                     .source = "track",
+                     .file = {},
+                     .commit_time = commits[5].time,
+                     .tracked_at = {},
+                     .sessions = {}});
+  const std::vector<RangeCommit> selection(commits.begin() + 4, commits.end());
+  auto plan = plan_track(selection, tracked, "h", "r", {.anchors = 2});
+  EXPECT_THAT(plan.anchors, ::testing::ElementsAre("c2", "c4"))
+      << "the tracked commits nearest before c5, the first new one (c5 of host 'other' is new)";
+  EXPECT_EQ(plan.already_tracked, 2U) << "c4 and c6";
+  std::vector<std::string> order;
+  for (const auto& commit : plan.commits)
+    order.push_back(commit.id);
+  EXPECT_THAT(order, ::testing::ElementsAre("c2", "c4", "c5", "c7", "c8", "c9"));
+  // Backfilling older commits: the anchor is the nearest tracked commit after them.
+  const std::vector<TrackedPoint> later(tracked.begin() + 2, tracked.begin() + 4); // c4, c6
+  plan =
+      plan_track(std::vector<RangeCommit>{commits[1], commits[2]}, later, "h", "r", {.anchors = 1});
+  EXPECT_THAT(plan.anchors, ::testing::ElementsAre("c4"));
+  EXPECT_TRUE(plan_track(selection, tracked, "h", "r", {.anchors = 0}).anchors.empty());
+  EXPECT_TRUE(plan_track(selection, tracked, "nobody", "r", {}).anchors.empty());
+  EXPECT_TRUE(
+      plan_track(std::vector<RangeCommit>{commits[4]}, tracked, "h", "r", {}).commits.empty())
+      << "nothing new: no anchor either";
 }
 
 TEST(Ledger, RemembersHandledChangesAndImportsPerHost) {

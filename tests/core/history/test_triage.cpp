@@ -136,7 +136,9 @@ TEST(Triage, AChangePointThatDoesNotReproduceIsDismissedWithoutBisecting) {
                                    .before = "c0008",
                                    .commit = "c0012",
                                    .ratio = 1.08,
-                                   .p_value = 0.01});
+                                   .ci = {1.01, 1.15},
+                                   .p_value = 0.01,
+                                   .sessions = {}});
   const auto outcome = t.triage(suspect);
   EXPECT_THAT(statuses(outcome), ElementsAre("k:not_confirmed"));
   EXPECT_TRUE(outcome.findings.empty());
