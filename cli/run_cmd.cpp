@@ -14,6 +14,7 @@
 #include "cli/progress.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/format.hpp"
 #include "core/report/escape.hpp"
 #include "core/report/report.hpp"
 
@@ -101,9 +102,9 @@ public:
                fmt::format("{:.0f}% CI", settings.confidence * 100), "runs", "cv", "outliers");
     for (const auto& m : evidence.measurements)
       fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n",
-                 on_terminal(m.case_name, 40), format_value(m.summary.median, m.unit),
-                 fmt::format("[{}, {}]", format_value(m.summary.ci[0], m.unit),
-                             format_value(m.summary.ci[1], m.unit)),
+                 on_terminal(m.case_name, 40), report::format_quantity(m.summary.median, m.unit),
+                 fmt::format("[{}, {}]", report::format_quantity(m.summary.ci[0], m.unit),
+                             report::format_quantity(m.summary.ci[1], m.unit)),
                  m.runs.size(), m.summary.cv * 100, m.summary.outliers);
     if (global.verbosity >= 0)
       fmt::print(out, "{}", report::render_noise_lines(evidence));

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "cli/output.hpp"
-#include "core/measure/evidence_fill.hpp"
+#include "core/report/format.hpp"
 
 namespace culprit::cli {
 
@@ -25,11 +25,11 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
   for (const auto& c : evidence.comparisons) {
     auto level = [&](const std::string& commit) {
       if (c.estimator && c.estimator->blocks > 0)
-        return format_value(commit == c.head ? c.estimator->head_level : c.estimator->base_level,
+        return report::format_quantity(commit == c.head ? c.estimator->head_level : c.estimator->base_level,
                             c.unit);
       const auto it = levels.find({commit, c.case_name});
       return it == levels.end() ? std::string("-")
-                                : format_value(it->second->summary.median, c.unit);
+                                : report::format_quantity(it->second->summary.median, c.unit);
     };
     // A ratio needs two runs a side (compare_subjects); with fewer, one is not shown.
     const bool has_ratio = c.base_runs >= 2 && c.head_runs >= 2;

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "core/history/render.hpp"
-#include "core/measure/evidence_fill.hpp"
 #include "core/report/escape.hpp"
 #include "core/report/format.hpp"
 
@@ -112,7 +111,7 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
                        "y2=\"{:.1f}\"/><text x=\"{:.1f}\" y=\"{:.1f}\" "
                        "text-anchor=\"end\">{}</text>\n",
                        k_left, y(value), k_width - k_right, y(value), k_left - 6, y(value) + 4,
-                       html_escape(format_value(value, series.unit)));
+                       html_escape(report::format_quantity(value, series.unit)));
   }
   out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", k_left,
                      k_top, k_height - k_bottom);
@@ -140,9 +139,9 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
         fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>{}: "
                     "{} [{}, {}], {} runs, host {}</title></circle>\n",
                     x(static_cast<double>(i)), y(p.median), html_escape(label_of(p.commit, labels)),
-                    html_escape(format_value(p.median, series.unit)),
-                    html_escape(format_value(p.ci[0], series.unit)),
-                    html_escape(format_value(p.ci[1], series.unit)), p.runs,
+                    html_escape(report::format_quantity(p.median, series.unit)),
+                    html_escape(report::format_quantity(p.ci[0], series.unit)),
+                    html_escape(report::format_quantity(p.ci[1], series.unit)), p.runs,
                     html_escape(p.host_id.substr(0, 12)));
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" "

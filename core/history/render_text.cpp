@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/history/render.hpp"
-#include "core/measure/evidence_fill.hpp"
 #include "core/report/escape.hpp"
 #include "core/report/format.hpp"
 
@@ -136,10 +135,10 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
     const auto& last = series.points.back();
     out +=
         fmt::format("  {} {} [{}, {}]  ->  {} {} [{}, {}]\n", first.commit.substr(0, 12),
-                    format_value(first.median, series.unit), format_value(first.ci[0], series.unit),
-                    format_value(first.ci[1], series.unit), last.commit.substr(0, 12),
-                    format_value(last.median, series.unit), format_value(last.ci[0], series.unit),
-                    format_value(last.ci[1], series.unit));
+                    report::format_quantity(first.median, series.unit), report::format_quantity(first.ci[0], series.unit),
+                    report::format_quantity(first.ci[1], series.unit), last.commit.substr(0, 12),
+                    report::format_quantity(last.median, series.unit), report::format_quantity(last.ci[0], series.unit),
+                    report::format_quantity(last.ci[1], series.unit));
     for (const auto& note : session_notes(series, k_notable_session_shift))
       out += fmt::format("  {}\n", note);
     for (const auto& change : changes_of(history, series)) {

@@ -264,18 +264,4 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
   return {};
 }
 
-std::string format_value(double value, const std::string& unit) {
-  if (unit == "s") {
-    const double magnitude = std::abs(value);
-    if (magnitude >= 1 || magnitude == 0)
-      return fmt::format("{:.3g} s", value);
-    if (magnitude >= 1e-3)
-      return fmt::format("{:.3g} ms", value * 1e3);
-    if (magnitude >= 1e-6)
-      return fmt::format("{:.3g} us", value * 1e6);
-    return fmt::format("{:.3g} ns", value * 1e9);
-  }
-  return unit.empty() ? fmt::format("{:.4g}", value) : fmt::format("{:.4g} {}", value, unit);
-}
-
 } // namespace culprit

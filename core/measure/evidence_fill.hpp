@@ -42,7 +42,5 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
                             const BisectOutcome& outcome, std::span<Sampler* const> lanes,
                             double confidence, std::uint64_t seed);
 
-// "1.23 ms", "456 us", "2.5 GB/s": a value with its unit, for people.
-std::string format_value(double value, const std::string& unit);
 
 } // namespace culprit

@@ -1,5 +1,6 @@
 #include "core/report/format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -84,9 +85,27 @@ UnitScale unit_scale(double magnitude, std::string_view unit) {
   return {1e-9, "ns"};
 }
 
-std::string format_quantity(double value, std::string_view unit) {
-  const auto scale = unit_scale(value, unit);
-  const auto number = format_number(value / scale.factor);
+std::string format_significant(double value, int digits) {
+  if (!std::isfinite(value))
+    return "n/a";
+  if (value == 0)
+    return "0";
+  const double magnitude = std::abs(value);
+  if (magnitude >= 1e6 || magnitude < 1e-3)
+    return fmt::format("{:.{}e}", value, digits - 1);
+  // The exponent after rounding: 9.996 to three digits is 10.0, not 9.996's 9.
+  const auto rounded = fmt::format("{:.{}e}", value, digits - 1);
+  const int exponent = std::atoi(rounded.c_str() + rounded.find('e') + 1);
+  return fmt::format("{:.{}f}", value, std::max(0, digits - 1 - exponent));
+}
+
+std::string format_quantity(double value, std::string_view unit, int digits) {
+  // The scale of the value as it will be written: 999.7 µs to three digits is 1.00 ms.
+  const double rounded =
+      std::isfinite(value) ? std::strtod(fmt::format("{:.{}e}", value, digits - 1).c_str(), nullptr)
+                           : value;
+  const auto scale = unit_scale(rounded, unit);
+  const auto number = format_significant(value / scale.factor, digits);
   return scale.unit.empty() ? number : number + " " + scale.unit;
 }
 

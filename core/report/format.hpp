@@ -29,9 +29,14 @@ std::string format_percent(double fraction);
 std::string format_share(double share);
 // A p-value: "0.0004", "<1e-06".
 std::string format_p_value(double p);
-// A measured value with its unit, scaled for reading: (0.00412, "s") -> "4.12 ms"; units other
-// than seconds are kept: (1.5e9, "B/s") -> "1.5e+09 B/s".
-std::string format_quantity(double value, std::string_view unit);
+// A measured value with its unit, scaled for reading, to four significant digits with their
+// trailing zeros, so that the numbers of a row or an interval read alike: (0.00412, "s") ->
+// "4.120 ms", (0.069e-6, "s") -> "69.00 ns"; units other than seconds are kept: (1.5e9, "B/s") ->
+// "1.500e+09 B/s". The one formatter of measured values, in every output.
+std::string format_quantity(double value, std::string_view unit, int digits = 4);
+// `digits` significant digits with their trailing zeros: 69 -> "69.00", 1 -> "1.000", 786 ->
+// "786.0", 1234 -> "1234"; below 1e-3 and from 1e6 on in e-notation ("1.500e+09").
+std::string format_significant(double value, int digits = 4);
 // The scale that format_quantity would pick for values around `magnitude`: divide by `factor`
 // and write `unit` after the number.
 struct UnitScale {

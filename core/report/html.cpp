@@ -248,15 +248,17 @@ void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
     for (const auto& run : m.runs) {
       runs += runs.empty() ? "[" : " [";
       for (std::size_t k = 0; k < run.size(); ++k)
-        runs += (k == 0 ? "" : " ") + format_number(run[k] / scale.factor);
+        runs += (k == 0 ? "" : " ") + format_significant(run[k] / scale.factor, 4);
       runs += "]";
     }
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}"
         "</td><td>[{}, {}] {}</td><td>{} {}</td></tr>\n",
         code(short_id(m.commit)), code(m.case_name), m.runs.size(),
-        h(format_quantity(m.summary.median, m.unit)), format_number(m.summary.ci[0] / scale.factor),
-        format_number(m.summary.ci[1] / scale.factor), h(scale.unit), h(runs), h(scale.unit));
+        h(format_quantity(m.summary.median, m.unit)),
+        format_significant(m.summary.ci[0] / scale.factor, 4),
+        format_significant(m.summary.ci[1] / scale.factor, 4), h(scale.unit), h(runs),
+        h(scale.unit));
   }
   if (!e.measurements.empty())
     out += "</tbody></table>\n";

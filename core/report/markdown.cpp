@@ -170,12 +170,13 @@ void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
     const auto scale = unit_scale(m.summary.median, m.unit);
     std::string medians;
     for (const double x : run_medians(m))
-      medians += (medians.empty() ? "" : " ") + format_number(x / scale.factor);
+      medians += (medians.empty() ? "" : " ") + format_significant(x / scale.factor, 4);
     out += fmt::format(
         "| {} | {} | {} | {} | {} | {} |\n", cell(short_id(m.commit)), cell(m.case_name),
         m.runs.size(), markdown_text(format_quantity(m.summary.median, m.unit)),
-        fmt::format("[{}, {}] {}", format_number(m.summary.ci[0] / scale.factor),
-                    format_number(m.summary.ci[1] / scale.factor), markdown_text(scale.unit)),
+        fmt::format("[{}, {}] {}", format_significant(m.summary.ci[0] / scale.factor, 4),
+                    format_significant(m.summary.ci[1] / scale.factor, 4),
+                    markdown_text(scale.unit)),
         medians);
   }
   if (e.measurements.size() > k_max_raw_rows)

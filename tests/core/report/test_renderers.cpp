@@ -81,7 +81,7 @@ TEST(Markdown, PutsTheVerdictFirstThenCasesCulpritsReproductionAndRawNumbers) {
   const auto lines = lines_of(md);
   ASSERT_FALSE(lines.empty());
   EXPECT_THAT(lines[0], StartsWith("### culprit bisect: 2 culprits found, 1 case: "));
-  EXPECT_THAT(md, HasSubstr("| `sgemm/M=4096,N=4096,K=4096` | 4.12 ms | 4.462 ms | 1.083 | "
+  EXPECT_THAT(md, HasSubstr("| `sgemm/M=4096,N=4096,K=4096` | 4.120 ms | 4.462 ms | 1.083 | "
                             "[1.071, 1.095] | +8.3% | **slower** |"));
   for (const auto* fact :
        {"#### Culprit `e1ecf7020d18`: sgemm: unroll the k-loop by 8",
@@ -234,7 +234,7 @@ TEST_F(Malicious, MarkdownKeepsTablesIntactAndMarkupInert) {
   }
   EXPECT_THAT(md, HasSubstr("#### Culprit `e1ecf7020d18`: &lt;script>alert(1)&lt;/script> \\| "
                             "\\*\\*x\\*\\* \\x1b\\[31m"));
-  EXPECT_THAT(md, HasSubstr("| `<script>alert(1)</script> \\| **x** \\x1b[31m` | 4.12 ms |"));
+  EXPECT_THAT(md, HasSubstr("| `<script>alert(1)</script> \\| **x** \\x1b[31m` | 4.120 ms |"));
 }
 
 TEST_F(Malicious, HtmlEscapesEverything) {
