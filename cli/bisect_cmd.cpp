@@ -94,20 +94,31 @@ public:
     settings.improvement = m_improvement;
     const auto builds = ctx.build_provider();
     const auto lanes = ctx.lanes();
+    bool searching = false;
     for (auto* lane : lanes)
       lane->on_run([&](const RunEvent& event) {
-        progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
+        // Runs before the first round compare the two ends.
+        if (!searching)
+          status_line = fmt::format("comparing the ends {}..{}", range->good.substr(0, 12),
+                                    range->bad.substr(0, 12));
+        progress.update(fmt::format("{} ({})", status_line,
+                                    report::counted(static_cast<std::size_t>(event.runs_made),
+                                                    "run", "runs")));
       });
     BisectOutcome so_far;
     auto outcome = run_bisect(
         *range, *builds, lanes, settings,
         [&](const BisectProgress& p) {
+          searching = true;
           auto info = ctx.repo.commit_info(p.commit);
-          status_line =
-              fmt::format("round {} of about {}: {} {} [{}]", p.round, p.expected_rounds,
-                          p.commit.substr(0, 12),
-                          info ? info->subject.substr(0, 40) : std::string(), p.case_name);
-          progress.update(fmt::format("{} ({} runs)", status_line, p.runs_made));
+          status_line = fmt::format(
+              "{}{}: round {} of about {}: {} {}",
+              p.cases > 1 ? fmt::format("case {} of {}, ", p.case_index, p.cases) : "",
+              on_terminal(p.case_name), p.round, p.expected_rounds, p.commit.substr(0, 12),
+              info ? on_terminal(report::ellipsize(info->subject, 40)) : std::string());
+          progress.update(fmt::format(
+              "{} ({})", status_line,
+              report::counted(static_cast<std::size_t>(p.runs_made), "run", "runs")));
         },
         &so_far);
     progress.clear();
@@ -234,9 +245,11 @@ private:
       for (const auto& commit : b.candidates)
         fmt::print(out, "  {}\n", commit.substr(0, 12));
     }
-    fmt::print(out, "{} commits in range, {} probes in {} round{}, {} builds; evidence: {}\n",
-               b.commits_in_range, b.steps.size(), outcome.rounds, outcome.rounds == 1 ? "" : "s",
-               evidence.builds.size(), on_terminal(where));
+    fmt::print(out, "{} in range, {} in {}, {}; evidence: {}\n",
+               report::counted(b.commits_in_range, "commit", "commits"),
+               report::counted(b.steps.size(), "probe", "probes"),
+               report::counted(outcome.rounds, "round", "rounds"),
+               report::counted(evidence.builds.size(), "build", "builds"), on_terminal(where));
     if (!m_executor_summary.empty())
       fmt::print(out, "{}\n", m_executor_summary);
   }

@@ -6,6 +6,7 @@
 #include "cli/progress.hpp"
 #include "cli/verdict_table.hpp"
 #include "core/measure/evidence_fill.hpp"
+#include "core/report/format.hpp"
 #include "core/report/report.hpp"
 
 namespace culprit::cli {
@@ -36,7 +37,9 @@ public:
     if (!head)
       return report(head.error());
     ctx.session->sampler().on_run([&](const RunEvent& event) {
-      progress.update(fmt::format("compare: {} runs, last {} {}{}", event.runs_made,
+      progress.update(fmt::format("compare: {}, last {} {}{}",
+                                  report::counted(static_cast<std::size_t>(event.runs_made),
+                                                  "run", "runs"),
                                   event.subject->rev, event.warmup ? "(warm-up) " : "",
                                   event.status == store::RunStatus::ok ? "" : "failed"));
     });

@@ -14,8 +14,8 @@
 #include "cli/progress.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/measure/evidence_fill.hpp"
-#include "core/report/format.hpp"
 #include "core/report/escape.hpp"
+#include "core/report/format.hpp"
 #include "core/report/report.hpp"
 
 namespace culprit::cli {
@@ -42,7 +42,9 @@ public:
       return report(subject.error());
     auto& sampler = ctx.session->sampler();
     sampler.on_run([&](const RunEvent& event) {
-      progress.update(fmt::format("run: {} runs{}", event.runs_made,
+      progress.update(fmt::format("run: {}{}",
+                                  report::counted(static_cast<std::size_t>(event.runs_made),
+                                                  "run", "runs"),
                                   event.status == store::RunStatus::ok ? "" : " (last failed)"));
     });
     const auto settings = ctx.compare_settings();

@@ -83,7 +83,9 @@ public:
     const auto lanes = ctx.lanes();
     for (auto* lane : lanes)
       lane->on_run([&](const RunEvent& event) {
-        progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
+        progress.update(fmt::format(
+            "{} ({})", status_line,
+            report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
       });
     const auto builds = ctx.build_provider();
     auto outcome = history::track_commits(
@@ -128,8 +130,8 @@ public:
     }
     if (global.verbosity >= 0)
       for (const auto& noise : outcome->noise)
-        fmt::print("noise: {}: {} (in {} of {} commits)\n", on_terminal(noise.case_name),
-                   noise.summary, noise.affected, noise.measured);
+        fmt::print("noise: {}: {} (in {} of {})\n", on_terminal(noise.case_name), noise.summary,
+                   noise.affected, report::counted(noise.measured, "commit", "commits"));
     if (const auto where = ctx.executor_summary(); !where.empty())
       fmt::print("{}\n", where);
     return 0;

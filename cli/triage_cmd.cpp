@@ -13,6 +13,7 @@
 #include "core/history/triage_evidence.hpp"
 #include "core/measure/evidence_fill.hpp"
 #include "core/report/format.hpp"
+#include "core/report/format.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -49,15 +50,17 @@ public:
     ProgressLine progress(global.verbosity);
     std::string status_line = "confirming change points...";
     sampler.on_run([&](const RunEvent& event) {
-      progress.update(fmt::format("{} ({} runs)", status_line, event.runs_made));
+      progress.update(fmt::format(
+          "{} ({})", status_line,
+          report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
     });
     BuilderProvider builds(*ctx.builder, ctx.build_options);
     history::RepositoryGraph graph(ctx.repo);
     auto outcome = history::run_triage(
         *history, builds, sampler, graph, *ledger, settings, [&](const history::TriageProgress& p) {
-          status_line =
-              fmt::format("change {} of {}: round {} of about {} [{}]", p.group + 1, p.groups,
-                          p.bisect.round, p.bisect.expected_rounds, p.bisect.case_name);
+          status_line = fmt::format("change {} of {}: bisecting {}: round {} of about {}",
+                                    p.group + 1, p.groups, on_terminal(p.bisect.case_name),
+                                    p.bisect.round, p.bisect.expected_rounds);
           progress.update(status_line);
         });
     progress.clear();

@@ -99,12 +99,25 @@ std::vector<int> Bisection::choose_probes(const Reference& lo, const Reference& 
   return chosen;
 }
 
+std::size_t Bisection::rounds_for(int span) const {
+  if (span <= 1)
+    return 0;
+  return static_cast<std::size_t>(std::ceil(std::log(static_cast<double>(span)) /
+                                                std::log(static_cast<double>(m_lanes.size() + 1)) -
+                                            1e-9));
+}
+
 // Builds the probes of a round (all at once when the provider can) and classifies those that
 // built, each on a lane of its own.
 Result<std::vector<Bisection::Job>> Bisection::round_of(const SelectedCase& selected,
                                                         const Reference& lo, const Reference& hi,
                                                         const std::vector<int>& indices) {
   ++m_rounds;
+  ++m_case_rounds;
+  // Honest about what is left: the rounds this bracket still needs and those of the parts
+  // waiting after a split, on top of the rounds this case has had.
+  const std::size_t expected =
+      m_case_rounds + rounds_for(hi.index - lo.index) - 1 + m_pending_rounds;
   std::vector<std::pair<std::string, std::string>> wanted;
   for (const int index : indices) {
     if (!m_outcome.builds.contains(commit_at(index)))
@@ -116,8 +129,13 @@ Result<std::vector<Bisection::Job>> Bisection::round_of(const SelectedCase& sele
   for (const int index : indices) {
     ++m_probes;
     if (m_progress)
-      m_progress({m_rounds, m_expected_rounds, commit_at(index), selected.key.case_name,
-                  m_sampler.runs_made()});
+      m_progress({.round = m_case_rounds,
+                  .expected_rounds = std::max(expected, m_case_rounds),
+                  .commit = commit_at(index),
+                  .case_name = selected.key.case_name,
+                  .case_index = m_case,
+                  .cases = m_outcome.cases.size(),
+                  .runs_made = m_sampler.runs_made()});
     CULPRIT_TRY_ASSIGN(const auto* probe, subject_at(index));
     Job job;
     job.index = index;
@@ -216,7 +234,10 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
       // More than one culprit: the probe is the upper reference of the first half and the lower
       // reference of the second.
       const Reference here{split->index, split->probe};
+      const auto later = rounds_for(hi.index - here.index);
+      m_pending_rounds += later;
       CULPRIT_TRY(search(selected, new_lo, here));
+      m_pending_rounds -= later;
       return search(selected, here, hi);
     }
     lo = new_lo;
@@ -272,6 +293,9 @@ Result<BisectOutcome> Bisection::run() {
   }
   for (const auto& selected : m_outcome.cases) {
     const auto candidates_before = m_outcome.candidates.size();
+    ++m_case;
+    m_case_rounds = 0;
+    m_pending_rounds = 0;
     CULPRIT_TRY(search(selected, {k_good, good}, {last, bad}));
     if (m_outcome.candidates.size() != candidates_before)
       m_outcome.status = "inconclusive";

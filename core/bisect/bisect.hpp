@@ -102,10 +102,12 @@ struct FoundCulprit {
 };
 
 struct BisectProgress {
-  std::size_t round = 0;
-  std::size_t expected_rounds = 0; // about log_(K+1) of the range, K probes a round
+  std::size_t round = 0;           // of the case being searched, from 1
+  std::size_t expected_rounds = 0; // this case's rounds so far and about those still to come
   std::string commit;
   std::string case_name;
+  std::size_t case_index = 0; // from 1
+  std::size_t cases = 0;
   int runs_made = 0;
 };
 

@@ -23,12 +23,7 @@ public:
             const BisectSettings& settings,
             const std::function<void(const BisectProgress&)>& progress)
       : m_range(range), m_builds(builds), m_lanes(lanes.begin(), lanes.end()),
-        m_sampler(*lanes.front()), m_settings(settings), m_progress(progress) {
-    // K probes a round split a range of n commits into K + 1 parts.
-    const auto n = static_cast<double>(std::max<std::size_t>(range.commits.size(), 1));
-    m_expected_rounds = static_cast<std::size_t>(
-        std::ceil(std::log(n) / std::log(static_cast<double>(m_lanes.size() + 1)) - 1e-9));
-  }
+        m_sampler(*lanes.front()), m_settings(settings), m_progress(progress) {}
 
   Result<BisectOutcome> run();
   // What run() had found when it stopped early, with status "interrupted".
@@ -60,6 +55,9 @@ private:
     bool done = false;
     Classification result;
   };
+  // About how many rounds narrow `span` candidates to one: K probes a round split a range into
+  // K + 1 parts.
+  [[nodiscard]] std::size_t rounds_for(int span) const;
   Result<std::vector<Job>> round_of(const SelectedCase& selected, const Reference& lo,
                                     const Reference& hi, const std::vector<int>& indices);
   Status classify(const SelectedCase& selected, std::vector<Job>& jobs, const Reference& lo,
@@ -89,9 +87,13 @@ private:
   std::map<std::string, Sampler*> m_lane_of; // commit -> the lane that classified it
   const BisectSettings& m_settings;
   const std::function<void(const BisectProgress&)>& m_progress;
-  std::size_t m_expected_rounds = 0;
   std::size_t m_probes = 0;
   std::size_t m_rounds = 0;
+  // For progress: the case being searched (from 1), its rounds so far, and the rounds that the
+  // parts of its range still waiting to be searched (after a split) will take.
+  std::size_t m_case = 0;
+  std::size_t m_case_rounds = 0;
+  std::size_t m_pending_rounds = 0;
   BisectOutcome m_outcome;
   std::set<int> m_skipped;
   // Chosen by the confirmation of the ends; with statistic = auto, the fast side as soon as any

@@ -137,11 +137,12 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
     const auto& p = series.points[i];
     out +=
         fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>{}: "
-                    "{} [{}, {}], {} runs, host {}</title></circle>\n",
+                    "{} [{}, {}], {}, host {}</title></circle>\n",
                     x(static_cast<double>(i)), y(p.median), html_escape(label_of(p.commit, labels)),
                     html_escape(report::format_quantity(p.median, series.unit)),
                     html_escape(report::format_quantity(p.ci[0], series.unit)),
-                    html_escape(report::format_quantity(p.ci[1], series.unit)), p.runs,
+                    html_escape(report::format_quantity(p.ci[1], series.unit)),
+                    report::counted(p.runs, "run", "runs"),
                     html_escape(p.host_id.substr(0, 12)));
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" "
@@ -165,9 +166,9 @@ std::string render_html(const History& history, const CommitLabels& labels) {
                       : std::string());
   for (const auto& series : history.series) {
     const auto changes = changes_of(history, series);
-    out += fmt::format("<section><h2>{} <small>[{}, {} points]</small></h2>\n",
+    out += fmt::format("<section><h2>{} <small>[{}, {}]</small></h2>\n",
                        html_escape(series.case_name), html_escape(series.metric),
-                       series.points.size());
+                       report::counted(series.points.size(), "point", "points"));
     out += trend_svg(series, changes, labels);
     out += change_table_html(changes, labels) + "</section>\n";
   }
@@ -192,10 +193,10 @@ MarkdownHistory render_markdown(const History& history, const CommitLabels& labe
     medians.reserve(series.points.size());
     for (const auto& point : series.points)
       medians.push_back(point.median);
-    out += fmt::format("\n## {} [{}]\n\n![trend of {}]({})\n\n`{}` {} points\n\n",
+    out += fmt::format("\n## {} [{}]\n\n![trend of {}]({})\n\n`{}` {}\n\n",
                        markdown_text(series.case_name), markdown_text(series.metric),
                        markdown_text(series.case_name), chart, sparkline(medians, Glyphs::unicode),
-                       series.points.size());
+                       report::counted(series.points.size(), "point", "points"));
     out += change_table_markdown(changes, labels);
     result.charts.emplace_back(chart, trend_svg(series, changes, labels));
   }

@@ -69,9 +69,10 @@ std::vector<TestCase> test_cases(const Evidence& e, const ReportView& v) {
   for (const auto* c : v.cases) {
     TestCase t{c->case_name, "", "", ""};
     const auto numbers = fmt::format(
-        "ratio {} {} {}, p {}, base {} ({} runs), head {} ({} runs)", format_ratio(c->ratio),
+        "ratio {} {} {}, p {}, base {} ({}), head {} ({})", format_ratio(c->ratio),
         v.confidence_label, format_ratio_ci(c->ci), format_p_value(c->p_value), short_id(c->base),
-        c->base_runs, short_id(c->head), c->head_runs);
+        counted(c->base_runs, "run", "runs"), short_id(c->head),
+        counted(c->head_runs, "run", "runs"));
     if (c->verdict == "slower") {
       t.outcome = "failure";
       t.message = fmt::format("slower: {}, ratio {} {}, beyond the {} threshold",
@@ -91,10 +92,11 @@ std::vector<TestCase> test_cases(const Evidence& e, const ReportView& v) {
   if (cases.empty() && e.status != "failed")
     for (const auto& m : e.measurements)
       cases.push_back({m.case_name, "", "",
-                       fmt::format("{} median {} {} [{}, {}], {} runs", short_id(m.commit),
+                       fmt::format("{} median {} {} [{}, {}], {}", short_id(m.commit),
                                    format_quantity(m.summary.median, m.unit), v.confidence_label,
                                    format_quantity(m.summary.ci[0], m.unit),
-                                   format_quantity(m.summary.ci[1], m.unit), m.runs.size())});
+                                   format_quantity(m.summary.ci[1], m.unit),
+                                   counted(m.runs.size(), "run", "runs"))});
   if (!cases.empty())
     return cases;
   // Nothing was measured: one test case for the command as a whole.

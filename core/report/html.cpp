@@ -177,8 +177,9 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
   out +=
       fmt::format("<section id=\"bisection\"><h2>Bisection path</h2>\n<p class=\"muted\">{} "
-                  "commits from good {} to bad {}; {} probed. Commits are shown {}.</p>\n",
-                  b.commits_in_range, code(short_id(b.good)), code(short_id(b.bad)), b.steps.size(),
+                  "from good {} to bad {}; {} probed. Commits are shown {}.</p>\n",
+                  counted(b.commits_in_range, "commit", "commits"), code(short_id(b.good)),
+                  code(short_id(b.bad)), b.steps.size(),
                   v.path_order_known ? "in commit order"
                                      : "in an order inferred from the probes (good-like "
                                        "probes before bad-like ones)");

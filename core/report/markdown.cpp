@@ -132,8 +132,9 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
   const auto skipped =
       std::ranges::count_if(b.steps, [](const EvidenceStep& s) { return s.classified == "skip"; });
-  out += fmt::format("\n**Bisection:** {} commits from good {} to bad {}; {} probed, {} skipped.\n",
-                     b.commits_in_range, code(short_id(b.good)), code(short_id(b.bad)),
+  out += fmt::format("\n**Bisection:** {} from good {} to bad {}; {} probed, {} skipped.\n",
+                     counted(b.commits_in_range, "commit", "commits"), code(short_id(b.good)),
+                     code(short_id(b.bad)),
                      b.steps.size(), skipped);
   if (!b.candidates.empty())
     out += fmt::format("**Candidates left:** {}\n", code_list(b.candidates, k_max_files));

@@ -226,8 +226,9 @@ std::string step_position(const EvidenceStep* s) {
 void write_bisection(Writer& w, const Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
   w.heading(
-      fmt::format("Bisection: {} commits from good {} to bad {}, {} probed ({})",
-                  b.commits_in_range, short_id(b.good), short_id(b.bad), b.steps.size(),
+      fmt::format("Bisection: {} from good {} to bad {}, {} probed ({})",
+                  counted(b.commits_in_range, "commit", "commits"), short_id(b.good),
+                  short_id(b.bad), b.steps.size(),
                   v.path_order_known ? "in commit order" : "in an order inferred from the probes"));
   std::vector<std::vector<std::string>> rows{
       {"probe", "commit", "verdict", "position (0 good, 1 bad)", "runs", "note"}};

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <map>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -90,6 +91,37 @@ TEST(Bisect, AnIntermediateLevelSplitsTheRangeAndFindsBothCulprits) {
   }
   EXPECT_TRUE(std::any_of(outcome->steps.begin(), outcome->steps.end(),
                           [](const BisectStep& s) { return s.classified == "intermediate"; }));
+}
+
+// The progress line counts rounds per case and never says "round 7 of about 6": the estimate
+// grows when a split adds a part to search, and a second case starts from round 1.
+TEST(Bisect, ProgressCountsRoundsPerCaseAndItsEstimateIsNeverBelowTheRound) {
+  History history(32);
+  history.plant("sgemm", 9, 1.10);
+  history.plant("sgemm", 24, 1.10);
+  history.plant("softmax", 19, 1.20);
+  FakeRig rig;
+  history.install(rig, {{"sgemm", 1e-3}, {"softmax", 3e-4}}, 0.01);
+  FakeBuildProvider builds;
+  std::vector<BisectProgress> events;
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{},
+                            [&](const BisectProgress& p) { events.push_back(p); });
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->culprits.size(), 3U);
+  ASSERT_FALSE(events.empty());
+  std::map<std::size_t, std::size_t> last_round;
+  for (const auto& e : events) {
+    EXPECT_EQ(e.cases, 2U);
+    EXPECT_LE(e.round, e.expected_rounds) << e.case_name;
+    EXPECT_GE(e.round, last_round[e.case_index]) << "rounds of a case only go up";
+    last_round[e.case_index] = e.round;
+  }
+  EXPECT_EQ(events.front().round, 1U);
+  EXPECT_EQ(events.front().expected_rounds, 5U) << "32 commits: about log2(32) rounds";
+  const auto second = std::ranges::find(events, std::size_t{2}, &BisectProgress::case_index);
+  ASSERT_NE(second, events.end());
+  EXPECT_EQ(second->round, 1U) << "the second case counts its own rounds";
+  EXPECT_GT(last_round[1], 5U) << "the split case took more rounds than one search";
 }
 
 TEST(Bisect, ImprovementsAreFoundWhenAskedAndThroughputsTheRightWayRound) {

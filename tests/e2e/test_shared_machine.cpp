@@ -172,7 +172,7 @@ TEST_F(SharedMachine, TrackSaysWhichCasesTheMachineSlowedInBursts) {
   auto track = culprit_cli({"track", history.base + ".." + history.head, "--runs", "4"});
   ASSERT_EQ(track.exit_code, 0) << track.err;
   EXPECT_THAT(track.out, HasSubstr("noise: k: two speed states"));
-  EXPECT_THAT(track.out, HasSubstr("(in 1 of 1 commits)"));
+  EXPECT_THAT(track.out, HasSubstr("(in 1 of 1 commit)"));
 }
 
 // Two nights of `culprit track`: eight commits, then eight more, all of the machine bench at
