@@ -224,11 +224,11 @@ private:
                  on_terminal(m_good), on_terminal(m_bad));
     if (outcome.status == "not_reproduced" || unconfirmed) {
       for (const auto& c : evidence.comparisons)
-        fmt::print(out, "  {}: {} {}{}\n", on_terminal(c.case_name),
+        fmt::print(out, "  {}: {}{}{}\n", on_terminal(c.case_name), c.verdict,
                    c.base_runs >= 2 && c.head_runs >= 2
-                       ? fmt::format("ratio {:.3f} [{:.3f}, {:.3f}]", c.ratio, c.ci[0], c.ci[1])
-                       : std::string("no ratio"),
-                   c.verdict, c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
+                       ? fmt::format(", ratio {:.3f} [{:.3f}, {:.3f}]", c.ratio, c.ci[0], c.ci[1])
+                       : std::string(),
+                   c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
     }
     for (const auto& c : b.culprits) {
       fmt::print(out, "culprit {} {}\n  {} <{}>, {}\n", c.commit.substr(0, 12),
