@@ -74,7 +74,8 @@ public:
     std::FILE* out = summary_stream(m_flags.outputs);
     fmt::print(out, "{}", render_verdict_table(evidence, m_base, m_head));
     if (global.verbosity >= 0)
-      fmt::print(out, "{}", report::render_noise_lines(evidence));
+      fmt::print(out, "{}{}", report::render_noise_lines(evidence),
+                 render_reuse_line(evidence, m_base, m_head));
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));

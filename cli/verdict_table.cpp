@@ -1,7 +1,10 @@
 #include "cli/verdict_table.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "cli/output.hpp"
 #include "core/report/format.hpp"
@@ -47,6 +50,39 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
                      evidence.comparisons.size() == 1 ? "" : "s", summary,
                      evidence.settings.threshold * 100);
   return out;
+}
+
+std::string render_reuse_line(const Evidence& evidence, const std::string& base_name,
+                              const std::string& head_name) {
+  // The case that took or left out the most speaks for all: they share their runs.
+  int reused = 0;
+  int blocks = 0;
+  std::array<int, 2> unpaired{0, 0};
+  for (const auto& c : evidence.comparisons) {
+    if (!c.reuse)
+      continue;
+    if (c.reuse->blocks > reused) {
+      reused = c.reuse->blocks;
+      blocks = c.base_runs;
+    }
+    unpaired[0] = std::max(unpaired[0], c.reuse->base_unpaired);
+    unpaired[1] = std::max(unpaired[1], c.reuse->head_unpaired);
+  }
+  std::vector<std::string> parts;
+  if (reused > 0)
+    parts.push_back(fmt::format("{} of {} blocks {} made by an earlier command", reused, blocks,
+                                reused == 1 ? "was" : "were"));
+  const std::array<const std::string*, 2> names{&base_name, &head_name};
+  for (std::size_t side = 0; side < 2; ++side)
+    if (unpaired[side] > 0)
+      parts.push_back(fmt::format(
+          "{} of {} stored without {} {} left out (unpaired)",
+          report::counted(static_cast<std::size_t>(unpaired[side]), "run", "runs"),
+          on_terminal(*names[side], 40), on_terminal(*names[1 - side], 40),
+          unpaired[side] == 1 ? "was" : "were"));
+  if (parts.empty())
+    return {};
+  return fmt::format("stored: {}\n", fmt::join(parts, "; "));
 }
 
 } // namespace culprit::cli

@@ -79,6 +79,14 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
   verdict.blocks = blocks.blocks.size();
   verdict.duets = static_cast<std::size_t>(std::ranges::count(blocks.duets, true));
   verdict.base_runs = verdict.head_runs = blocks.blocks.size();
+  verdict.reused_blocks = static_cast<std::size_t>(std::ranges::count_if(
+      blocks.blocks, [&](const std::string& block) { return !sampler.made_block(block); }));
+  for (std::size_t side = 0; side < 2; ++side) {
+    CULPRIT_TRY_ASSIGN(const auto stored, sampler.runs(*group[side], key));
+    verdict.unpaired[side] = stored.samples.size() > blocks.blocks.size()
+                                 ? stored.samples.size() - blocks.blocks.size()
+                                 : 0;
+  }
   if (blocks.blocks.empty()) {
     CULPRIT_TRY_ASSIGN(const auto base_runs, sampler.runs(*group[0], key));
     verdict.note =

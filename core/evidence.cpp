@@ -57,6 +57,11 @@ json tail_json(const EvidenceTail& t) {
           {"verdict", t.verdict}};
 }
 
+json reuse_json(const EvidenceReuse& r) {
+  return {{"blocks", r.blocks}, {"base_unpaired", r.base_unpaired},
+          {"head_unpaired", r.head_unpaired}};
+}
+
 json resources_json(const std::optional<EvidenceKernelResources>& r) {
   if (!r)
     return nullptr;
@@ -160,6 +165,7 @@ nlohmann::json to_json(const Evidence& e) {
     item["min_detectable"] = c.min_detectable ? json(*c.min_detectable) : json(nullptr);
     item["estimator"] = c.estimator ? estimator_json(*c.estimator) : json(nullptr);
     item["tail"] = c.tail ? tail_json(*c.tail) : json(nullptr);
+    item["reuse"] = c.reuse ? reuse_json(*c.reuse) : json(nullptr);
     comparisons.push_back(std::move(item));
   }
   json doc = {{"schema", e.schema},

@@ -122,6 +122,14 @@ struct EvidenceTail {
   std::string verdict;
 };
 
+// What a comparison took from the store: blocks that earlier commands made (paired, so they
+// count), and each side's stored runs that were not paired with the other side, left out.
+struct EvidenceReuse {
+  int blocks = 0;
+  int base_unpaired = 0;
+  int head_unpaired = 0;
+};
+
 struct EvidenceComparison {
   std::string base;
   std::string head;
@@ -139,6 +147,7 @@ struct EvidenceComparison {
   std::string note;
   std::optional<EvidenceEstimator> estimator;
   std::optional<EvidenceTail> tail;
+  std::optional<EvidenceReuse> reuse;
 };
 
 struct EvidenceStep {

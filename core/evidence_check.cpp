@@ -98,6 +98,11 @@ Status check_comparison(const EvidenceComparison& c, const std::string& at) {
   if (c.p_value > 1)
     return bad_key(at + ".p_value", fmt::format("is {:g}, above 1", c.p_value));
   CULPRIT_TRY(at_least(at + ".base_runs", c.base_runs, 0));
+  if (c.reuse) {
+    CULPRIT_TRY(at_least(at + ".reuse.blocks", c.reuse->blocks, 0));
+    CULPRIT_TRY(at_least(at + ".reuse.base_unpaired", c.reuse->base_unpaired, 0));
+    CULPRIT_TRY(at_least(at + ".reuse.head_unpaired", c.reuse->head_unpaired, 0));
+  }
   return at_least(at + ".head_runs", c.head_runs, 0);
 }
 

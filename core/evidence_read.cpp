@@ -151,6 +151,12 @@ Status read_tail(const Reader& r, EvidenceTail& t) {
   return r.get("verdict", t.verdict);
 }
 
+Status read_reuse(const Reader& r, EvidenceReuse& u) {
+  CULPRIT_TRY(r.get("blocks", u.blocks));
+  CULPRIT_TRY(r.get("base_unpaired", u.base_unpaired));
+  return r.get("head_unpaired", u.head_unpaired);
+}
+
 Status read_measurement(const Reader& r, EvidenceMeasurement& m) {
   CULPRIT_TRY(r.get("commit", m.commit));
   CULPRIT_TRY(r.get("case", m.case_name));
@@ -201,6 +207,7 @@ Status read_comparison(const Reader& r, EvidenceComparison& c) {
   CULPRIT_TRY(r.get_optional("min_detectable", c.min_detectable));
   CULPRIT_TRY(read_optional_object(r, "estimator", c.estimator, read_estimator));
   CULPRIT_TRY(read_optional_object(r, "tail", c.tail, read_tail));
+  CULPRIT_TRY(read_optional_object(r, "reuse", c.reuse, read_reuse));
   return r.get("note", c.note, false);
 }
 

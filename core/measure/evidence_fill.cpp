@@ -138,6 +138,9 @@ EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
   c.head_runs = static_cast<int>(verdict.head_runs);
   c.min_detectable = verdict.min_detectable;
   c.note = verdict.note;
+  c.reuse = EvidenceReuse{.blocks = static_cast<int>(verdict.reused_blocks),
+                          .base_unpaired = static_cast<int>(verdict.unpaired[0]),
+                          .head_unpaired = static_cast<int>(verdict.unpaired[1])};
   if (verdict.comparison) {
     c.ratio = verdict.comparison->ratio.estimate;
     c.ci = {verdict.comparison->ratio.lower, verdict.comparison->ratio.upper};

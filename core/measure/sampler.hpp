@@ -125,6 +125,11 @@ public:
                                std::size_t first_n = 0);
   // Whether blocks of two can run as duets here.
   [[nodiscard]] bool can_duet() const;
+  // Whether this sampler made the block (else an earlier command did, and it is reused).
+  [[nodiscard]] bool made_block(std::string_view block) const {
+    return block.size() > m_block_prefix.size() && block.starts_with(m_block_prefix) &&
+           block[m_block_prefix.size()] == '-';
+  }
 
   // The first `first_n` counted runs of a case (all of them when 0), in run order.
   Result<store::CaseRuns> runs(const Subject& subject, const CaseKey& key, std::size_t first_n = 0);

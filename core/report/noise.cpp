@@ -1,6 +1,8 @@
 // The noise lines of the summaries: what the machine did to the measurements, in words.
+#include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -57,8 +59,8 @@ std::string render_noise_lines(const Evidence& evidence) {
         n.measured > 2 ? fmt::format(" (in {} of {} measurements)", n.affected, n.measured) : "",
         judged_by(comparison == comparisons.end() ? nullptr : comparison->second));
   }
-  int blocks = 0;
-  int duets = 0;
+  // The cases of one pair share their blocks: count each pair's blocks once.
+  std::map<std::pair<std::string, std::string>, std::pair<int, int>> per_pair; // blocks, duets
   for (const auto& c : evidence.comparisons) {
     if (c.tail)
       out += fmt::format("tail: {}: the slow side of each run ({}) is {}: ratio {} [{}, {}]\n",
@@ -66,9 +68,16 @@ std::string render_noise_lines(const Evidence& evidence) {
                          format_ratio(c.tail->ratio), format_ratio(c.tail->ci[0]),
                          format_ratio(c.tail->ci[1]));
     if (c.estimator) {
-      blocks += c.estimator->blocks;
-      duets += c.estimator->duets;
+      auto& [blocks, duets] = per_pair[{c.base, c.head}];
+      blocks = std::max(blocks, c.estimator->blocks);
+      duets = std::max(duets, c.estimator->duets);
     }
+  }
+  int blocks = 0;
+  int duets = 0;
+  for (const auto& [pair, counts] : per_pair) {
+    blocks += counts.first;
+    duets += counts.second;
   }
   if (duets > 0)
     out += fmt::format("duets: {} of {} blocks ran both revisions at once, each on CPUs of its "

@@ -75,6 +75,54 @@ TEST_F(MeasureCli, RunSaysWhenItStoppedAtMaxRunsWithTheIntervalsItReached) {
   EXPECT_THAT(easy.err, Not(HasSubstr("stopped at max_runs")));
 }
 
+TEST_F(MeasureCli, IdenticalBinariesAreTheSameWithoutARun) {
+  // good and the commit after it differ only in NOTES: their artifacts are byte-identical.
+  const auto json = temp / "identical.json";
+  const auto after_good = scratch.git({"rev-list", "--reverse", good + "..HEAD"});
+  const auto child = after_good.substr(0, after_good.find('\n'));
+  auto compare = culprit_cli({"compare", good, child, "--json", json.string()});
+  ASSERT_EQ(compare.exit_code, 0) << compare.out << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("same (identical binaries"));
+  auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  EXPECT_EQ(evidence->status, "no_change");
+  EXPECT_TRUE(evidence->measurements.empty()) << "nothing was run";
+  for (const auto& c : evidence->comparisons) {
+    EXPECT_EQ(c.verdict, "same");
+    EXPECT_EQ(c.base_runs, 0);
+    EXPECT_THAT(c.note, HasSubstr("identical binaries"));
+  }
+}
+
+TEST_F(MeasureCli, StoredRunsCountOnlyWhenPairedAndTheEvidenceSaysWhatWasReused) {
+  auto run = culprit_cli({"run", bad, "--min-runs", "5", "--max-runs", "5"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto first = temp / "first.json";
+  auto compare = culprit_cli({"compare", good, bad, "--json", first.string()});
+  ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("stored without"));
+  EXPECT_THAT(compare.out, HasSubstr("left out (unpaired)"));
+  auto evidence = load_evidence(first);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  for (const auto& c : evidence->comparisons) {
+    ASSERT_TRUE(c.reuse.has_value()) << c.case_name;
+    EXPECT_EQ(c.reuse->blocks, 0) << "the run of bad alone pairs with nothing";
+    EXPECT_EQ(c.reuse->base_unpaired, 0);
+    EXPECT_GE(c.reuse->head_unpaired, 5) << "the five runs of `run` were left out";
+  }
+  // Asked again, the blocks of the first compare are paired, so they are reused, and said so.
+  const auto second = temp / "second.json";
+  auto again = culprit_cli({"compare", good, bad, "--json", second.string()});
+  ASSERT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_THAT(again.out, HasSubstr("made by an earlier command"));
+  auto replayed = load_evidence(second);
+  ASSERT_TRUE(replayed) << replayed.error().message;
+  for (const auto& c : replayed->comparisons) {
+    ASSERT_TRUE(c.reuse.has_value());
+    EXPECT_EQ(c.reuse->blocks, c.base_runs) << "every block came from the first compare";
+  }
+}
+
 TEST_F(MeasureCli, JsonToStandardOutputIsJsonAloneAndTheTableGoesToStandardError) {
   auto run = culprit_cli({"run", "HEAD", "--json", "-"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
