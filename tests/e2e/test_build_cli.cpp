@@ -193,5 +193,54 @@ TEST_F(BuildCli, InitWritesACommentedRecipeOnceAndTheRecipeBuilds) {
   EXPECT_EQ(built.exit_code, 0) << built.err;
 }
 
+// A CMake project whose Google Benchmark program is behind an option that is off by default, as
+// most libraries have it: init must write a recipe that turns it on, builds that target and runs
+// it with JSON output, so that the first `culprit run` works.
+TEST(InitCli, AGoogleBenchmarkProgramBehindAnOptionRunsOnTheFirstTry) {
+  TempDir temp{"culprit-init-gbench"};
+  ScratchRepo scratch{temp / "project"};
+  scratch.write("CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.16)
+project(tiny CXX)
+option(TINY_BUILD_BENCHMARKS "Build the benchmarks" OFF)
+add_library(tiny tiny.cpp)
+if(TINY_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+  add_executable(tiny_bench bench/tiny_bench.cpp)
+  target_link_libraries(tiny_bench tiny benchmark::benchmark)
+endif()
+)");
+  scratch.write("tiny.cpp", "long tiny_sum(const int* v, long n) {\n  long s = 0;\n  for (long i = "
+                            "0; i < n; ++i)\n    s += v[i];\n  return s;\n}\n");
+  scratch.write("bench/tiny_bench.cpp", R"(#include <benchmark/benchmark.h>
+#include <vector>
+long tiny_sum(const int* v, long n);
+static void BM_Sum(benchmark::State& state) {
+  std::vector<int> v(static_cast<std::size_t>(state.range(0)), 1);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(tiny_sum(v.data(), state.range(0)));
+}
+BENCHMARK(BM_Sum)->Arg(1024);
+BENCHMARK_MAIN();
+)");
+  scratch.commit("a library and its benchmark");
+  const std::vector<std::string> cache{"--cache-dir", (temp / "cache").string()};
+  const auto culprit = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), cache.begin(), cache.end());
+    return run_culprit(args, scratch.dir());
+  };
+  auto init = culprit({"init"});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_THAT(init.out, HasSubstr("tiny_bench, a Google Benchmark program"));
+  std::ifstream in(scratch.dir() / "culprit.toml");
+  const std::string recipe{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_THAT(recipe, HasSubstr("-DTINY_BUILD_BENCHMARKS=ON"));
+  EXPECT_THAT(recipe, HasSubstr("--target tiny_bench"));
+  EXPECT_THAT(recipe, HasSubstr("--benchmark_format=json"));
+  EXPECT_THAT(recipe, HasSubstr("--benchmark_repetitions="));
+  auto run = culprit({"run", "HEAD", "--min-runs", "2", "--max-runs", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("BM_Sum/1024"));
+}
+
 } // namespace
 } // namespace culprit
