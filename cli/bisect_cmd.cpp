@@ -101,9 +101,9 @@ public:
         if (!searching)
           status_line = fmt::format("comparing the ends {}..{}", range->good.substr(0, 12),
                                     range->bad.substr(0, 12));
-        progress.update(fmt::format("{} ({})", status_line,
-                                    report::counted(static_cast<std::size_t>(event.runs_made),
-                                                    "run", "runs")));
+        progress.update(
+            fmt::format("{} ({})", status_line,
+                        report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
       });
     BisectOutcome so_far;
     auto outcome = run_bisect(
@@ -116,9 +116,9 @@ public:
               p.cases > 1 ? fmt::format("case {} of {}, ", p.case_index, p.cases) : "",
               on_terminal(p.case_name), p.round, p.expected_rounds, p.commit.substr(0, 12),
               info ? on_terminal(report::ellipsize(info->subject, 40)) : std::string());
-          progress.update(fmt::format(
-              "{} ({})", status_line,
-              report::counted(static_cast<std::size_t>(p.runs_made), "run", "runs")));
+          progress.update(
+              fmt::format("{} ({})", status_line,
+                          report::counted(static_cast<std::size_t>(p.runs_made), "run", "runs")));
         },
         &so_far);
     progress.clear();

@@ -37,11 +37,11 @@ public:
     if (!head)
       return report(head.error());
     ctx.session->sampler().on_run([&](const RunEvent& event) {
-      progress.update(fmt::format("compare: {}, last {} {}{}",
-                                  report::counted(static_cast<std::size_t>(event.runs_made),
-                                                  "run", "runs"),
-                                  event.subject->rev, event.warmup ? "(warm-up) " : "",
-                                  event.status == store::RunStatus::ok ? "" : "failed"));
+      progress.update(
+          fmt::format("compare: {}, last {} {}{}",
+                      report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
+                      event.subject->rev, event.warmup ? "(warm-up) " : "",
+                      event.status == store::RunStatus::ok ? "" : "failed"));
     });
     const auto settings = ctx.compare_settings();
     auto outcome = compare_subjects(ctx.session->sampler(), *base, *head, settings);

@@ -42,10 +42,9 @@ public:
       return report(subject.error());
     auto& sampler = ctx.session->sampler();
     sampler.on_run([&](const RunEvent& event) {
-      progress.update(fmt::format("run: {}{}",
-                                  report::counted(static_cast<std::size_t>(event.runs_made),
-                                                  "run", "runs"),
-                                  event.status == store::RunStatus::ok ? "" : " (last failed)"));
+      progress.update(fmt::format(
+          "run: {}{}", report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
+          event.status == store::RunStatus::ok ? "" : " (last failed)"));
     });
     const auto settings = ctx.compare_settings();
     Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);

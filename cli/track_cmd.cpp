@@ -83,9 +83,9 @@ public:
     const auto lanes = ctx.lanes();
     for (auto* lane : lanes)
       lane->on_run([&](const RunEvent& event) {
-        progress.update(fmt::format(
-            "{} ({})", status_line,
-            report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
+        progress.update(
+            fmt::format("{} ({})", status_line,
+                        report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
       });
     const auto builds = ctx.build_provider();
     auto outcome = history::track_commits(

@@ -13,7 +13,6 @@
 #include "core/history/triage_evidence.hpp"
 #include "core/measure/evidence_fill.hpp"
 #include "core/report/format.hpp"
-#include "core/report/format.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -50,9 +49,9 @@ public:
     ProgressLine progress(global.verbosity);
     std::string status_line = "confirming change points...";
     sampler.on_run([&](const RunEvent& event) {
-      progress.update(fmt::format(
-          "{} ({})", status_line,
-          report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
+      progress.update(
+          fmt::format("{} ({})", status_line,
+                      report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
     });
     BuilderProvider builds(*ctx.builder, ctx.build_options);
     history::RepositoryGraph graph(ctx.repo);

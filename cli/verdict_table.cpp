@@ -28,8 +28,8 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
   for (const auto& c : evidence.comparisons) {
     auto level = [&](const std::string& commit) {
       if (c.estimator && c.estimator->blocks > 0)
-        return report::format_quantity(commit == c.head ? c.estimator->head_level : c.estimator->base_level,
-                            c.unit);
+        return report::format_quantity(
+            commit == c.head ? c.estimator->head_level : c.estimator->base_level, c.unit);
       const auto it = levels.find({commit, c.case_name});
       return it == levels.end() ? std::string("-")
                                 : report::format_quantity(it->second->summary.median, c.unit);
@@ -75,11 +75,11 @@ std::string render_reuse_line(const Evidence& evidence, const std::string& base_
   const std::array<const std::string*, 2> names{&base_name, &head_name};
   for (std::size_t side = 0; side < 2; ++side)
     if (unpaired[side] > 0)
-      parts.push_back(fmt::format(
-          "{} of {} stored without {} {} left out (unpaired)",
-          report::counted(static_cast<std::size_t>(unpaired[side]), "run", "runs"),
-          on_terminal(*names[side], 40), on_terminal(*names[1 - side], 40),
-          unpaired[side] == 1 ? "was" : "were"));
+      parts.push_back(
+          fmt::format("{} of {} stored without {} {} left out (unpaired)",
+                      report::counted(static_cast<std::size_t>(unpaired[side]), "run", "runs"),
+                      on_terminal(*names[side], 40), on_terminal(*names[1 - side], 40),
+                      unpaired[side] == 1 ? "was" : "were"));
   if (parts.empty())
     return {};
   return fmt::format("stored: {}\n", fmt::join(parts, "; "));

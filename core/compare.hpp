@@ -69,8 +69,8 @@ struct CaseVerdict {
   std::optional<Estimator> estimator;
   std::array<std::optional<stats::Interference>, 2> interference; // base, head
   std::optional<TailChange> tail;
-  std::size_t blocks = 0; // blocks compared
-  std::size_t duets = 0;  // of which ran as duets
+  std::size_t blocks = 0;        // blocks compared
+  std::size_t duets = 0;         // of which ran as duets
   std::size_t reused_blocks = 0; // of which earlier commands made (stored, paired)
   // Each side's stored runs of the case that are in no block with the other side: left out.
   std::array<std::size_t, 2> unpaired{0, 0};

@@ -58,8 +58,8 @@ json tail_json(const EvidenceTail& t) {
 }
 
 json reuse_json(const EvidenceReuse& r) {
-  return {{"blocks", r.blocks}, {"base_unpaired", r.base_unpaired},
-          {"head_unpaired", r.head_unpaired}};
+  return {
+      {"blocks", r.blocks}, {"base_unpaired", r.base_unpaired}, {"head_unpaired", r.head_unpaired}};
 }
 
 json resources_json(const std::optional<EvidenceKernelResources>& r) {

@@ -142,8 +142,7 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
                     html_escape(report::format_quantity(p.median, series.unit)),
                     html_escape(report::format_quantity(p.ci[0], series.unit)),
                     html_escape(report::format_quantity(p.ci[1], series.unit)),
-                    report::counted(p.runs, "run", "runs"),
-                    html_escape(p.host_id.substr(0, 12)));
+                    report::counted(p.runs, "run", "runs"), html_escape(p.host_id.substr(0, 12)));
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" "
                      "text-anchor=\"end\">{}</text>\n",

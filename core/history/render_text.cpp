@@ -76,6 +76,7 @@ std::vector<std::string> session_notes(const Series& series, double notable) {
     if (std::abs(std::log(session.factor)) < std::log1p(notable) || session.anchors.empty())
       continue;
     std::vector<std::string> anchors;
+    anchors.reserve(session.anchors.size());
     for (const auto& anchor : session.anchors)
       anchors.push_back(anchor.substr(0, 12));
     notes.push_back(fmt::format("the session of {} ran {:.1f}% {} than the newest (anchor {}); "
@@ -133,12 +134,13 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
     out += fmt::format("  {}\n", sparkline(medians, glyphs));
     const auto& first = series.points.front();
     const auto& last = series.points.back();
-    out +=
-        fmt::format("  {} {} [{}, {}]  ->  {} {} [{}, {}]\n", first.commit.substr(0, 12),
-                    report::format_quantity(first.median, series.unit), report::format_quantity(first.ci[0], series.unit),
-                    report::format_quantity(first.ci[1], series.unit), last.commit.substr(0, 12),
-                    report::format_quantity(last.median, series.unit), report::format_quantity(last.ci[0], series.unit),
-                    report::format_quantity(last.ci[1], series.unit));
+    out += fmt::format("  {} {} [{}, {}]  ->  {} {} [{}, {}]\n", first.commit.substr(0, 12),
+                       report::format_quantity(first.median, series.unit),
+                       report::format_quantity(first.ci[0], series.unit),
+                       report::format_quantity(first.ci[1], series.unit), last.commit.substr(0, 12),
+                       report::format_quantity(last.median, series.unit),
+                       report::format_quantity(last.ci[0], series.unit),
+                       report::format_quantity(last.ci[1], series.unit));
     for (const auto& note : session_notes(series, k_notable_session_shift))
       out += fmt::format("  {}\n", note);
     for (const auto& change : changes_of(history, series)) {

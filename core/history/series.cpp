@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -317,7 +318,9 @@ sessions_in_order(const std::vector<Group>& groups) {
         it->second = std::min(it->second, mark.at);
     }
   std::vector<std::pair<std::string, store::TimePoint>> order(started.begin(), started.end());
-  std::ranges::stable_sort(order, {}, [](const auto& s) { return s.second; });
+  std::ranges::sort(order, [](const auto& a, const auto& b) {
+    return std::tie(a.second, a.first) < std::tie(b.second, b.first);
+  });
   return order;
 }
 

@@ -42,5 +42,4 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
                             const BisectOutcome& outcome, std::span<Sampler* const> lanes,
                             double confidence, std::uint64_t seed);
 
-
 } // namespace culprit

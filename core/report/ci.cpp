@@ -68,11 +68,11 @@ std::vector<TestCase> test_cases(const Evidence& e, const ReportView& v) {
   const auto threshold = format_percent(e.settings.threshold);
   for (const auto* c : v.cases) {
     TestCase t{c->case_name, "", "", ""};
-    const auto numbers = fmt::format(
-        "ratio {} {} {}, p {}, base {} ({}), head {} ({})", format_ratio(c->ratio),
-        v.confidence_label, format_ratio_ci(c->ci), format_p_value(c->p_value), short_id(c->base),
-        counted(c->base_runs, "run", "runs"), short_id(c->head),
-        counted(c->head_runs, "run", "runs"));
+    const auto numbers =
+        fmt::format("ratio {} {} {}, p {}, base {} ({}), head {} ({})", format_ratio(c->ratio),
+                    v.confidence_label, format_ratio_ci(c->ci), format_p_value(c->p_value),
+                    short_id(c->base), counted(c->base_runs, "run", "runs"), short_id(c->head),
+                    counted(c->head_runs, "run", "runs"));
     if (c->verdict == "slower") {
       t.outcome = "failure";
       t.message = fmt::format("slower: {}, ratio {} {}, beyond the {} threshold",

@@ -95,8 +95,8 @@ std::string format_significant(double value, int digits) {
     return fmt::format("{:.{}e}", value, digits - 1);
   // The exponent after rounding: 9.996 to three digits is 10.0, not 9.996's 9.
   const auto rounded = fmt::format("{:.{}e}", value, digits - 1);
-  const int exponent = std::atoi(rounded.c_str() + rounded.find('e') + 1);
-  return fmt::format("{:.{}f}", value, std::max(0, digits - 1 - exponent));
+  const long exponent = std::strtol(rounded.c_str() + rounded.find('e') + 1, nullptr, 10);
+  return fmt::format("{:.{}f}", value, std::max(0L, digits - 1 - exponent));
 }
 
 std::string format_quantity(double value, std::string_view unit, int digits) {

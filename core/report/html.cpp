@@ -175,14 +175,13 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
 
 void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
-  out +=
-      fmt::format("<section id=\"bisection\"><h2>Bisection path</h2>\n<p class=\"muted\">{} "
-                  "from good {} to bad {}; {} probed. Commits are shown {}.</p>\n",
-                  counted(b.commits_in_range, "commit", "commits"), code(short_id(b.good)),
-                  code(short_id(b.bad)), b.steps.size(),
-                  v.path_order_known ? "in commit order"
-                                     : "in an order inferred from the probes (good-like "
-                                       "probes before bad-like ones)");
+  out += fmt::format("<section id=\"bisection\"><h2>Bisection path</h2>\n<p class=\"muted\">{} "
+                     "from good {} to bad {}; {} probed. Commits are shown {}.</p>\n",
+                     counted(b.commits_in_range, "commit", "commits"), code(short_id(b.good)),
+                     code(short_id(b.bad)), b.steps.size(),
+                     v.path_order_known ? "in commit order"
+                                        : "in an order inferred from the probes (good-like "
+                                          "probes before bad-like ones)");
   const auto cases = bisect_cases(e);
   for (std::size_t i = 0; i < cases.size() && i < k_max_plots; ++i)
     if (auto plot = bisection_plot(e, v, cases[i], static_cast<int>(i)); !plot.empty())
@@ -252,14 +251,13 @@ void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
         runs += (k == 0 ? "" : " ") + format_significant(run[k] / scale.factor, 4);
       runs += "]";
     }
-    out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}"
-        "</td><td>[{}, {}] {}</td><td>{} {}</td></tr>\n",
-        code(short_id(m.commit)), code(m.case_name), m.runs.size(),
-        h(format_quantity(m.summary.median, m.unit)),
-        format_significant(m.summary.ci[0] / scale.factor, 4),
-        format_significant(m.summary.ci[1] / scale.factor, 4), h(scale.unit), h(runs),
-        h(scale.unit));
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}"
+                       "</td><td>[{}, {}] {}</td><td>{} {}</td></tr>\n",
+                       code(short_id(m.commit)), code(m.case_name), m.runs.size(),
+                       h(format_quantity(m.summary.median, m.unit)),
+                       format_significant(m.summary.ci[0] / scale.factor, 4),
+                       format_significant(m.summary.ci[1] / scale.factor, 4), h(scale.unit),
+                       h(runs), h(scale.unit));
   }
   if (!e.measurements.empty())
     out += "</tbody></table>\n";

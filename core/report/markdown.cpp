@@ -134,8 +134,7 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
       std::ranges::count_if(b.steps, [](const EvidenceStep& s) { return s.classified == "skip"; });
   out += fmt::format("\n**Bisection:** {} from good {} to bad {}; {} probed, {} skipped.\n",
                      counted(b.commits_in_range, "commit", "commits"), code(short_id(b.good)),
-                     code(short_id(b.bad)),
-                     b.steps.size(), skipped);
+                     code(short_id(b.bad)), b.steps.size(), skipped);
   if (!b.candidates.empty())
     out += fmt::format("**Candidates left:** {}\n", code_list(b.candidates, k_max_files));
   out +=

@@ -96,7 +96,8 @@ TEST(Format, NumbersReadTheSameInEveryReport) {
   EXPECT_EQ(format_quantity(0.00412, "s"), "4.120 ms");
   EXPECT_EQ(format_quantity(182e-6, "s"), "182.0 µs");
   EXPECT_EQ(format_quantity(3.5e-9, "s"), "3.500 ns");
-  EXPECT_EQ(format_quantity(69e-9, "s"), "69.00 ns") << "an interval [65.30 ns, 69.00 ns] reads alike";
+  EXPECT_EQ(format_quantity(69e-9, "s"), "69.00 ns")
+      << "an interval [65.30 ns, 69.00 ns] reads alike";
   EXPECT_EQ(format_quantity(1e-3, "s"), "1.000 ms");
   EXPECT_EQ(format_quantity(9.9996e-3, "s"), "10.00 ms") << "rounding up adds no digit";
   EXPECT_EQ(format_quantity(999.97e-6, "s"), "1.000 ms") << "nor a fourth digit of µs";
