@@ -12,6 +12,7 @@
 #include "core/report/escape.hpp"
 #include "core/report/format.hpp"
 #include "core/report/report.hpp"
+#include "core/report/roofline.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -174,6 +175,7 @@ private:
     evidence.settings.direction = m_improvement ? "improvement" : "regression";
     CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
                                      settings.compare.confidence, settings.compare.seed));
+    CULPRIT_TRY(ctx.fill_roofline(evidence));
     return evidence;
   }
 
@@ -234,11 +236,15 @@ private:
       fmt::print(out, "culprit {} {}\n  {} <{}>, {}\n", c.commit.substr(0, 12),
                  on_terminal(c.subject), on_terminal(c.author), on_terminal(c.email),
                  on_terminal(c.date));
-      for (const auto& moved : c.cases)
+      for (const auto& moved : c.cases) {
         fmt::print(out, "  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
                    on_terminal(moved.name), (moved.ratio - 1) * 100, moved.ratio,
                    evidence.settings.confidence * 100, moved.ci[0], moved.ci[1],
                    moved.share ? ", " + report::format_share(*moved.share) : "");
+        if (const auto move = report::roofline_move(evidence, c.parent, c.commit, moved.name,
+                                                    moved.ratio, moved.ci))
+          fmt::print(out, "    roofline: {}\n", on_terminal(report::move_text(*move)));
+      }
     }
     if (!b.candidates.empty()) {
       fmt::print(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));

@@ -8,6 +8,7 @@
 #include "core/measure/evidence_fill.hpp"
 #include "core/report/format.hpp"
 #include "core/report/report.hpp"
+#include "core/report/roofline.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -71,11 +72,13 @@ public:
           evidence.measurements.push_back(std::move(*m));
       }
     }
+    if (auto filled = ctx.fill_roofline(evidence); !filled)
+      return report(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
     fmt::print(out, "{}", render_verdict_table(evidence, m_base, m_head));
     if (global.verbosity >= 0)
-      fmt::print(out, "{}{}", report::render_noise_lines(evidence),
-                 render_reuse_line(evidence, m_base, m_head));
+      fmt::print(out, "{}{}{}", report::render_roofline_moves(evidence),
+                 report::render_noise_lines(evidence), render_reuse_line(evidence, m_base, m_head));
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));

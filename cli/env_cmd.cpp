@@ -1,9 +1,12 @@
 // culprit env: the host fingerprint and noise warnings, for people on stdout and as JSON; with
-// --noise, also the interference profile a calibration loop measures.
+// --noise, also the interference profile a calibration loop measures; with --peaks, the CPU's
+// peaks for the roofline, measured again and kept in the repository's store.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +20,7 @@
 #include "core/host/noise.hpp"
 #include "core/host/noise_probe.hpp"
 #include "core/host/render.hpp"
+#include "core/roofline_peaks.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -25,6 +29,7 @@ struct EnvOptions {
   std::string json_file; // "-" for stdout
   double noise_seconds = 5.0;
   std::vector<int> cpus;
+  bool peaks = false;
 };
 
 Status write_json(const std::string& file, const nlohmann::json& document) {
@@ -51,8 +56,12 @@ public:
                   ->expected(0, 1)
                   ->default_str("5")
                   ->option_text("[SECONDS]");
+    sub.add_flag("--peaks", m_options.peaks,
+                 "measure the CPU's peaks for the roofline again (an FMA loop and a streaming "
+                 "copy) and keep them for this host in the repository's store");
     sub.add_option("--cpus", m_options.cpus,
-                   "the CPUs of the calibration loop (default: the recipe's cpus, else chosen)")
+                   "the CPUs of the calibration loop and of the peaks (default: the recipe's "
+                   "cpus, else chosen)")
         ->delimiter(',')
         ->allow_extra_args(false)
         ->check(whole_number(0, k_max_cpu));
@@ -71,15 +80,33 @@ public:
     }
     const auto host = host::probe_host();
     const auto warnings = host::noise_warnings(host);
+    std::optional<Peaks> peaks;
+    std::string kept;
+    if (m_options.peaks) {
+      auto measured = measure_peaks(global, host);
+      if (!measured)
+        return report(measured.error());
+      std::tie(peaks, kept) = std::move(*measured);
+    }
     if (m_options.json_file != "-") {
       std::fputs(host::render_text(host, warnings).c_str(), stdout);
       if (noise)
         std::fputs(host::render_noise_text(*noise).c_str(), stdout);
+      if (peaks)
+        fmt::print("peaks           {}: {:.1f} GFLOP/s FP32, {:.2f} GB/s\n                {}\n"
+                   "                {}\n",
+                   on_terminal(peaks->device), peaks->flops_per_second / 1e9,
+                   peaks->bytes_per_second / 1e9, on_terminal(peaks->source), on_terminal(kept));
     }
     if (!m_options.json_file.empty()) {
       auto document = host::render_json(host, warnings);
       if (noise)
         document["noise"] = host::noise_json(*noise);
+      if (peaks)
+        document["peaks"] = {{"device", peaks->device},
+                             {"flops_per_second", peaks->flops_per_second},
+                             {"bytes_per_second", peaks->bytes_per_second},
+                             {"source", peaks->source}};
       if (auto written = write_json(m_options.json_file, document); !written)
         return report(written.error());
     }
@@ -87,17 +114,52 @@ public:
   }
 
 private:
-  // The recipe's [run] cpus when there is a repository with a readable recipe; else none.
-  static std::vector<int> recipe_cpus(const GlobalOptions& global) {
+  // The recipe, when there is a repository with a readable one.
+  static std::optional<Recipe> repository_recipe(const GlobalOptions& global) {
     auto repo = open_repository(global);
     if (!repo)
-      return {};
+      return std::nullopt;
     const auto path = recipe_path(global, *repo);
     std::error_code ec;
     if (path.empty() || !std::filesystem::exists(path, ec))
-      return {};
+      return std::nullopt;
     auto recipe = culprit::load_recipe(path);
+    return recipe ? std::optional(std::move(*recipe)) : std::nullopt;
+  }
+
+  // The recipe's [run] cpus when there is a repository with a readable recipe; else none.
+  static std::vector<int> recipe_cpus(const GlobalOptions& global) {
+    const auto recipe = repository_recipe(global);
     return recipe ? recipe->run.cpus : std::vector<int>{};
+  }
+
+  // The CPU's peaks measured now (pinned as the runs are, on the recipe's [roofline] threads),
+  // kept in the repository's store when there is one; and where they were kept, in words.
+  Result<std::pair<Peaks, std::string>> measure_peaks(const GlobalOptions& global,
+                                                      const host::HostFingerprint& host) const {
+    const auto recipe = repository_recipe(global);
+    const auto cpus = !m_options.cpus.empty() ? m_options.cpus
+                      : recipe                ? recipe->run.cpus
+                                              : std::vector<int>{};
+    const auto threads = recipe ? recipe->roofline.threads : std::nullopt;
+    auto repo = open_repository(global);
+    if (!repo) {
+      CpuPeakOptions options;
+      options.cpus = cpus;
+      if (threads)
+        options.threads = static_cast<unsigned>(*threads);
+      CULPRIT_TRY_ASSIGN(auto peaks, measure_cpu_peaks(options));
+      return std::pair{std::move(peaks),
+                       std::string("not kept: culprit keeps peaks in a repository's store; run "
+                                   "this in the repository")};
+    }
+    CULPRIT_TRY_ASSIGN(const auto cache, repository_cache(global, *repo));
+    CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(cache));
+    const auto id = host::host_id(host);
+    CULPRIT_TRY(store.record_host({id, host::to_json(host).dump(), store::now(), store::now()}));
+    CULPRIT_TRY_ASSIGN(auto peaks, measure_and_keep_cpu_peaks(store, id, cpus, threads));
+    return std::pair{std::move(peaks), fmt::format("kept for this host ({}) in {}",
+                                                   id.substr(0, 12), store.file().string())};
   }
 
   EnvOptions m_options;

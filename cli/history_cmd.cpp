@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <set>
 
 #include "cli/command.hpp"
@@ -15,6 +17,9 @@
 #include "core/history/git_support.hpp"
 #include "core/history/render.hpp"
 #include "core/history/series.hpp"
+#include "core/host/fingerprint.hpp"
+#include "core/measure/roofline_fill.hpp"
+#include "core/roofline_peaks.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -46,6 +51,8 @@ public:
     sub.add_option("--seed", m_seed, "of the bootstrap and the permutation test")
         ->check(whole_number(0, k_max_seed));
     sub.add_flag("--ascii", m_ascii, "draw the trend lines in ASCII");
+    sub.add_flag("--roofline", m_roofline,
+                 "show each point's share of its roofline bound (percent) instead of its time");
     sub.add_option("--json", m_json, "write the series and change points as JSON to FILE")
         ->group("Output");
     sub.add_option("--csv", m_csv, "write the series as CSV to FILE")->group("Output");
@@ -86,6 +93,11 @@ public:
   }
 
 private:
+  static std::string this_host_id() {
+    static const std::string id = host::host_id(host::probe_host());
+    return id;
+  }
+
   Result<history::HistoryOptions> history_options(const GlobalOptions& global,
                                                   const git::Repository& repo) const {
     history::HistoryOptions options;
@@ -98,6 +110,8 @@ private:
       options.confidence = recipe.decide.confidence;
       options.seed = recipe.decide.seed;
       options.change.min_change = recipe.decide.threshold;
+      m_roofline_recipe = recipe.roofline;
+      m_cpus = recipe.run.cpus;
     }
     if (!m_cases.empty())
       options.case_globs = m_cases;
@@ -149,6 +163,33 @@ private:
     }
     CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
     CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(cache));
+    // One peak resolver per host: this machine's CPU may be measured, another's only read.
+    std::map<std::string, std::unique_ptr<PeakResolver>> resolvers;
+    if (m_roofline)
+      options.roofline = [&](const history::TrackedPoint& point, const std::string& case_name,
+                             const std::string& metric) -> Result<history::RooflineBound> {
+        auto& resolver = resolvers[point.host_id];
+        if (!resolver)
+          resolver = std::make_unique<PeakResolver>(
+              store, PeakSetup{.recipe = m_roofline_recipe,
+                               .host_id = point.host_id,
+                               .cpus = m_cpus,
+                               .gpu_names = {},
+                               .this_host = point.host_id == this_host_id()});
+        const store::MeasurementKey key{point.artifact_id, point.recipe_hash, point.host_id};
+        CULPRIT_TRY_ASSIGN(const auto info, store.case_work(key, case_name));
+        const auto work = work_of(case_name, info, m_roofline_recipe);
+        if (!work.reason.empty())
+          return history::RooflineBound{.seconds = {}, .reason = work.reason};
+        CULPRIT_TRY_ASSIGN(const auto device, store.device(key));
+        CULPRIT_TRY_ASSIGN(const auto answer, resolver->peaks_for(device, metric));
+        if (!answer.peaks)
+          return history::RooflineBound{.seconds = {}, .reason = answer.reason};
+        auto bound = roofline_point(*work.flops, *work.bytes, 1.0, *answer.peaks, answer.unit);
+        if (!bound)
+          return history::RooflineBound{.seconds = {}, .reason = bound.error().message};
+        return history::RooflineBound{.seconds = bound->bound_seconds, .reason = {}};
+      };
     return history::load_history(store, points, options);
   }
 
@@ -178,6 +219,10 @@ private:
   std::optional<double> m_confidence;
   std::optional<std::uint64_t> m_seed;
   bool m_ascii = false;
+  bool m_roofline = false;
+  // Read from the recipe (history_options, const): how the roofline reads the cases.
+  mutable RooflineRecipe m_roofline_recipe;
+  mutable std::vector<int> m_cpus;
   std::string m_json;
   std::string m_csv;
   std::string m_markdown;

@@ -9,6 +9,7 @@
 #include "core/fs.hpp"
 #include "core/host/cpus.hpp"
 #include "core/interrupt.hpp"
+#include "core/measure/roofline_fill.hpp"
 
 #include <utility>
 
@@ -209,6 +210,24 @@ CompareSettings MeasureContext::compare_settings() const {
       StatisticSetting::parse(recipe.decide.statistic).value_or(StatisticSetting{});
   settings.duet = recipe.run.duet;
   return settings;
+}
+
+Status MeasureContext::fill_roofline(Evidence& evidence) {
+  if (!m_peaks) {
+    PeakSetup setup{.recipe = recipe.roofline,
+                    .host_id = session->sampler().options().host_id,
+                    .cpus = recipe.run.cpus,
+                    .gpu_names = {}};
+    for (const auto& gpu : session->host().gpu.gpus)
+      setup.gpu_names.push_back(gpu.name);
+    m_peaks = std::make_unique<PeakResolver>(session->store(), std::move(setup));
+  }
+  RooflineInputs inputs{.store = session->store(),
+                        .recipe_hash = session->sampler().options().recipe_hash,
+                        .host_id = session->sampler().options().host_id,
+                        .recipe = recipe.roofline,
+                        .peaks = *m_peaks};
+  return culprit::fill_roofline(evidence, inputs);
 }
 
 void print_host_warnings(const MeasureSession& session, int verbosity) {

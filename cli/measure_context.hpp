@@ -14,11 +14,13 @@
 #include "core/bisect/bisect.hpp"
 #include "core/build.hpp"
 #include "core/compare.hpp"
+#include "core/evidence.hpp"
 #include "core/exec/local_executor.hpp"
 #include "core/exec/slurm_executor.hpp"
 #include "core/git/repository.hpp"
 #include "core/measure/session.hpp"
 #include "core/recipe.hpp"
+#include "core/roofline_peaks.hpp"
 
 namespace culprit::cli {
 
@@ -65,6 +67,9 @@ public:
   // One line for people when runs happened elsewhere ("measured on 2 Slurm allocations: job 41
   // on gpu07, ..."); empty for the local executor.
   [[nodiscard]] std::string executor_summary() const;
+  // Where each measurement of the evidence stands against its roofline (core/measure/
+  // roofline_fill.hpp); the CPU's peaks are measured at most once, and only when a case has work.
+  Status fill_roofline(Evidence& evidence);
 
   git::Repository repo;
   Recipe recipe;
@@ -81,6 +86,7 @@ public:
 
 private:
   explicit MeasureContext(git::Repository r) : repo(std::move(r)) {}
+  std::unique_ptr<PeakResolver> m_peaks;
 };
 
 // Prints the host's noise warnings (unless quiet).

@@ -74,6 +74,19 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
                "with the local executor, measure the K probes of a round at once (they disturb "
                "each other)")
       ->group("Executor");
+  app.add_option("--peak-gflops", o.peak_gflops,
+                 "the device's FP32 peak in GFLOP/s, for the roofline (default: measured or "
+                 "from the device)")
+      ->group("Roofline");
+  app.add_option("--peak-tensor-gflops", o.peak_tensor_gflops,
+                 "the device's tensor-core peak in GFLOP/s ([roofline] compute = \"tensor\")")
+      ->group("Roofline");
+  app.add_option("--peak-gbps", o.peak_gbps,
+                 "the device's memory bandwidth in GB/s, for the roofline")
+      ->group("Roofline");
+  app.add_option("--peak-device", o.peak_device,
+                 "whose peaks: a GPU of the datasheet table (\"A100 SXM4 80GB\") or cpu")
+      ->group("Roofline");
 }
 
 } // namespace culprit::cli

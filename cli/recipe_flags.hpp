@@ -11,8 +11,9 @@ enum class FlagSet { build, measure };
 
 // Adds --build and --artifacts, and for FlagSet::measure also --run, --format, --metric, --case,
 // --threshold, --confidence, --min-runs, --max-runs, --warmup, --timeout, --budget, --seed,
-// --statistic, --duet, --no-duet and --cpus. Parsed values land in `overrides`, which must outlive
-// parsing.
+// --statistic, --duet, --no-duet, --cpus, --executor, --parallel, --parallel-runs and the
+// roofline's --peak-gflops, --peak-tensor-gflops, --peak-gbps and --peak-device. Parsed values
+// land in `overrides`, which must outlive parsing.
 void add_recipe_flags(CLI::App& app, RecipeOverrides& overrides, FlagSet set);
 
 } // namespace culprit::cli

@@ -17,6 +17,7 @@
 #include "core/report/escape.hpp"
 #include "core/report/format.hpp"
 #include "core/report/report.hpp"
+#include "core/report/roofline.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -98,6 +99,8 @@ public:
     evidence.executor = ctx.executor_json();
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
+    if (auto filled = ctx.fill_roofline(evidence); !filled)
+      return report(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
     fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
                fmt::format("{:.0f}% CI", settings.confidence * 100), "runs", "cv", "outliers");
@@ -108,7 +111,8 @@ public:
                              report::format_quantity(m.summary.ci[1], m.unit)),
                  m.runs.size(), m.summary.cv * 100, m.summary.outliers);
     if (global.verbosity >= 0)
-      fmt::print(out, "{}", report::render_noise_lines(evidence));
+      fmt::print(out, "{}{}", report::render_roofline_table(evidence),
+                 report::render_noise_lines(evidence));
     if (budget_hit)
       print_warning(precise ? "the time budget ran out before the runs asked for were made"
                             : "the time budget ran out before every interval was narrow enough");

@@ -25,6 +25,7 @@ endif()
 # Benchmark output parsers: RE2 for the regex format (linear time and no recursion, so no output
 # can make it hang or overflow the stack), libcsv for the CSV format (RFC 4180 quoting).
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+pkg_check_modules(MUPARSER REQUIRED IMPORTED_TARGET muparser)
 find_path(LIBCSV_INCLUDE_DIR csv.h REQUIRED)
 find_library(LIBCSV_LIBRARY csv REQUIRED)
 add_library(culprit_libcsv INTERFACE)

@@ -57,6 +57,31 @@ json tail_json(const EvidenceTail& t) {
           {"verdict", t.verdict}};
 }
 
+json roofline_json(const EvidenceRoofline& r) {
+  return {{"flops", r.flops},
+          {"bytes", r.bytes},
+          {"intensity", r.intensity},
+          {"achieved_flops_per_second", r.achieved_flops_per_second},
+          {"achieved_bytes_per_second", r.achieved_bytes_per_second},
+          {"bound_flops_per_second", r.bound_flops_per_second},
+          {"bound_seconds", r.bound_seconds},
+          {"limiter", r.limiter},
+          {"fraction", r.fraction},
+          {"fraction_ci", pair_json(r.fraction_ci)},
+          {"work", r.work},
+          {"device", r.device}};
+}
+
+json peaks_json(const EvidencePeaks& p) {
+  return {{"device", p.device},
+          {"compute", p.compute},
+          {"flops_per_second", p.flops_per_second},
+          {"tensor_flops_per_second",
+           p.tensor_flops_per_second ? json(*p.tensor_flops_per_second) : json(nullptr)},
+          {"bytes_per_second", p.bytes_per_second},
+          {"source", p.source}};
+}
+
 json reuse_json(const EvidenceReuse& r) {
   return {
       {"blocks", r.blocks}, {"base_unpaired", r.base_unpaired}, {"head_unpaired", r.head_unpaired}};
@@ -153,6 +178,10 @@ nlohmann::json to_json(const Evidence& e) {
       item["duets"] = m.duets;
     }
     item["interference"] = m.interference ? interference_json(*m.interference) : json(nullptr);
+    if (m.roofline)
+      item["roofline"] = roofline_json(*m.roofline);
+    if (!m.roofline_note.empty())
+      item["roofline_note"] = m.roofline_note;
     measurements.push_back(std::move(item));
   }
   json comparisons = json::array();
@@ -196,6 +225,12 @@ nlohmann::json to_json(const Evidence& e) {
               {"measurements", measurements},
               {"comparisons", comparisons},
               {"warnings", e.warnings}};
+  if (!e.roofline_peaks.empty()) {
+    json peaks = json::array();
+    for (const auto& p : e.roofline_peaks)
+      peaks.push_back(peaks_json(p));
+    doc["roofline_peaks"] = std::move(peaks);
+  }
   if (e.bisect) {
     const auto& b = *e.bisect;
     json steps = json::array();

@@ -80,6 +80,33 @@ struct EvidenceInterference {
   std::string summary; // the line for people; empty when there is nothing to say
 };
 
+// Where a case stands against its roofline (core/roofline.hpp), from the median time of one call
+// and the work of one call; `device` names its peaks in Evidence::roofline_peaks.
+struct EvidenceRoofline {
+  double flops = 0;     // of one call
+  double bytes = 0;     // of one call
+  double intensity = 0; // FLOPs per byte
+  double achieved_flops_per_second = 0;
+  double achieved_bytes_per_second = 0;
+  double bound_flops_per_second = 0;       // the roof at this intensity
+  double bound_seconds = 0;                // the least time one call can take
+  std::string limiter;                     // compute | memory
+  double fraction = 0;                     // bound_seconds / the median time: 1 is the roof
+  std::array<double, 2> fraction_ci{0, 0}; // from the interval of the median
+  std::string work;                        // where flops and bytes come from: output | culprit.toml
+  std::string device;
+};
+
+// The peaks a roofline used, and where they come from.
+struct EvidencePeaks {
+  std::string device;
+  std::string compute; // vector | tensor: which FLOP/s peak bounds the cases
+  double flops_per_second = 0;
+  std::optional<double> tensor_flops_per_second;
+  double bytes_per_second = 0;
+  std::string source;
+};
+
 struct EvidenceMeasurement {
   std::string commit;
   std::string case_name;
@@ -96,6 +123,8 @@ struct EvidenceMeasurement {
   std::vector<bool> duets;
   EvidenceSummary summary;
   std::optional<EvidenceInterference> interference;
+  std::optional<EvidenceRoofline> roofline;
+  std::string roofline_note; // why there is no roofline, when there is none and it was asked
 };
 
 // How a comparison was judged: the statistic of each run, why it was chosen, and the pairing.
@@ -285,6 +314,7 @@ struct Evidence {
   std::vector<EvidenceComparison> comparisons;
   std::optional<EvidenceBisect> bisect;
   std::vector<std::string> warnings;
+  std::vector<EvidencePeaks> roofline_peaks; // those the measurements' rooflines used
 };
 
 nlohmann::json to_json(const Evidence& evidence);

@@ -22,6 +22,7 @@ constexpr std::array<std::string_view, 4> k_verdicts = {"slower", "faster", "sam
 constexpr std::array<std::string_view, 5> k_classes = {"good", "bad", "skip", "intermediate",
                                                        "unresolved"};
 constexpr std::array<std::string_view, 3> k_directions = {"", "lower", "higher"};
+constexpr std::array<std::string_view, 2> k_limiters = {"compute", "memory"};
 
 std::unexpected<Error> bad_key(std::string_view path, std::string_view why) {
   return usage_error("'{}' in the evidence {}; it was damaged or edited: render the file culprit "
@@ -86,6 +87,17 @@ Status check_measurement(const EvidenceMeasurement& m, const std::string& at) {
                                m.duets.size(), m.blocks.size()));
   CULPRIT_TRY(finite(at + ".summary.median", m.summary.median));
   CULPRIT_TRY(interval(at + ".summary.ci", m.summary.ci, -HUGE_VAL));
+  if (m.roofline) {
+    const auto& r = *m.roofline;
+    const auto path = at + ".roofline";
+    CULPRIT_TRY(at_least(path + ".flops", r.flops, 0));
+    CULPRIT_TRY(at_least(path + ".bytes", r.bytes, 0));
+    CULPRIT_TRY(at_least(path + ".intensity", r.intensity, 0));
+    CULPRIT_TRY(at_least(path + ".bound_seconds", r.bound_seconds, 0));
+    CULPRIT_TRY(one_of(path + ".limiter", r.limiter, k_limiters));
+    CULPRIT_TRY(at_least(path + ".fraction", r.fraction, 0));
+    CULPRIT_TRY(interval(path + ".fraction_ci", r.fraction_ci, 0));
+  }
   return at_least(at + ".summary.outliers", m.summary.outliers, 0);
 }
 
@@ -151,6 +163,14 @@ Status check_evidence(const Evidence& e) {
     CULPRIT_TRY(check_measurement(e.measurements[i], fmt::format("measurements[{}]", i)));
   for (std::size_t i = 0; i < e.comparisons.size(); ++i)
     CULPRIT_TRY(check_comparison(e.comparisons[i], fmt::format("comparisons[{}]", i)));
+  for (std::size_t i = 0; i < e.roofline_peaks.size(); ++i) {
+    const auto& p = e.roofline_peaks[i];
+    const auto at = fmt::format("roofline_peaks[{}]", i);
+    if (!(p.flops_per_second > 0) || !std::isfinite(p.flops_per_second))
+      return bad_key(at + ".flops_per_second", "is not a positive number");
+    if (!(p.bytes_per_second > 0) || !std::isfinite(p.bytes_per_second))
+      return bad_key(at + ".bytes_per_second", "is not a positive number");
+  }
   if (e.bisect)
     CULPRIT_TRY(check_bisect(*e.bisect));
   return {};

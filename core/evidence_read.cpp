@@ -151,6 +151,30 @@ Status read_tail(const Reader& r, EvidenceTail& t) {
   return r.get("verdict", t.verdict);
 }
 
+Status read_roofline(const Reader& r, EvidenceRoofline& o) {
+  CULPRIT_TRY(r.get("flops", o.flops));
+  CULPRIT_TRY(r.get("bytes", o.bytes));
+  CULPRIT_TRY(r.get("intensity", o.intensity));
+  CULPRIT_TRY(r.get("achieved_flops_per_second", o.achieved_flops_per_second));
+  CULPRIT_TRY(r.get("achieved_bytes_per_second", o.achieved_bytes_per_second));
+  CULPRIT_TRY(r.get("bound_flops_per_second", o.bound_flops_per_second));
+  CULPRIT_TRY(r.get("bound_seconds", o.bound_seconds));
+  CULPRIT_TRY(r.get("limiter", o.limiter));
+  CULPRIT_TRY(r.get("fraction", o.fraction));
+  CULPRIT_TRY(r.get("fraction_ci", o.fraction_ci));
+  CULPRIT_TRY(r.get("work", o.work, false));
+  return r.get("device", o.device, false);
+}
+
+Status read_peaks(const Reader& r, EvidencePeaks& p) {
+  CULPRIT_TRY(r.get("device", p.device));
+  CULPRIT_TRY(r.get("compute", p.compute, false));
+  CULPRIT_TRY(r.get("flops_per_second", p.flops_per_second));
+  CULPRIT_TRY(r.get_optional("tensor_flops_per_second", p.tensor_flops_per_second));
+  CULPRIT_TRY(r.get("bytes_per_second", p.bytes_per_second));
+  return r.get("source", p.source, false);
+}
+
 Status read_reuse(const Reader& r, EvidenceReuse& u) {
   CULPRIT_TRY(r.get("blocks", u.blocks));
   CULPRIT_TRY(r.get("base_unpaired", u.base_unpaired));
@@ -188,6 +212,8 @@ Status read_measurement(const Reader& r, EvidenceMeasurement& m) {
   CULPRIT_TRY(summary.get("min", m.summary.min, false));
   CULPRIT_TRY(summary.get("cv", m.summary.cv, false));
   CULPRIT_TRY(summary.get("outliers", m.summary.outliers, false));
+  CULPRIT_TRY(read_optional_object(r, "roofline", m.roofline, read_roofline));
+  CULPRIT_TRY(r.get("roofline_note", m.roofline_note, false));
   return read_optional_object(r, "interference", m.interference, read_interference);
 }
 
@@ -378,6 +404,7 @@ Result<Evidence> evidence_from_json(const nlohmann::json& doc) {
   CULPRIT_TRY(r.each("measurements", e.measurements, read_measurement));
   CULPRIT_TRY(r.each("comparisons", e.comparisons, read_comparison));
   CULPRIT_TRY(r.get("warnings", e.warnings, false));
+  CULPRIT_TRY(r.each("roofline_peaks", e.roofline_peaks, read_peaks, false));
   if (const auto it = doc.find("bisect"); it != doc.end() && !it->is_null()) {
     if (!it->is_object())
       return usage_error("'bisect' in the evidence must be an object");

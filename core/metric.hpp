@@ -27,12 +27,34 @@ struct CaseSamples {
   std::vector<double> values;
 };
 
-// What a benchmark says about a case besides samples: work done and its axes.
+// What a benchmark says about a case besides samples: the work of one call (the roofline model,
+// core/roofline.hpp) and its axes.
 struct CaseInfo {
   std::string case_name;
-  std::optional<double> flops;
-  std::optional<double> bytes;
+  std::optional<double> flops; // floating-point operations of one call
+  std::optional<double> bytes; // bytes one call moves to and from memory
   std::map<std::string, std::string> axes;
+  friend bool operator==(const CaseInfo&, const CaseInfo&) = default;
+};
+
+// What a GPU's own properties say about its peaks (the culprit harness reads them with
+// cudaDeviceGetAttribute and writes them in its header).
+struct GpuProperties {
+  int sm_count = 0;
+  double sm_clock_mhz = 0;     // the peak SM clock
+  double memory_clock_mhz = 0; // the peak memory clock (data moves on both edges)
+  int memory_bus_bits = 0;
+  int compute_major = 0;
+  int compute_minor = 0;
+  friend bool operator==(const GpuProperties&, const GpuProperties&) = default;
+};
+
+// The device a run measured, as the benchmark's output names it (the culprit harness's header).
+struct DeviceInfo {
+  std::string backend; // cpu | cuda
+  std::string name;
+  std::optional<GpuProperties> gpu;
+  friend bool operator==(const DeviceInfo&, const DeviceInfo&) = default;
 };
 
 // A case that the benchmark itself reported as failed (Google Benchmark's error_occurred): the
@@ -46,6 +68,7 @@ struct CaseError {
 struct ParsedOutput {
   std::vector<CaseSamples> samples;
   std::vector<CaseInfo> cases;
+  std::optional<DeviceInfo> device;
   std::vector<CaseError> errors;
   std::vector<std::string> warnings;
 };

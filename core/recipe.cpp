@@ -12,6 +12,7 @@
 #include "core/fs.hpp"
 #include "core/hash.hpp"
 #include "core/report/escape.hpp"
+#include "core/work_expression.hpp"
 #include "stats/run_statistic.hpp"
 
 namespace culprit {
@@ -137,6 +138,34 @@ private:
   std::vector<std::string> m_known;
 };
 
+// Peaks are positive, finite and below what any device reaches; compute names a peak.
+Status check_roofline(const RooflineRecipe& roofline) {
+  const auto check = [](const std::optional<double>& value, std::string_view key,
+                        std::string_view flag, double most, std::string_view unit) -> Status {
+    if (!value)
+      return {};
+    if (!std::isfinite(*value) || *value <= 0 || *value > most)
+      return usage_error("{} (--{}) is {}: give the peak in {}, more than 0 and at most {:g} ({} "
+                         "is more than any device reaches)",
+                         key, flag, *value, unit, most, most);
+    return {};
+  };
+  CULPRIT_TRY(check(roofline.peak_gflops, "[roofline] peak_gflops", "peak-gflops",
+                    k_max_peak_gflops, "GFLOP/s"));
+  CULPRIT_TRY(check(roofline.peak_tensor_gflops, "[roofline] peak_tensor_gflops",
+                    "peak-tensor-gflops", k_max_peak_gflops, "GFLOP/s"));
+  CULPRIT_TRY(
+      check(roofline.peak_gbps, "[roofline] peak_gbps", "peak-gbps", k_max_peak_gbps, "GB/s"));
+  if (roofline.compute != "vector" && roofline.compute != "tensor")
+    return usage_error(
+        R"([roofline] compute '{}' must be "vector" or "tensor" (which peak bounds the cases))",
+        report::excerpt(roofline.compute));
+  if (roofline.compute == "tensor" && !roofline.peak_tensor_gflops && roofline.device == "cpu")
+    return usage_error("[roofline] compute = \"tensor\" on the CPU needs peak_tensor_gflops: a "
+                       "CPU has no tensor-core peak to measure");
+  return {};
+}
+
 Status check_statistic(std::string_view name) {
   if (name == "auto")
     return {};
@@ -192,6 +221,76 @@ Status read_executor(TableReader& reader, ExecutorRecipe& executor) {
                        reader.file(), k_max_seconds);
   if (timeout)
     executor.queue_timeout = std::chrono::duration<double>(*timeout);
+  return reader.finish();
+}
+
+// One work expression of [roofline.cases]: a string, or a number (written as its expression).
+Result<std::string> work_expression(const TableReader& reader, const toml::node& node,
+                                    std::string_view glob, std::string_view what) {
+  std::string text;
+  if (const auto* s = node.as_string())
+    text = **s;
+  else if (const auto* i = node.as_integer())
+    text = std::to_string(**i);
+  else if (const auto* f = node.as_floating_point())
+    text = fmt::format("{}", **f);
+  else
+    return reader.error_at(node,
+                           "[roofline.cases] '{}' {} must be an expression in quotes, like "
+                           "\"2*M*N*K\"",
+                           report::excerpt(glob), what);
+  if (auto parsed = WorkExpression::parse(text); !parsed)
+    return reader.error_at(node, "[roofline.cases] '{}' {}: {}", report::excerpt(glob), what,
+                           parsed.error().message);
+  return text;
+}
+
+Status read_roofline(TableReader& reader, RooflineRecipe& roofline) {
+  CULPRIT_TRY(reader.read_number("peak_gflops", roofline.peak_gflops));
+  CULPRIT_TRY(reader.read_number("peak_tensor_gflops", roofline.peak_tensor_gflops));
+  CULPRIT_TRY(reader.read_number("peak_gbps", roofline.peak_gbps));
+  CULPRIT_TRY(reader.read("device", roofline.device));
+  CULPRIT_TRY(reader.read("compute", roofline.compute));
+  std::optional<std::int64_t> threads;
+  CULPRIT_TRY(reader.read_integer("threads", threads));
+  if (threads) {
+    if (*threads < 1 || *threads > k_max_cpu + 1)
+      return usage_error("{}: [roofline] threads must be a whole number from 1 to {}",
+                         reader.file(), k_max_cpu + 1);
+    roofline.threads = static_cast<int>(*threads);
+  }
+  if (const auto* node = reader.find("cases")) {
+    const auto* table = node->as_table();
+    if (table == nullptr)
+      return reader.error_at(*node, "[roofline] cases must be a table: [roofline.cases] with "
+                                    "lines like \"sgemm/*\" = {{ flops = \"2*M*N*K\", bytes = "
+                                    "\"4*(M*K+K*N+M*N)\" }}");
+    for (const auto& [glob, value] : *table) {
+      const auto* work = value.as_table();
+      if (work == nullptr)
+        return reader.error_at(value,
+                               "[roofline.cases] '{}' must be a table like {{ flops = "
+                               "\"2*M*N*K\", bytes = \"4*(M*K+K*N+M*N)\" }}",
+                               report::excerpt(glob.str()));
+      RooflineCaseWork entry{.glob = std::string(glob.str()), .flops = {}, .bytes = {}};
+      for (const auto& [key, expression] : *work) {
+        if (key.str() == "flops") {
+          CULPRIT_TRY_ASSIGN(entry.flops, work_expression(reader, expression, glob.str(), "flops"));
+        } else if (key.str() == "bytes") {
+          CULPRIT_TRY_ASSIGN(entry.bytes, work_expression(reader, expression, glob.str(), "bytes"));
+        } else {
+          return reader.error_at(expression,
+                                 "unknown key '{}' in [roofline.cases] '{}'; known "
+                                 "keys: flops, bytes",
+                                 report::excerpt(key.str()), report::excerpt(glob.str()));
+        }
+      }
+      if (entry.flops.empty() && entry.bytes.empty())
+        return reader.error_at(value, "[roofline.cases] '{}' gives neither flops nor bytes",
+                               report::excerpt(glob.str()));
+      roofline.cases.push_back(std::move(entry));
+    }
+  }
   return reader.finish();
 }
 
@@ -367,9 +466,10 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
   recipe.source = source;
   for (const auto& [key, value] : root) {
     const auto name = key.str();
-    if (name != "build" && name != "run" && name != "decide" && name != "executor")
+    if (name != "build" && name != "run" && name != "decide" && name != "executor" &&
+        name != "roofline")
       return usage_error("{}:{}: unknown section or key '{}'; the sections are [build], [run], "
-                         "[decide] and [executor]",
+                         "[decide], [executor] and [roofline]",
                          file, key.source().begin.line, report::excerpt(name));
     if (!value.is_table())
       return usage_error("{}:{}: '{}' must be a section ([{}])", file, key.source().begin.line,
@@ -383,6 +483,8 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
   CULPRIT_TRY(read_decide(decide, recipe.decide));
   TableReader executor(root["executor"].as_table(), "executor", file);
   CULPRIT_TRY(read_executor(executor, recipe.executor));
+  TableReader roofline(root["roofline"].as_table(), "roofline", file);
+  CULPRIT_TRY(read_roofline(roofline, recipe.roofline));
   return recipe;
 }
 
@@ -447,6 +549,15 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   }
   if (o.duet)
     recipe.run.duet = *o.duet;
+  if (o.peak_gflops)
+    recipe.roofline.peak_gflops = *o.peak_gflops;
+  if (o.peak_tensor_gflops)
+    recipe.roofline.peak_tensor_gflops = *o.peak_tensor_gflops;
+  if (o.peak_gbps)
+    recipe.roofline.peak_gbps = *o.peak_gbps;
+  if (o.peak_device)
+    recipe.roofline.device = *o.peak_device;
+  CULPRIT_TRY(check_roofline(recipe.roofline));
 
   const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
   if (recipe.build.command.find_first_not_of(" \t\n") == std::string::npos)

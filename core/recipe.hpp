@@ -80,11 +80,36 @@ struct ExecutorRecipe {
   std::chrono::duration<double> queue_timeout{600.0}; // for an allocation to be granted
 };
 
+// The work of the cases a glob matches, as expressions over their axes, for outputs that carry
+// none ([roofline.cases]: "sgemm/*" = { flops = "2*M*N*K", bytes = "4*(M*K+K*N+M*N)" }).
+struct RooflineCaseWork {
+  std::string glob;
+  std::string flops; // an expression (core/work_expression.hpp); empty: not given
+  std::string bytes;
+};
+
+// How the roofline model (core/roofline.hpp) reads the cases: the device's peaks (each also a
+// flag; those not given come from the device: measured on the CPU, from a GPU's properties or
+// datasheet), which compute units bound the cases, and work the output does not carry. Not part
+// of any hash: it changes what is said about runs, never a run.
+struct RooflineRecipe {
+  std::optional<double> peak_gflops;        // vector FP32 peak, GFLOP/s
+  std::optional<double> peak_tensor_gflops; // tensor-core peak, GFLOP/s
+  std::optional<double> peak_gbps;          // memory bandwidth, GB/s
+  std::string device;                       // a datasheet GPU ("A100 SXM4 80GB") or "cpu"
+  std::string compute = "vector";           // vector | tensor: which peak bounds the cases
+  // Threads the cases run on, when the CPU's peaks are measured: a single-threaded benchmark is
+  // bounded by one core. Default: one per CPU of [run] cpus, else every hardware thread.
+  std::optional<int> threads;
+  std::vector<RooflineCaseWork> cases;
+};
+
 struct Recipe {
   BuildRecipe build;
   RunRecipe run;
   DecideOptions decide;
   ExecutorRecipe executor;
+  RooflineRecipe roofline;
   std::filesystem::path source; // the file it came from; empty when from flags only
 };
 
@@ -110,6 +135,10 @@ struct RecipeOverrides {
   std::optional<bool> parallel_runs;
   std::optional<std::string> statistic;
   std::optional<DuetMode> duet;
+  std::optional<double> peak_gflops;
+  std::optional<double> peak_tensor_gflops;
+  std::optional<double> peak_gbps;
+  std::optional<std::string> peak_device;
 };
 
 // Bounds that culprit.toml and the flags share. A timeout or budget past a week is a typo (and
@@ -119,6 +148,9 @@ inline constexpr std::int64_t k_max_run_count = 1'000'000; // min_runs, max_runs
 inline constexpr std::uint64_t k_max_seed = 9'223'372'036'854'775'807; // TOML's largest integer
 inline constexpr int k_max_parallel = 64;
 inline constexpr int k_max_cpu = 1023; // CPU_SETSIZE - 1
+// Peaks past these are typos: no device comes near 10 PFLOP/s of FP32 or 100 TB/s.
+inline constexpr double k_max_peak_gflops = 1e7;
+inline constexpr double k_max_peak_gbps = 1e5;
 
 inline constexpr std::string_view k_config_file_name = "culprit.toml";
 inline constexpr std::string_view k_formats[] = {"auto", "culprit", "gbench", "nvbench",

@@ -5,8 +5,9 @@
 // B / peak bandwidth). From a case's FLOPs and bytes (the harness's case records) and its
 // measured time, it says how close the case came to that bound and which resource bounds it.
 //
-// Peaks come from a datasheet table for common data-centre GPUs, from a short measurement on
-// the host's CPU (cached in a small JSON file), or from the configuration (PeakOverrides).
+// Peaks come from a GPU's properties or a datasheet table for common data-centre GPUs, from a
+// short measurement on the host's CPU (kept in the store), or from the configuration
+// (PeakOverrides); core/roofline_peaks.hpp chooses.
 
 #include <array>
 #include <chrono>
@@ -67,22 +68,18 @@ std::span<const GpuDatasheet> gpu_datasheets();
 std::optional<Peaks> gpu_peaks(std::string_view nvidia_smi_name);
 
 struct CpuPeakOptions {
-  unsigned threads = 0;                  // 0: every hardware thread
-  std::chrono::milliseconds budget{400}; // roughly, for both measurements together
+  unsigned threads = 0;                  // 0: one per CPU of `cpus`, else every hardware thread
+  std::chrono::milliseconds budget{800}; // roughly, for both measurements together
   std::size_t copy_bytes = 0;            // per array; 0: 2 x LLC within [32, 128] MiB
+  std::vector<int> cpus;                 // pin thread t to cpus[t % size]; empty: no pinning
 };
 
 // Measures the host CPU: FP32 FMA throughput (independent vector FMA chains in every thread, at
 // the widest vector width the CPU supports) and copy bandwidth (a STREAM-like copy between two
-// arrays, counted as read + write; the best of several repetitions, as STREAM reports).
+// arrays, counted as read + write). Each is the best of several short trials, as STREAM reports
+// its best repetition: on a shared machine the slow stretches of other guests fall in some trials
+// and not in others, and the peak is what the hardware does when they do not.
 Result<Peaks> measure_cpu_peaks(const CpuPeakOptions& options);
-
-// The host CPU's peaks, cached in `cache_file`: read when it describes this CPU with the same
-// thread count, else measured and written (atomically). A cache file that cannot be parsed is
-// measured over; one that cannot be written is an infrastructure error naming the path. The
-// measurement takes about half a second on an idle host and reads low on a busy one: delete the
-// file to measure again.
-Result<Peaks> cpu_peaks(const std::filesystem::path& cache_file, const CpuPeakOptions& options);
 
 enum class ComputeUnit : std::uint8_t { vector, tensor };
 enum class Limiter : std::uint8_t { compute, memory };

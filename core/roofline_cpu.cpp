@@ -1,4 +1,4 @@
-// The host CPU's peaks for the roofline model: measured once, cached in a small JSON file.
+// The host CPU's peaks for the roofline model: an FMA loop and a streaming copy, best of trials.
 
 #include "core/roofline.hpp"
 
@@ -8,20 +8,19 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <thread>
 #include <vector>
 
-#include <fmt/core.h>
-#include <nlohmann/json.hpp>
-#include <nlohmann/json_fwd.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "core/error.hpp"
@@ -31,7 +30,6 @@ namespace culprit {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::string_view k_cache_schema = "culprit.cpu-peaks/1";
 
 std::string cpu_model() {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -47,17 +45,36 @@ std::string cpu_model() {
 unsigned thread_count(const CpuPeakOptions& options) {
   if (options.threads != 0)
     return options.threads;
+  if (!options.cpus.empty())
+    return static_cast<unsigned>(options.cpus.size());
   return std::max(1U, std::thread::hardware_concurrency());
 }
 
-// Runs body(thread_index) on `threads` threads and returns the wall time of the whole.
-double run_parallel(unsigned threads, const std::function<void(unsigned)>& body) {
+// Pins the calling thread to one CPU; false when the CPU cannot be used (not in the process's
+// set, or out of range).
+bool pin_to(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE)
+    return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+// Runs body(thread_index) on `threads` threads, thread t pinned to cpus[t % size] when cpus are
+// given, and returns the wall time of the whole.
+double run_parallel(unsigned threads, const std::vector<int>& cpus,
+                    const std::function<void(unsigned)>& body) {
   const auto start = Clock::now();
   {
     std::vector<std::jthread> workers;
     workers.reserve(threads);
     for (unsigned t = 0; t < threads; ++t)
-      workers.emplace_back(body, t);
+      workers.emplace_back([&, t] {
+        if (!cpus.empty())
+          (void)pin_to(cpus[t % cpus.size()]);
+        body(t);
+      });
   }
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -117,26 +134,34 @@ FmaKernel widest_fma_kernel() {
   return {.run = fma_128, .lanes = 4};
 }
 
-double measure_flops(unsigned threads, std::chrono::duration<double> budget) {
+constexpr int k_trials = 10;
+
+double measure_flops(unsigned threads, const std::vector<int>& cpus,
+                     std::chrono::duration<double> budget) {
   const FmaKernel kernel = widest_fma_kernel();
   const double flops_per_iteration = 2.0 * k_chains * kernel.lanes;
-  // Calibrate on one thread, then size the run to take the budget.
-  std::int64_t iterations = 1 << 14;
+  // Calibrate on one thread, then size each trial to take its share of the budget.
+  const double trial = budget.count() / k_trials;
+  std::int64_t iterations = 1 << 12;
   double seconds = 0;
-  while (seconds < budget.count() / 20) {
+  while (seconds < trial / 8) {
     iterations *= 4;
     const auto start = Clock::now();
     const volatile float sink = kernel.run(iterations, 1.0F);
     (void)sink;
     seconds = std::chrono::duration<double>(Clock::now() - start).count();
   }
-  iterations =
-      std::max<std::int64_t>(iterations, static_cast<std::int64_t>(static_cast<double>(iterations) *
-                                                                   budget.count() / seconds));
+  iterations = std::max<std::int64_t>(
+      iterations, static_cast<std::int64_t>(static_cast<double>(iterations) * trial / seconds));
   std::vector<float> sinks(threads);
-  const double wall = run_parallel(
-      threads, [&](unsigned t) { sinks[t] = kernel.run(iterations, static_cast<float>(t)); });
-  return flops_per_iteration * static_cast<double>(iterations) * threads / wall;
+  double best = 0;
+  for (int t = 0; t < k_trials; ++t) {
+    const double wall = run_parallel(threads, cpus, [&](unsigned thread) {
+      sinks[thread] = kernel.run(iterations, static_cast<float>(thread));
+    });
+    best = std::max(best, flops_per_iteration * static_cast<double>(iterations) * threads / wall);
+  }
+  return best;
 }
 
 std::size_t copy_array_bytes(const CpuPeakOptions& options) {
@@ -149,14 +174,15 @@ std::size_t copy_array_bytes(const CpuPeakOptions& options) {
 
 // STREAM's copy (McCalpin, "Memory Bandwidth and Machine Balance in Current High Performance
 // Computers", IEEE TCCA Newsletter, 1995): bytes read plus bytes written, best repetition.
-double measure_copy(unsigned threads, std::size_t bytes, std::chrono::duration<double> budget) {
+double measure_copy(unsigned threads, const std::vector<int>& cpus, std::size_t bytes,
+                    std::chrono::duration<double> budget) {
   std::vector<char> source(bytes, 1);
   std::vector<char> target(bytes, 0);
   const std::size_t chunk = (bytes + threads - 1) / threads;
   double best = std::numeric_limits<double>::infinity();
   const auto start = Clock::now();
   for (int repetition = 0; repetition < 20; ++repetition) {
-    best = std::min(best, run_parallel(threads, [&](unsigned t) {
+    best = std::min(best, run_parallel(threads, cpus, [&](unsigned t) {
                       const std::size_t begin = std::min(bytes, t * chunk);
                       const std::size_t end = std::min(bytes, begin + chunk);
                       std::memcpy(target.data() + begin, source.data() + begin, end - begin);
@@ -165,53 +191,6 @@ double measure_copy(unsigned threads, std::size_t bytes, std::chrono::duration<d
       break;
   }
   return 2.0 * static_cast<double>(bytes) / best;
-}
-
-std::optional<Peaks> read_cache(const std::filesystem::path& file, const std::string& cpu,
-                                unsigned threads) {
-  std::ifstream in(file);
-  if (!in)
-    return std::nullopt;
-  const auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || json.value("schema", "") != k_cache_schema ||
-      json.value("cpu", "") != cpu || json.value("threads", 0U) != threads)
-    return std::nullopt;
-  const double flops = json.value("flops_per_second", 0.0);
-  const double bytes = json.value("bytes_per_second", 0.0);
-  if (!(flops > 0) || !(bytes > 0))
-    return std::nullopt;
-  return Peaks{.device = cpu,
-               .flops_per_second = flops,
-               .tensor_flops_per_second = std::nullopt,
-               .bytes_per_second = bytes,
-               .source = fmt::format("measured on this host ({} threads), cached in {}", threads,
-                                     file.string())};
-}
-
-Status write_cache(const std::filesystem::path& file, const Peaks& peaks, unsigned threads) {
-  const nlohmann::json json = {{"schema", k_cache_schema},
-                               {"cpu", peaks.device},
-                               {"threads", threads},
-                               {"flops_per_second", peaks.flops_per_second},
-                               {"bytes_per_second", peaks.bytes_per_second}};
-  std::error_code error;
-  if (file.has_parent_path())
-    std::filesystem::create_directories(file.parent_path(), error);
-  const std::filesystem::path temporary = file.string() + fmt::format(".tmp{}", getpid());
-  {
-    std::ofstream out(temporary);
-    out << json.dump(2) << "\n";
-    if (!out.flush())
-      return infra_error("cannot write the CPU peak cache {}: check that its directory is "
-                         "writable",
-                         temporary.string());
-  }
-  std::filesystem::rename(temporary, file, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return infra_error("cannot write the CPU peak cache {}: {}", file.string(), error.message());
-  }
-  return {};
 }
 
 } // namespace
@@ -224,21 +203,18 @@ Result<Peaks> measure_cpu_peaks(const CpuPeakOptions& options) {
   Peaks peaks;
   peaks.device = cpu_model();
   try {
-    peaks.flops_per_second = measure_flops(threads, half);
-    peaks.bytes_per_second = measure_copy(threads, copy_array_bytes(options), half);
+    peaks.flops_per_second = measure_flops(threads, options.cpus, half);
+    peaks.bytes_per_second = measure_copy(threads, options.cpus, copy_array_bytes(options), half);
   } catch (const std::exception& error) { // bad_alloc, or threads that cannot start
     return infra_error("cannot measure the CPU's peaks: {}", error.what());
   }
-  peaks.source = fmt::format("measured on this host ({} threads)", threads);
-  return peaks;
-}
-
-Result<Peaks> cpu_peaks(const std::filesystem::path& cache_file, const CpuPeakOptions& options) {
-  const unsigned threads = thread_count(options);
-  if (auto cached = read_cache(cache_file, cpu_model(), threads))
-    return *cached;
-  CULPRIT_TRY_ASSIGN(Peaks peaks, measure_cpu_peaks(options));
-  CULPRIT_TRY(write_cache(cache_file, peaks, threads));
+  const auto kernel = widest_fma_kernel();
+  peaks.source = fmt::format(
+      "measured on this host: {}-lane FP32 FMA and a streaming copy on {}{}, best of {} trials",
+      kernel.lanes, threads == 1 ? std::string("1 thread") : fmt::format("{} threads", threads),
+      options.cpus.empty() ? std::string()
+                           : fmt::format(" pinned to CPUs {}", fmt::join(options.cpus, ",")),
+      k_trials);
   return peaks;
 }
 

@@ -154,6 +154,8 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
                          sessions_text(change));
     }
   }
+  for (const auto& note : history.notes)
+    out += fmt::format("{}\n", terminal_safe(note));
   if (history.hosts.size() > 1)
     out += fmt::format("points of {} hosts: {}\n", history.hosts.size(),
                        fmt::join(history.hosts, ", "));
@@ -209,7 +211,8 @@ std::string render_json(const History& history) {
                        {"sessions", c.sessions}});
   const json document{{"series", std::move(series)},
                       {"change_points", std::move(changes)},
-                      {"hosts", history.hosts}};
+                      {"hosts", history.hosts},
+                      {"notes", history.notes}};
   return document.dump(2) + "\n";
 }
 

@@ -330,9 +330,11 @@ struct SeriesBuilder {
   const std::vector<Group>& groups;
   const std::vector<std::pair<std::string, store::TimePoint>>& sessions;
   const HistoryOptions& options;
+  // The group of each point of the last series built.
+  std::vector<std::size_t> point_groups;
 
   Result<std::pair<Series, PointReplicates>> build(store::Store& store,
-                                                   const SelectedCase& chosen) const {
+                                                   const SelectedCase& chosen) {
     Series series{.case_name = chosen.key.case_name,
                   .metric = chosen.key.metric,
                   .unit = chosen.unit,
@@ -388,6 +390,7 @@ struct SeriesBuilder {
     }
     std::vector<std::size_t> points_of(sessions.size(), 0);
     std::vector<std::size_t> homes;
+    point_groups.clear();
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (!home[g])
         continue;
@@ -414,6 +417,8 @@ struct SeriesBuilder {
         level.anchors.push_back(groups[g].members.front()->commit);
       series.sessions.push_back(std::move(level));
     }
+    for (const auto h : homes)
+      point_groups.push_back(observations[h].group);
     return std::pair{std::move(series), replicates(observations, alignment, homes)};
   }
 
@@ -442,6 +447,42 @@ struct SeriesBuilder {
   }
 };
 
+// The series as shares of each point's roofline bound: bound / level, in percent. Points with no
+// bound leave (with their replicate rows); the reason of the first is kept.
+Status to_roofline(Series& series, PointReplicates& replicates, const std::vector<Group>& groups,
+                   const std::vector<std::size_t>& point_groups, const RooflineBoundFn& bound,
+                   std::string& reason) {
+  Series shares = series;
+  shares.points.clear();
+  shares.unit = "%";
+  shares.direction = Direction::higher_is_better;
+  shares.metric = series.metric + " (% of roofline)";
+  PointReplicates kept;
+  for (std::size_t p = 0; p < series.points.size(); ++p) {
+    CULPRIT_TRY_ASSIGN(const auto b, bound(*groups[point_groups[p]].members.front(),
+                                           series.case_name, series.metric));
+    if (!b.seconds) {
+      if (reason.empty())
+        reason = b.reason;
+      continue;
+    }
+    auto point = series.points[p];
+    const auto share = [&](double level) { return 100 * *b.seconds / level; };
+    point.median = share(point.median);
+    point.ci = {share(series.points[p].ci[1]), share(series.points[p].ci[0])};
+    shares.points.push_back(std::move(point));
+    if (!replicates.empty()) {
+      auto row = replicates[p];
+      for (auto& value : row)
+        value = share(value);
+      kept.push_back(std::move(row));
+    }
+  }
+  series = std::move(shares);
+  replicates = std::move(kept);
+  return {};
+}
+
 } // namespace
 
 Result<History> load_history(store::Store& store, const std::vector<TrackedPoint>& points,
@@ -464,12 +505,27 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
 
   const auto groups = group_points(points);
   const auto sessions = sessions_in_order(groups);
-  const SeriesBuilder builder{groups, sessions, options};
+  SeriesBuilder builder{groups, sessions, options, {}};
   History history;
   std::set<std::string> hosts;
   for (const auto& chosen : selected) {
     CULPRIT_TRY_ASSIGN(auto built, builder.build(store, chosen));
     auto& [series, replicates] = built;
+    if (options.roofline) {
+      if (series.unit != "s") {
+        history.notes.push_back(fmt::format("{} [{}]: no roofline: the metric is in {}, not a time",
+                                            series.case_name, series.metric, series.unit));
+        continue;
+      }
+      std::string reason;
+      CULPRIT_TRY(
+          to_roofline(series, replicates, groups, builder.point_groups, options.roofline, reason));
+      if (series.points.empty()) {
+        history.notes.push_back(
+            fmt::format("{} [{}]: no roofline: {}", series.case_name, series.metric, reason));
+        continue;
+      }
+    }
     for (const auto& point : series.points)
       hosts.insert(point.host_id);
     CULPRIT_TRY_ASSIGN(auto changes, find_change_points(series, options.change, replicates));

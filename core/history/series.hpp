@@ -30,6 +30,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,6 +107,15 @@ struct ChangeOptions {
   unsigned threads = 0;
 };
 
+// The least time one call of a case can take at a point (its roofline bound, core/roofline.hpp),
+// or why there is none.
+struct RooflineBound {
+  std::optional<double> seconds;
+  std::string reason;
+};
+using RooflineBoundFn = std::function<Result<RooflineBound>(
+    const TrackedPoint& point, const std::string& case_name, const std::string& metric)>;
+
 struct HistoryOptions {
   std::vector<std::string> case_globs; // empty: every case
   std::string metric;                  // empty: each case's primary metric
@@ -115,12 +125,17 @@ struct HistoryOptions {
   std::uint64_t seed = 1;
   std::size_t resamples = 1000; // of the bootstrap interval of each point
   ChangeOptions change;
+  // When set, each point shows its share of its roofline bound (bound / level, in percent,
+  // higher is better) instead of its level; points without a bound are left out, and a series
+  // left with none is said so in History::notes.
+  RooflineBoundFn roofline;
 };
 
 struct History {
   std::vector<Series> series;             // by case, then metric
   std::vector<ChangePoint> change_points; // by case, metric, index
   std::vector<std::string> hosts;         // of the points shown, sorted
+  std::vector<std::string> notes;         // what could not be shown, and why
 };
 
 // The points of `tracked` that the options take: those of `host` when given; when they come from

@@ -286,6 +286,8 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       record.message = "the benchmark printed no samples";
     } else {
       record.samples = std::move(parsed->samples);
+      record.cases = std::move(parsed->cases);
+      record.device = std::move(parsed->device);
     }
   } else {
     const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;

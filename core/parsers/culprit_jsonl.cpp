@@ -36,7 +36,34 @@ Result<std::string> non_empty_string(const JsonFields& fields, const Json& recor
   return text;
 }
 
-Status read_header(const JsonFields& fields, const Json& record) {
+Result<std::optional<GpuProperties>> read_gpu_properties(const JsonFields& fields,
+                                                         const Json& record) {
+  const Json* properties = JsonFields::find(record, "gpu");
+  if (properties == nullptr)
+    return std::nullopt;
+  if (!properties->is_object())
+    return fields.error("gpu", "expected an object, found " + std::string(json_kind(*properties)));
+  GpuProperties gpu;
+  const auto positive = [&](std::string_view key) -> Result<double> {
+    CULPRIT_TRY_ASSIGN(const double value, fields.number(*properties, key, "gpu"));
+    if (!(value > 0))
+      return fields.error(json_path("gpu", key), "expected a positive number");
+    return value;
+  };
+  CULPRIT_TRY_ASSIGN(const double sms, positive("sm_count"));
+  CULPRIT_TRY_ASSIGN(gpu.sm_clock_mhz, positive("sm_clock_mhz"));
+  CULPRIT_TRY_ASSIGN(gpu.memory_clock_mhz, positive("memory_clock_mhz"));
+  CULPRIT_TRY_ASSIGN(const double bus, positive("memory_bus_bits"));
+  CULPRIT_TRY_ASSIGN(const double major, positive("compute_major"));
+  CULPRIT_TRY_ASSIGN(const auto minor, fields.optional_number(*properties, "compute_minor", "gpu"));
+  gpu.sm_count = static_cast<int>(sms);
+  gpu.memory_bus_bits = static_cast<int>(bus);
+  gpu.compute_major = static_cast<int>(major);
+  gpu.compute_minor = static_cast<int>(minor.value_or(0));
+  return gpu;
+}
+
+Result<std::optional<DeviceInfo>> read_header(const JsonFields& fields, const Json& record) {
   CULPRIT_TRY_ASSIGN(const auto format, fields.optional_string(record, "format", ""));
   if (format && *format != "culprit-jsonl")
     return fields.error("format",
@@ -48,7 +75,12 @@ Status read_header(const JsonFields& fields, const Json& record) {
     return fields.error("version", fmt::format("format version {} is newer than this culprit "
                                                "reads ({}); upgrade culprit",
                                                version, k_culprit_jsonl_version));
-  return {};
+  CULPRIT_TRY_ASSIGN(const auto device, fields.optional_string(record, "device", ""));
+  if (!device || device->empty())
+    return std::nullopt;
+  CULPRIT_TRY_ASSIGN(const auto backend, fields.optional_string(record, "backend", ""));
+  CULPRIT_TRY_ASSIGN(auto gpu, read_gpu_properties(fields, record));
+  return DeviceInfo{.backend = backend.value_or(""), .name = *device, .gpu = std::move(gpu)};
 }
 
 Status read_sample(const JsonFields& fields, const Json& record, SampleTable& table) {
@@ -111,7 +143,7 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
     if (type == "header") {
       if (seen_record)
         return fields.error("type", "a header must be the first record");
-      CULPRIT_TRY(read_header(fields, record));
+      CULPRIT_TRY_ASSIGN(output.device, read_header(fields, record));
     } else if (type == "sample") {
       CULPRIT_TRY(read_sample(fields, record, table));
     } else if (type == "case") {

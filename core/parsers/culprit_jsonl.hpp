@@ -3,6 +3,9 @@
 // specifies it: a line whose first non-blank character is '{' is a record (one JSON object with
 // a string "type"); other lines are ignored. Records:
 // - header: optional, first when present; "version" must be 1 (a newer major version is refused);
+//   optional backend and device (strings: the device a run measured) and gpu (an object of the
+//   GPU's properties: sm_count, sm_clock_mhz, memory_clock_mhz, memory_bus_bits, compute_major,
+//   compute_minor), which give the roofline its peaks;
 // - sample: case, metric (non-empty strings), unit (string), direction ("lower" | "higher"),
 //   value (finite number); optional index (non-negative integer), cold (boolean). Times in
 //   s/ms/us/ns are stored in seconds.

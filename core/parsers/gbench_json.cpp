@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <map>
 #include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -39,13 +43,18 @@ bool is_row_field(std::string_view key) {
   return std::find(k_row_fields.begin(), k_row_fields.end(), key) != k_row_fields.end();
 }
 
+std::string lowercase(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
 Direction counter_direction(std::string_view name, const GbenchOptions& options) {
   if (const auto given = options.counter_directions.find(name);
       given != options.counter_directions.end())
     return given->second;
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto lower = lowercase(name);
   for (const std::string_view mark :
        {"per_second", "per_sec", "/s", "rate", "flop", "throughput", "bandwidth"}) {
     if (lower.find(mark) != std::string::npos)
@@ -62,6 +71,57 @@ std::string counter_unit(std::string_view name) {
   return "";
 }
 
+// A user counter that counts floating-point operations. Google Benchmark's JSON does not say how
+// a counter was set, and such counters are nearly always rates (Counter::kIsRate or
+// kIsIterationInvariantRate: FLOP/s, multiplied here by the time of one iteration), so one is a
+// count per iteration only when its name says so (per_iteration, per_call, _count). A G, T or M
+// before "flop" scales it.
+struct FlopCounter {
+  bool found = false;
+  bool rate = true;
+  double scale = 1;
+};
+FlopCounter flop_counter(std::string_view name) {
+  const auto lower = lowercase(name);
+  const auto at = lower.find("flop");
+  if (at == std::string::npos)
+    return {};
+  FlopCounter counter{.found = true, .rate = true, .scale = 1};
+  for (const std::string_view mark : {"per_iteration", "per_iter", "per_call", "_count"})
+    if (lower.find(mark) != std::string::npos)
+      counter.rate = false;
+  if (at > 0) {
+    const char prefix = lower[at - 1];
+    counter.scale = prefix == 'g' ? 1e9 : prefix == 't' ? 1e12 : prefix == 'm' ? 1e6 : 1;
+  }
+  return counter;
+}
+
+// The axes of a case from its name: "BM_Gemm/M:128/N:256" gives M and N; bare arguments
+// ("BM_Copy/64/8") are arg0, arg1, ...; "threads:2", "real_time" and the like are left out.
+std::map<std::string, std::string> axes_of(std::string_view name) {
+  std::map<std::string, std::string> axes;
+  int arg = 0;
+  for (std::size_t slash = name.find('/'); slash != std::string_view::npos;) {
+    const auto next = name.find('/', slash + 1);
+    const auto part =
+        name.substr(slash + 1, next == std::string_view::npos ? next : next - slash - 1);
+    slash = next;
+    const auto colon = part.find(':');
+    if (colon == std::string_view::npos) {
+      if (!part.empty() && std::isdigit(static_cast<unsigned char>(part.front())) != 0)
+        axes.emplace(fmt::format("arg{}", arg++), std::string(part));
+      continue;
+    }
+    const auto key = part.substr(0, colon);
+    if (key == "threads" || key == "iterations" || key == "repeats" || key == "min_time" ||
+        key == "min_warmup_time")
+      continue;
+    axes.emplace(std::string(key), std::string(part.substr(colon + 1)));
+  }
+  return axes;
+}
+
 struct RowReader {
   explicit RowReader(const GbenchOptions& given) : options(given) {}
 
@@ -70,6 +130,28 @@ struct RowReader {
   SampleTable table;
   ParsedOutput output;
   std::set<std::string, std::less<>> failed_cases;
+  std::set<std::string, std::less<>> described_cases;
+
+  // The work of one iteration, from the first row of a case: bytes from SetBytesProcessed's
+  // bytes_per_second, FLOPs from a FLOP counter, each rate times the CPU time of one iteration.
+  void describe(const std::string& name, const Json& row, double seconds_per_iteration) {
+    if (!described_cases.insert(name).second)
+      return;
+    CaseInfo info{.case_name = name, .flops = {}, .bytes = {}, .axes = axes_of(name)};
+    for (const auto& [key, value] : row.items()) {
+      if (!value.is_number() || is_row_field(key))
+        continue;
+      const double number = value.get<double>();
+      if (!std::isfinite(number) || number < 0)
+        continue;
+      if (key == "bytes_per_second") {
+        info.bytes = number * seconds_per_iteration;
+      } else if (const auto flop = flop_counter(key); flop.found) {
+        info.flops = number * flop.scale * (flop.rate ? seconds_per_iteration : 1.0);
+      }
+    }
+    output.cases.push_back(std::move(info));
+  }
 
   Status read(const Json& row, const std::string& path) {
     if (!row.is_object())
@@ -109,6 +191,10 @@ struct RowReader {
                             "expected a finite number, found NaN, Infinity or null");
       CULPRIT_TRY_ASSIGN(const double value, fields.number(row, metric, path));
       CULPRIT_TRY(add(name, metric, unit, Direction::lower_is_better, value, path));
+      // Google Benchmark divides rates by the CPU time unless the benchmark asked for real time
+      // (which the JSON does not say): the CPU time gives the work back.
+      if (std::string_view(metric) == "cpu_time")
+        describe(name, row, value * *seconds_per(unit));
     }
     for (const auto& [key, value] : row.items()) {
       if (is_row_field(key))

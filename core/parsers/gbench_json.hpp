@@ -10,6 +10,14 @@
 //   comes from GbenchOptions, else from its name (higher-is-better when it says it is a rate:
 //   per_second, /s, rate, flop, throughput, bandwidth), else lower-is-better;
 // - error_occurred rows become a CaseError per case; rows skipped with a message, a warning.
+// Each case's first row also gives its work per iteration (CaseInfo), for the roofline model:
+// bytes = bytes_per_second x cpu_time (SetBytesProcessed; Google Benchmark divides rates by the
+// CPU time unless a benchmark uses UseRealTime, which the JSON does not record); FLOPs from a
+// user counter whose name holds "flop": a rate times cpu_time (Counter::kIsRate, how such
+// counters are nearly always
+// set), or a count per iteration when its name says so (per_iteration, per_call, _count); a G, T
+// or M before "flop" scales it (GFLOPS). The case's axes come from its name: "M:128" is axis M, a
+// bare argument is arg0, arg1, ...
 // Google Benchmark writes a non-finite counter as a bare NaN or Infinity, which is not JSON;
 // those are read as absent, with a warning.
 

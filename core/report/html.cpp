@@ -9,6 +9,7 @@
 #include "core/report/html_style.hpp"
 #include "core/report/plots.hpp"
 #include "core/report/report.hpp"
+#include "core/report/roofline.hpp"
 
 namespace culprit::report {
 namespace {
@@ -277,6 +278,43 @@ void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
 
 } // namespace
 
+namespace {
+
+void write_roofline(std::string& out, const Evidence& e) {
+  const auto section = roofline_section(e);
+  if (section.empty())
+    return;
+  out += "<section id=\"roofline\"><h2>Roofline</h2>\n";
+  for (const auto& peaks : section.peaks)
+    out += fmt::format("<p class=\"muted\">Peaks of {}</p>\n", h(peaks));
+  if (const auto chart = roofline_svg(e); !chart.empty())
+    out += fmt::format("<figure>{}<figcaption>Achieved FLOP/s against FLOPs per byte on log "
+                       "scales, under the device's memory slope and compute ceiling; an arrow "
+                       "goes from a case's base to its head.</figcaption></figure>\n",
+                       chart);
+  if (!section.rows.empty()) {
+    out += "<table><thead><tr><th>case</th><th class=\"num\">achieved</th><th "
+           "class=\"num\">FLOP/byte</th><th>of the bound</th><th>bound by</th></tr></thead>"
+           "<tbody>\n";
+    for (const auto& row : section.rows)
+      out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                         "<td>{}</td><td>{}</td></tr>\n",
+                         code(row[0]), h(row[1]), h(row[2]), h(row[3]), h(row[4]));
+    out += "</tbody></table>\n";
+  }
+  if (!section.moves.empty()) {
+    out += "<ul class=\"moves\">\n";
+    for (const auto& [what, move] : section.moves)
+      out += fmt::format("<li>{}: {}</li>\n", h(what), h(move));
+    out += "</ul>\n";
+  }
+  for (const auto& [name, note] : section.notes)
+    out += fmt::format("<p class=\"muted\">{}: {}</p>\n", code(name), h(note));
+  out += "</section>\n";
+}
+
+} // namespace
+
 std::string render_html(const Evidence& e, const RenderOptions& options) {
   const auto v = make_view(e, options);
   std::string out = fmt::format(
@@ -293,6 +331,7 @@ std::string render_html(const Evidence& e, const RenderOptions& options) {
   const bool measurements_first = v.cases.empty(); // a run: its measurements are the result
   if (measurements_first)
     write_raw(out, e, v);
+  write_roofline(out, e);
   if (e.bisect) {
     write_culprits(out, e, v);
     write_bisection(out, e, v);

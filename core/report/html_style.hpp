@@ -60,6 +60,8 @@ svg .s2{fill:var(--s2);stroke:var(--s2)}svg .s3{fill:var(--s3);stroke:var(--s3)}
 svg .s4{fill:var(--s4);stroke:var(--s4)}svg .s5{fill:var(--s5);stroke:var(--s5)}
 svg .sample{fill-opacity:.55;stroke:none}svg .trend{fill:none;stroke-width:1.6}
 svg text.legend{stroke:none}
+svg .roof{fill:none;stroke:#59636e;stroke-width:2}svg .arrow{fill:none;stroke-width:1.6}
+svg .pt.head{stroke:var(--fg);stroke-width:1.2}
 @media print{
 body{font-size:10pt}.wrap{max-width:none;padding:0}
 header{border-top-width:3px}

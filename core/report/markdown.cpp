@@ -6,6 +6,7 @@
 #include "core/report/escape.hpp"
 #include "core/report/format.hpp"
 #include "core/report/report.hpp"
+#include "core/report/roofline.hpp"
 
 namespace culprit::report {
 namespace {
@@ -187,6 +188,29 @@ void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
 
 } // namespace
 
+namespace {
+
+void write_roofline(std::string& out, const Evidence& e) {
+  const auto section = roofline_section(e);
+  if (section.empty())
+    return;
+  out += "\n**Roofline:**\n\n";
+  for (const auto& peaks : section.peaks)
+    out += fmt::format("- peaks of {}\n", markdown_text(peaks));
+  for (const auto& [what, move] : section.moves)
+    out += fmt::format("- {}: {}\n", markdown_text(what), markdown_text(move));
+  for (const auto& [name, note] : section.notes)
+    out += fmt::format("- {}: {}\n", code(name), markdown_text(note));
+  if (!section.rows.empty()) {
+    out += "\n| case | achieved | FLOP/byte | of the bound | bound by |\n|:--|--:|--:|:--|:--|\n";
+    for (const auto& row : section.rows)
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", cell(row[0]), markdown_text(row[1]),
+                         markdown_text(row[2]), markdown_text(row[3]), markdown_text(row[4]));
+  }
+}
+
+} // namespace
+
 std::string render_markdown(const Evidence& e, const RenderOptions& options) {
   const auto v = make_view(e, options);
   std::string out =
@@ -195,6 +219,7 @@ std::string render_markdown(const Evidence& e, const RenderOptions& options) {
   const bool measurements_first = v.cases.empty(); // a run: its measurements are the result
   if (measurements_first)
     write_raw(out, e, v);
+  write_roofline(out, e);
   if (e.bisect) {
     write_culprits(out, e, v);
     write_bisection(out, e, v);

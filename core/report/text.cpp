@@ -8,6 +8,7 @@
 #include "core/report/escape.hpp"
 #include "core/report/format.hpp"
 #include "core/report/report.hpp"
+#include "core/report/roofline.hpp"
 
 namespace culprit::report {
 namespace {
@@ -214,6 +215,26 @@ void write_culprits(Writer& w, const Evidence& e, const ReportView& v) {
   }
 }
 
+void write_roofline(Writer& w, const Evidence& e) {
+  const auto section = roofline_section(e);
+  if (section.empty())
+    return;
+  w.heading("Roofline");
+  for (const auto& peaks : section.peaks)
+    w.field("peaks", terminal_safe(peaks));
+  if (!section.rows.empty()) {
+    std::vector<std::vector<std::string>> rows{
+        {"case", "achieved", "FLOP/byte", "of the bound", "bound by"}};
+    for (const auto& row : section.rows)
+      rows.push_back({terminal_safe(row[0]), row[1], row[2], row[3], row[4]});
+    w.table(rows, {false, true, true, false, false});
+  }
+  for (const auto& [what, move] : section.moves)
+    w.line(fmt::format("  {}: {}", terminal_safe(what), move));
+  for (const auto& [name, note] : section.notes)
+    w.line(fmt::format("  {}: {}", terminal_safe(name), terminal_safe(note)));
+}
+
 std::string step_position(const EvidenceStep* s) {
   if (s == nullptr || !s->position)
     return "";
@@ -255,6 +276,7 @@ std::string render_text(const Evidence& e, const RenderOptions& options) {
   w.line(w.paint(fmt::format("{}: {}", v.title, terminal_safe(v.headline)), "1"));
   write_cases(w, e, v);
   write_measurements(w, e, v);
+  write_roofline(w, e);
   if (e.bisect) {
     write_culprits(w, e, v);
     write_bisection(w, e, v);

@@ -73,6 +73,22 @@ struct RunRecord {
   bool duet = false; // the block's runs ran at the same time, each on CPUs of its own
   // The samples, each case and metric with its values in the order the run reported them.
   std::vector<CaseSamples> samples;
+  // What the run said about its cases' work and axes, and the device it measured: kept per
+  // measurement, not per run (the last run's word stands).
+  std::vector<CaseInfo> cases;
+  std::optional<DeviceInfo> device;
+};
+
+// The peaks of one device of a host, for the roofline model.
+struct PeakRecord {
+  std::string host_id;
+  std::string scope;  // "cpu", "cpu:0,1" (measured pinned to those CPUs), "gpu:NAME"
+  std::string device; // what the figures describe
+  double flops_per_second = 0;
+  std::optional<double> tensor_flops_per_second;
+  double bytes_per_second = 0;
+  std::string source; // where the figures come from, in words
+  TimePoint measured;
 };
 
 // Which measurement: runs of one artifact under one recipe's run part on one host.

@@ -24,7 +24,7 @@ namespace {
 
 // k_migrations[i] takes a store from version i to version i + 1. Never edit a released one: add
 // the next.
-constexpr std::array<std::string_view, 2> k_migrations = {
+constexpr std::array<std::string_view, 3> k_migrations = {
     R"sql(
 CREATE TABLE hosts (
   host_id     TEXT PRIMARY KEY,
@@ -84,6 +84,41 @@ CREATE TABLE samples (
 ALTER TABLE runs ADD COLUMN block TEXT;
 ALTER TABLE runs ADD COLUMN duet INTEGER NOT NULL DEFAULT 0 CHECK (duet IN (0, 1));
 CREATE INDEX runs_by_block ON runs (block);
+)sql",
+    // Version 3: the roofline model's inputs. The work of one call of each case (and its axes,
+    // as JSON) per artifact and run recipe, as runs report it; the device a measurement ran on;
+    // and the peaks of each host's devices (the CPU measured once, a GPU from its properties).
+    R"sql(
+CREATE TABLE case_work (
+  artifact_id TEXT NOT NULL,
+  recipe_hash TEXT NOT NULL,
+  case_name   TEXT NOT NULL,
+  flops       REAL CHECK (flops IS NULL OR flops >= 0),
+  bytes       REAL CHECK (bytes IS NULL OR bytes >= 0),
+  axes        TEXT NOT NULL,
+  PRIMARY KEY (artifact_id, recipe_hash, case_name)
+) WITHOUT ROWID;
+CREATE TABLE devices (
+  artifact_id TEXT NOT NULL,
+  recipe_hash TEXT NOT NULL,
+  host_id     TEXT NOT NULL,
+  backend     TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  gpu         TEXT,
+  PRIMARY KEY (artifact_id, recipe_hash, host_id)
+) WITHOUT ROWID;
+CREATE TABLE peaks (
+  host_id                 TEXT NOT NULL,
+  scope                   TEXT NOT NULL,
+  device                  TEXT NOT NULL,
+  flops_per_second        REAL NOT NULL CHECK (flops_per_second > 0),
+  tensor_flops_per_second REAL CHECK (tensor_flops_per_second IS NULL OR
+                                      tensor_flops_per_second > 0),
+  bytes_per_second        REAL NOT NULL CHECK (bytes_per_second > 0),
+  source                  TEXT NOT NULL,
+  measured                INTEGER NOT NULL,
+  PRIMARY KEY (host_id, scope)
+) WITHOUT ROWID;
 )sql",
 };
 static_assert(k_migrations.size() == static_cast<std::size_t>(k_schema_version));

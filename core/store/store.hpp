@@ -28,7 +28,7 @@ namespace culprit::store {
 // The store's file name inside the cache dir.
 inline constexpr std::string_view k_store_file_name = "results.sqlite3";
 // The schema version this culprit writes, kept in PRAGMA user_version.
-inline constexpr std::int64_t k_schema_version = 2;
+inline constexpr std::int64_t k_schema_version = 3;
 
 struct StoreOptions {
   // How long a writer waits for another process's transaction before giving up.
@@ -79,6 +79,17 @@ public:
   // Everything about one artifact, for evidence.
   Result<ArtifactRecord> artifact_record(std::string_view artifact_id,
                                          const Freshness& freshness = {});
+
+  // The work of one call of a case and its axes, as the last run of the artifact under the run
+  // recipe reported them (record_run keeps them); none when no run described the case.
+  Result<std::optional<CaseInfo>> case_work(const MeasurementKey& key, std::string_view case_name);
+  // The device the last run of the measurement named (the culprit harness's header).
+  Result<std::optional<DeviceInfo>> device(const MeasurementKey& key);
+
+  // Peaks of a host's device (the roofline model), by scope: "cpu" or "cpu:0,1" for the CPU as
+  // measured (on those CPUs), "gpu:NAME" for a GPU. save_peaks replaces.
+  Status save_peaks(const PeakRecord& peaks);
+  Result<std::optional<PeakRecord>> find_peaks(std::string_view host_id, std::string_view scope);
 
 private:
   explicit Store(sqlite::Database db) : m_db(std::move(db)) {}

@@ -17,6 +17,7 @@
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
 #include "core/store/store.hpp"
+#include "core/store/store_detail.hpp"
 
 namespace culprit::store {
 namespace {
@@ -162,6 +163,8 @@ Result<std::int64_t> insert_run(sqlite::Database& db, const RunRecord& run) {
   CULPRIT_TRY(insert.run());
   const auto run_id = db.last_insert_rowid();
   CULPRIT_TRY(insert_samples(db, run, run_id));
+  if (run.status == RunStatus::ok)
+    CULPRIT_TRY(record_work(db, run));
   return run_id;
 }
 

@@ -159,3 +159,72 @@ TEST(Recipe, HashesChangeWithWhatChangesTheProduct) {
 
 } // namespace
 } // namespace culprit
+
+namespace culprit {
+namespace {
+
+TEST(RecipeRoofline, ParsesThePeaksTheComputeUnitAndTheWorkOfCases) {
+  const std::string text = std::string(k_example) + R"toml(
+[roofline]
+peak_gflops = 19500
+peak_gbps = 2039.0
+device = "A100 SXM4 80GB"
+compute = "vector"
+threads = 1
+
+[roofline.cases]
+"sgemm/*" = { flops = "2*M*N*K", bytes = "4*(M*K+K*N+M*N)" }
+"copy/*" = { bytes = 4096 }
+)toml";
+  auto recipe = parse_recipe(text, "culprit.toml");
+  ASSERT_TRUE(recipe) << recipe.error().message;
+  const auto& r = recipe->roofline;
+  EXPECT_EQ(r.peak_gflops, 19500.0);
+  EXPECT_EQ(r.peak_gbps, 2039.0);
+  EXPECT_FALSE(r.peak_tensor_gflops);
+  EXPECT_EQ(r.device, "A100 SXM4 80GB");
+  EXPECT_EQ(r.threads, 1);
+  ASSERT_EQ(r.cases.size(), 2U);
+  EXPECT_EQ(r.cases[0].glob, "copy/*") << "toml++ keeps keys sorted";
+  EXPECT_EQ(r.cases[0].bytes, "4096");
+  EXPECT_EQ(r.cases[1].flops, "2*M*N*K");
+  // The roofline changes what is said of runs, never a run.
+  EXPECT_EQ(run_recipe_hash(recipe->run), run_recipe_hash(parse_recipe(k_example, "").value().run));
+}
+
+TEST(RecipeRoofline, BadPeaksAndExpressionsAreOneLineUsageErrors) {
+  const auto fails = [](const std::string& table, std::string_view says) {
+    const auto recipe = parse_recipe(std::string(k_example) + "\n" + table, "culprit.toml");
+    Result<Recipe> checked = recipe ? apply_overrides(*recipe, {}) : recipe;
+    ASSERT_FALSE(checked) << table;
+    EXPECT_EQ(checked.error().code, ExitCode::usage) << table;
+    EXPECT_THAT(checked.error().message, HasSubstr(says)) << table;
+    EXPECT_EQ(checked.error().message.find('\n'), std::string::npos) << table;
+  };
+  fails("[roofline]\npeak_gflops = 0", "peak_gflops (--peak-gflops) is 0");
+  fails("[roofline]\npeak_gflops = -5", "more than 0 and at most 1e+07");
+  fails("[roofline]\npeak_gflops = nan", "must be a finite number");
+  fails("[roofline]\npeak_gflops = 2e7", "more than any device reaches");
+  fails("[roofline]\npeak_gbps = 200000", "peak_gbps (--peak-gbps) is 200000");
+  fails("[roofline]\npeak_gbps = \"fast\"", "[roofline] peak_gbps must be a number");
+  fails("[roofline]\ncompute = \"matrix\"", R"(must be "vector" or "tensor")");
+  fails("[roofline]\nthreads = 0", "[roofline] threads must be a whole number from 1");
+  fails("[roofline]\npeek_gflops = 1", "unknown key 'peek_gflops' in [roofline]");
+  fails("[roofline.cases]\n\"a/*\" = { flops = \"2*M*\" }", "culprit.toml:");
+  fails("[roofline.cases]\n\"a/*\" = { flops = \"2*M*\" }", "'a/*' flops: the work expression");
+  fails("[roofline.cases]\n\"a/*\" = { flops = \"2*M*\" }", "does not parse at character");
+  fails("[roofline.cases]\n\"a/*\" = { flopz = \"2\" }", "unknown key 'flopz'");
+  fails("[roofline.cases]\n\"a/*\" = { }", "gives neither flops nor bytes");
+  fails("[roofline.cases]\n\"a/*\" = \"2*M\"", "must be a table like");
+  fails("[roofline.cases]\n\"a/*\" = { flops = true }", "must be an expression in quotes");
+  fails("[roofline]\ncases = 3", "[roofline] cases must be a table");
+
+  RecipeOverrides flags;
+  flags.peak_gflops = -1;
+  const auto flagged = apply_overrides(parse_recipe(k_example, "").value(), flags);
+  ASSERT_FALSE(flagged);
+  EXPECT_THAT(flagged.error().message, HasSubstr("(--peak-gflops) is -1"));
+}
+
+} // namespace
+} // namespace culprit

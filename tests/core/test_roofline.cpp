@@ -1,12 +1,9 @@
 #include "core/roofline.hpp"
 
 #include <cmath>
-#include <fstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
-#include "tests/support/temp_dir.hpp"
 
 namespace culprit {
 namespace {
@@ -163,7 +160,10 @@ TEST(Roofline, EachCaseUsesTheMedianOfItsTimes) {
 }
 
 CpuPeakOptions quick_options(unsigned threads = 1) {
-  return CpuPeakOptions{threads, std::chrono::milliseconds(60), std::size_t{4} << 20U};
+  return CpuPeakOptions{.threads = threads,
+                        .budget = std::chrono::milliseconds(60),
+                        .copy_bytes = std::size_t{4} << 20U,
+                        .cpus = {}};
 }
 
 TEST(RooflineCpu, MeasuresPositivePeaks) {
@@ -175,51 +175,19 @@ TEST(RooflineCpu, MeasuresPositivePeaks) {
   EXPECT_GT(peaks->bytes_per_second, 1e8);
   EXPECT_LT(peaks->flops_per_second, 1e14);
   EXPECT_FALSE(peaks->tensor_flops_per_second);
-  EXPECT_FALSE(measure_cpu_peaks({1, std::chrono::milliseconds(0), 0}));
+  EXPECT_THAT(peaks->source, ::testing::HasSubstr("best of 10 trials"));
+  auto none = quick_options();
+  none.budget = std::chrono::milliseconds(0);
+  EXPECT_FALSE(measure_cpu_peaks(none));
 }
 
-TEST(RooflineCpu, CachesTheMeasurementForTheSameCpuAndThreads) {
-  const testing::TempDir dir;
-  const auto cache = dir / "cache/cpu-peaks.json";
-  const auto measured = cpu_peaks(cache, quick_options());
-  ASSERT_TRUE(measured) << measured.error().message;
-  ASSERT_TRUE(std::filesystem::exists(cache));
-
-  // Plant figures no measurement would give: reading them back proves the cache is used.
-  nlohmann::json json = nlohmann::json::parse(std::ifstream(cache));
-  EXPECT_EQ(json["schema"], "culprit.cpu-peaks/1");
-  json["flops_per_second"] = 123.0;
-  json["bytes_per_second"] = 456.0;
-  std::ofstream(cache) << json.dump();
-  const auto cached = cpu_peaks(cache, quick_options());
-  ASSERT_TRUE(cached);
-  EXPECT_EQ(cached->flops_per_second, 123.0);
-  EXPECT_EQ(cached->bytes_per_second, 456.0);
-  EXPECT_NE(cached->source.find("cached in"), std::string::npos);
-
-  // Another thread count is another measurement.
-  const auto other = cpu_peaks(cache, quick_options(2));
-  ASSERT_TRUE(other);
-  EXPECT_GT(other->flops_per_second, 1e8);
-}
-
-TEST(RooflineCpu, AnUnreadableCacheIsMeasuredOver) {
-  const testing::TempDir dir;
-  const auto cache = dir / "cpu-peaks.json";
-  std::ofstream(cache) << "{not json";
-  const auto peaks = cpu_peaks(cache, quick_options());
+TEST(RooflineCpu, PinnedToACpuItSaysSoAndUsesOneThreadPerCpu) {
+  auto pinned = quick_options(0);
+  pinned.cpus = {0};
+  const auto peaks = measure_cpu_peaks(pinned);
   ASSERT_TRUE(peaks) << peaks.error().message;
+  EXPECT_THAT(peaks->source, ::testing::HasSubstr("1 thread pinned to CPUs 0"));
   EXPECT_GT(peaks->flops_per_second, 1e8);
-  EXPECT_TRUE(nlohmann::json::parse(std::ifstream(cache), nullptr, false).is_object());
-}
-
-TEST(RooflineCpu, AnUnwritableCacheIsAnInfrastructureError) {
-  const testing::TempDir dir;
-  std::ofstream(dir / "file") << "a file, not a directory";
-  const auto peaks = cpu_peaks(dir / "file/cpu-peaks.json", quick_options());
-  ASSERT_FALSE(peaks);
-  EXPECT_EQ(peaks.error().code, ExitCode::infrastructure);
-  EXPECT_NE(peaks.error().message.find("cpu-peaks.json"), std::string::npos);
 }
 
 } // namespace

@@ -87,5 +87,36 @@ TEST(ReportInChromium, TheBrowserBuildsThePlotsAndTakesAScreenshot) {
   EXPECT_GT(std::filesystem::file_size(shot), 50'000U) << "a blank page?";
 }
 
+// The roofline chart: the browser builds it with its ceilings, one point per case and side, and
+// the arrow from base to head.
+TEST(ReportInChromium, TheRooflineChartRendersWithItsCeilingsPointsAndArrows) {
+  const auto chromium = find_chromium();
+  if (chromium.empty())
+    GTEST_SKIP() << "chromium is not installed (scripts/setup-debian.sh installs it): the HTML "
+                    "report was not checked in a browser";
+  testing::TempDir temp{"culprit-chromium-roofline"};
+  ASSERT_TRUE(save_evidence(testing::roofline_sample(), temp / "compare.json"));
+  const auto page = temp / "roofline.html";
+  const auto rendered = testing::run_culprit(
+      {"report", (temp / "compare.json").string(), "--format", "html", "-o", page.string()},
+      temp.path());
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
+  const auto dom = testing::run_process(
+      {"timeout", "120", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+       "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+       "--user-data-dir=" + (temp / "profile").string(), "--dump-dom", "file://" + page.string()},
+      temp.path(), {{"HOME", temp.path().string()}});
+  ASSERT_EQ(dom.exit_code, 0) << dom.err;
+  const auto start = dom.out.find("<svg id=\"roofline-plot\"");
+  ASSERT_NE(start, std::string::npos) << "the browser's DOM has no roofline chart";
+  const auto chart = dom.out.substr(start, dom.out.find("</svg>", start) - start);
+  EXPECT_EQ(count(chart, "class=\"roof\""), 1U) << "the memory slope and compute ceiling";
+  EXPECT_EQ(count(chart, "class=\"pt s0\""), 2U) << "sgemm at base, and its legend dot";
+  EXPECT_EQ(count(chart, "class=\"pt s0 head\""), 1U) << "sgemm at head";
+  EXPECT_EQ(count(chart, "class=\"arrow s0\""), 2U) << "sgemm's arrow: its line and its head";
+  EXPECT_THAT(chart, HasSubstr("saxpy/n=16777216"));
+  EXPECT_THAT(chart, ::testing::Not(HasSubstr("softmax"))) << "a case without a roofline";
+}
+
 } // namespace
 } // namespace culprit

@@ -1,5 +1,6 @@
 #include "tests/support/evidence_samples.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -160,6 +161,47 @@ Evidence compare_sample() {
   }
   e.comparisons[2].note = "40 runs (the budget) were not enough to decide";
   e.comparisons[2].base_runs = e.comparisons[2].head_runs = 40;
+  return e;
+}
+
+Evidence roofline_sample() {
+  auto e = compare_sample();
+  e.roofline_peaks.push_back({.device = "NVIDIA A100 SXM4 80GB",
+                              .compute = "tensor",
+                              .flops_per_second = 19.5e12,
+                              .tensor_flops_per_second = 156e12,
+                              .bytes_per_second = 2.039e12,
+                              .source = "datasheet: NVIDIA A100 datasheet"});
+  for (auto& m : e.measurements) {
+    double flops = 0;
+    double bytes = 0;
+    if (m.case_name == k_sgemm) {
+      flops = 2.0 * 4096 * 4096 * 4096;
+      bytes = 4.0 * 3 * 4096 * 4096;
+    } else if (m.case_name == "saxpy/n=16777216") {
+      flops = 2.0 * 16777216;
+      bytes = 12.0 * 16777216;
+    } else {
+      m.roofline_note = "no roofline: no work: the output gives no FLOPs or bytes for this case";
+      continue;
+    }
+    EvidenceRoofline r;
+    r.flops = flops;
+    r.bytes = bytes;
+    r.intensity = flops / bytes;
+    r.achieved_flops_per_second = flops / m.summary.median;
+    r.achieved_bytes_per_second = bytes / m.summary.median;
+    const double compute = flops / 156e12; // on the tensor cores
+    const double memory = bytes / 2.039e12;
+    r.bound_seconds = std::max(compute, memory);
+    r.limiter = compute >= memory ? "compute" : "memory";
+    r.bound_flops_per_second = flops / r.bound_seconds;
+    r.fraction = r.bound_seconds / m.summary.median;
+    r.fraction_ci = {r.bound_seconds / m.summary.ci[1], r.bound_seconds / m.summary.ci[0]};
+    r.work = "output";
+    r.device = "NVIDIA A100 SXM4 80GB";
+    m.roofline = r;
+  }
   return e;
 }
 

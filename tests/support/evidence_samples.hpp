@@ -23,6 +23,9 @@ Evidence malicious_sample();
 Evidence run_sample();
 // A compare that failed: no comparisons, a warning that says why.
 Evidence failed_sample();
+// compare_sample() with the roofline: sgemm compute-bound and saxpy memory-bound on an A100's
+// peaks, softmax without (a note says why).
+Evidence roofline_sample();
 
 // The commit id of the bisect sample's i-th commit (0 = good, 40 = bad).
 std::string sample_commit(int i);

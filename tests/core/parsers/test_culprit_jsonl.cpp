@@ -124,6 +124,33 @@ TEST(CulpritJsonl, RefusesANewerMajorVersionAndALateHeader) {
               HasSubstr("line 2: type: a header must be the first record"));
 }
 
+TEST(CulpritJsonl, TheHeaderNamesTheDeviceAndAGpusProperties) {
+  const std::string gpu =
+      R"({"type":"header","version":1,"backend":"cuda","device":"NVIDIA A100-SXM4-80GB",)"
+      R"("gpu":{"sm_count":108,"sm_clock_mhz":1410,"memory_clock_mhz":1593,)"
+      R"("memory_bus_bits":5120,"compute_major":8,"compute_minor":0}})";
+  const auto parsed = parse_culprit_jsonl(gpu + "\n" + std::string(k_sample));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_TRUE(parsed->device);
+  EXPECT_EQ(parsed->device->backend, "cuda");
+  EXPECT_EQ(parsed->device->name, "NVIDIA A100-SXM4-80GB");
+  ASSERT_TRUE(parsed->device->gpu);
+  EXPECT_EQ(parsed->device->gpu->sm_count, 108);
+  EXPECT_EQ(parsed->device->gpu->memory_bus_bits, 5120);
+  EXPECT_EQ(parsed->device->gpu->compute_major, 8);
+
+  const auto cpu =
+      parse_culprit_jsonl(R"({"type":"header","version":1,"backend":"cpu","device":"AMD EPYC"})"
+                          "\n" +
+                          std::string(k_sample));
+  ASSERT_TRUE(cpu && cpu->device);
+  EXPECT_FALSE(cpu->device->gpu);
+  EXPECT_THAT(error_of(R"({"type":"header","version":1,"device":"x","gpu":{"sm_count":0}})"),
+              HasSubstr("gpu.sm_count: expected a positive number"));
+  EXPECT_THAT(error_of(R"({"type":"header","version":1,"device":"x","gpu":7})"),
+              HasSubstr("gpu: expected an object"));
+}
+
 TEST(CulpritJsonl, AMetricMustKeepItsUnitAndDirection) {
   const std::string text =
       std::string(k_sample) + "\n" +

@@ -86,6 +86,41 @@ TEST(GbenchJson, KeepsCountersWithTheirDirection) {
             Direction::higher_is_better);
 }
 
+TEST(GbenchJson, TheWorkOfAnIterationComesFromItsRatesAndTheAxesFromItsName) {
+  const auto parsed = parse_gbench_json(fixture("repetitions.json"));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const auto find = [&](std::string_view name) -> const CaseInfo* {
+    for (const auto& info : parsed->cases)
+      if (info.case_name == name)
+        return &info;
+    return nullptr;
+  };
+  // SetBytesProcessed(iterations x 1024): bytes_per_second x cpu_time gives 1024 back.
+  const auto* copy = find("BM_Copy/1024");
+  ASSERT_NE(copy, nullptr);
+  ASSERT_TRUE(copy->bytes);
+  EXPECT_NEAR(*copy->bytes, 1024, 1024 * 1e-9);
+  EXPECT_FALSE(copy->flops);
+  EXPECT_EQ(copy->axes.at("arg0"), "1024");
+  // counters["flops"] = Counter(n, kIsIterationInvariantRate): FLOP/s x cpu_time gives n back.
+  const auto* sum = find("BM_Sum/n:4096");
+  ASSERT_NE(sum, nullptr);
+  ASSERT_TRUE(sum->flops);
+  EXPECT_NEAR(*sum->flops, 4096, 4096 * 1e-6);
+  EXPECT_EQ(sum->axes.at("n"), "4096");
+
+  const auto counted = parse_gbench_json(R"({"context": {}, "benchmarks": [
+    {"name": "BM_Gemm/M:8/threads:2", "run_type": "iteration", "real_time": 2, "cpu_time": 2,
+     "time_unit": "us", "flops_per_call": 1024, "GFLOPS": 0.5}]})");
+  ASSERT_TRUE(counted) << counted.error().message;
+  ASSERT_EQ(counted->cases.size(), 1U);
+  const auto& gemm = counted->cases[0];
+  EXPECT_EQ(gemm.axes, (std::map<std::string, std::string>{{"M", "8"}})) << "threads is no axis";
+  ASSERT_TRUE(gemm.flops);
+  // Both counters give the FLOPs: either reads right; GFLOPS x 1e9 x 2 us = 1000, or 1024.
+  EXPECT_TRUE(*gemm.flops == 1024 || std::abs(*gemm.flops - 1000) < 1e-6) << *gemm.flops;
+}
+
 TEST(GbenchJson, ReportsErrorRowsOncePerCase) {
   const auto parsed = parse_gbench_json(fixture("repetitions.json"));
   ASSERT_TRUE(parsed);

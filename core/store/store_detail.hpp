@@ -1,0 +1,13 @@
+#pragma once
+// Between the store's source files; not part of its interface.
+
+#include "core/error.hpp"
+#include "core/store/records.hpp"
+#include "core/store/sqlite.hpp"
+
+namespace culprit::store {
+
+// Keeps what a run said about its cases' work and its device (inside the run's transaction).
+Status record_work(sqlite::Database& db, const RunRecord& run);
+
+} // namespace culprit::store
