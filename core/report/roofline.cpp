@@ -59,8 +59,8 @@ std::string achieved_text(const EvidenceRoofline& r) {
 
 // Said of a share above 100%: no call can beat its bound, so the bound is wrong.
 constexpr std::string_view k_above_the_roof =
-    " (above the roof: the peaks are lower than the device's, or the work counted is more "
-    "than it does)";
+    " (above the roof: the data stays in a cache faster than memory, the peaks are lower than "
+    "the device's, or the work counted is more than it does)";
 
 std::string fraction_text(double fraction, const std::string& limiter,
                           std::optional<std::array<double, 2>> ci) {

@@ -3,6 +3,7 @@
 // bound; `compare` how it moved; `bisect` what the culprit cost in those terms; `history
 // --roofline` the share over commits; bad peaks are refused in one line.
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -14,6 +15,7 @@
 #include "tests/support/git_repo.hpp"
 #include "tests/support/machine_bench.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {
@@ -183,6 +185,51 @@ TEST(RooflineCliBisect, TheCulpritSaysWhereTheCaseStoodBeforeAndAfter) {
   EXPECT_THAT(history.out, HasSubstr("k [time (% of roofline)]"));
   EXPECT_THAT(history.out, HasSubstr("40.0"));
   EXPECT_THAT(history.out, HasSubstr("-> "));
+}
+
+// A GPU run (its metric is gpu_time) on a host whose nvidia-smi (a fake one on PATH) names an
+// A100: the peaks come from the datasheet by that name, and the CPU is not measured.
+TEST(RooflineCliGpu, APeakFromTheDatasheetOfTheGpuNvidiaSmiNames) {
+  TempDir temp{"culprit-roofline-gpu"};
+  ScratchRepo scratch{temp / "project"};
+  std::string bench = "#!/bin/sh\n"
+                      R"(echo '{"type":"case","case":"gemm/M=4096","flops":137438953472,)"
+                      R"("bytes":201326592}')"
+                      "\n";
+  for (int i = 0; i < 5; ++i)
+    bench += R"(echo '{"type":"sample","case":"gemm/M=4096","metric":"gpu_time","unit":"s",)"
+             R"("direction":"lower","value":0.0)" +
+             std::to_string(20 + i) + "}'\n";
+  scratch.write("bench.sh", bench);
+  scratch.write("culprit.toml", R"toml([build]
+command = "cp {src}/bench.sh {build}/bench && chmod +x {build}/bench"
+artifacts = ["bench"]
+[run]
+command = "{build}/bench"
+format = "culprit"
+metric = "gpu_time"
+[decide]
+min_runs = 3
+max_runs = 3
+)toml");
+  scratch.commit("a GPU benchmark");
+  const std::string path = std::getenv("PATH");
+  const auto json = temp / "run.json";
+  const auto run = run_culprit(
+      {"--cache-dir", (temp / "cache").string(), "run", "HEAD", "--json", json.string()},
+      scratch.dir(),
+      {{"PATH", testing::source_dir().string() + "/tests/fixtures/host/nvidia-smi/a100:" + path}});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("roofline: NVIDIA A100 SXM4 80GB: 19500 GFLOP/s FP32"));
+  EXPECT_THAT(run.out, HasSubstr("datasheet"));
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  ASSERT_EQ(evidence->measurements.size(), 1U);
+  const auto& r = evidence->measurements[0].roofline;
+  ASSERT_TRUE(r) << evidence->measurements[0].roofline_note;
+  // 137 GFLOP at 19.5 TFLOP/s: 7.05 ms of a 22 ms call.
+  EXPECT_EQ(r->limiter, "compute");
+  EXPECT_NEAR(r->fraction, (137438953472.0 / 19.5e12) / 0.022, 0.002);
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/parsers/culprit_jsonl.hpp"
+
 namespace {
 
 namespace harness = culprit::harness;
@@ -195,6 +197,34 @@ TEST(HarnessRun, WritesAHeaderThenEachCaseAndItsSamples) {
     EXPECT_EQ(lines[2 + i]["cold"], false);
   }
   EXPECT_EQ(lines[5]["case"], "add/N=20");
+}
+
+// A GPU backend (here a fake one, as there is no GPU in the tests) writes the properties that give
+// the device's peaks, and culprit's parser reads them back.
+TEST(HarnessRun, AGpuBackendWritesItsPropertiesInTheHeader) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const harness::Backend gpu{"cuda", [] { return std::string("NVIDIA A100-SXM4-80GB"); },
+                             [] {
+                               return harness::GpuProperties{.sm_count = 108,
+                                                             .sm_clock_mhz = 1410,
+                                                             .memory_clock_mhz = 1593,
+                                                             .memory_bus_bits = 5120,
+                                                             .compute_major = 8,
+                                                             .compute_minor = 0};
+                             }};
+  const int status = harness::run(test_registry(), parse({"--case", "add/*", "--samples", "2"}),
+                                  gpu, out, err, "bench");
+  ASSERT_EQ(status, 0) << err.str();
+  const auto header = records(out.str()).front();
+  EXPECT_EQ(header["backend"], "cuda");
+  EXPECT_EQ(header["gpu"]["sm_count"], 108);
+  EXPECT_EQ(header["gpu"]["memory_bus_bits"], 5120);
+  const auto parsed = culprit::parse_culprit_jsonl(out.str());
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_TRUE(parsed->device && parsed->device->gpu);
+  EXPECT_EQ(parsed->device->gpu->sm_clock_mhz, 1410);
+  EXPECT_EQ(parsed->device->gpu->compute_major, 8);
 }
 
 TEST(HarnessRun, ABenchmarkNameSelectsAllItsCases) {

@@ -162,10 +162,35 @@ template <class Launch> void exec(State& state, cudaStream_t stream, Launch&& la
   }
 }
 
+// The properties of the current CUDA device that give its peaks (cudaDeviceGetAttribute: the
+// fields of cudaDeviceProp that held the clocks are gone from CUDA 13).
+inline GpuProperties gpu_properties() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  const auto attribute = [device](cudaDeviceAttr which, const char* what) {
+    int value = 0;
+    check(cudaDeviceGetAttribute(&value, which, device), what);
+    return value;
+  };
+  GpuProperties gpu;
+  gpu.sm_count = attribute(cudaDevAttrMultiProcessorCount, "cudaDeviceGetAttribute(SM count)");
+  gpu.sm_clock_mhz = attribute(cudaDevAttrClockRate, "cudaDeviceGetAttribute(SM clock)") / 1e3;
+  gpu.memory_clock_mhz =
+      attribute(cudaDevAttrMemoryClockRate, "cudaDeviceGetAttribute(memory clock)") / 1e3;
+  gpu.memory_bus_bits =
+      attribute(cudaDevAttrGlobalMemoryBusWidth, "cudaDeviceGetAttribute(memory bus width)");
+  gpu.compute_major =
+      attribute(cudaDevAttrComputeCapabilityMajor, "cudaDeviceGetAttribute(compute capability)");
+  gpu.compute_minor =
+      attribute(cudaDevAttrComputeCapabilityMinor, "cudaDeviceGetAttribute(compute capability)");
+  return gpu;
+}
+
 // The CUDA backend: the device is the current CUDA device, named as cudaGetDeviceProperties
-// names it (the name nvidia-smi prints).
+// names it (the name nvidia-smi prints), with the properties that give its peaks.
 inline Backend backend() {
-  return Backend{"cuda", [] {
+  return Backend{"cuda",
+                 [] {
                    int device = 0;
                    cudaDeviceProp properties{};
                    const cudaError_t status = cudaGetDevice(&device);
@@ -176,7 +201,8 @@ inline Backend backend() {
                    }
                    check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
                    return std::string(properties.name);
-                 }};
+                 },
+                 gpu_properties};
 }
 
 } // namespace culprit::harness::cuda

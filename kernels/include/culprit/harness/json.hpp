@@ -160,6 +160,13 @@ public:
     return *this;
   }
 
+  // Another object as the value of `key`.
+  JsonObject& object_field(std::string_view key, const JsonObject& value) {
+    append_key(key);
+    m_text += value.m_text + "}";
+    return *this;
+  }
+
   // The object as one line, newline included.
   std::string line() const { return m_text + "}\n"; }
 

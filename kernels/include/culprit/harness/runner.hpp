@@ -20,29 +20,51 @@
 
 namespace culprit::harness {
 
-constexpr const char* k_harness_version = "culprit-harness 0.2.0";
+constexpr const char* k_harness_version = "culprit-harness 0.3.0";
 constexpr int k_format_version = 1;
 
-// Where cases run. `device` is asked only when cases are measured, so that --list and --help
-// work on a machine without the device.
+// What a GPU's properties say about its peaks, written in the header so that culprit can place
+// each case against the device's roofline: SMs x FP32 lanes per SM x 2 x the SM clock, and the
+// memory clock x 2 x the bus width.
+struct GpuProperties {
+  int sm_count = 0;
+  double sm_clock_mhz = 0;
+  double memory_clock_mhz = 0;
+  int memory_bus_bits = 0;
+  int compute_major = 0;
+  int compute_minor = 0;
+};
+
+// Where cases run. `device` (and `gpu`, when set) are asked only when cases are measured, so that
+// --list and --help work on a machine without the device.
 struct Backend {
   std::string name;
   std::function<std::string()> device;
+  std::function<GpuProperties()> gpu = {};
 };
 
 inline Backend cpu_backend() {
   return Backend{"cpu", cpu_model_name};
 }
 
-inline std::string header_record(const std::string& backend, const std::string& device) {
-  return JsonObject()
-      .string_field("type", "header")
+inline std::string header_record(const std::string& backend, const std::string& device,
+                                 const GpuProperties* gpu = nullptr) {
+  JsonObject header;
+  header.string_field("type", "header")
       .string_field("format", "culprit-jsonl")
       .integer_field("version", k_format_version)
       .string_field("harness", k_harness_version)
       .string_field("backend", backend)
-      .string_field("device", device)
-      .line();
+      .string_field("device", device);
+  if (gpu != nullptr)
+    header.object_field("gpu", JsonObject()
+                                   .integer_field("sm_count", gpu->sm_count)
+                                   .number_field("sm_clock_mhz", gpu->sm_clock_mhz)
+                                   .number_field("memory_clock_mhz", gpu->memory_clock_mhz)
+                                   .integer_field("memory_bus_bits", gpu->memory_bus_bits)
+                                   .integer_field("compute_major", gpu->compute_major)
+                                   .integer_field("compute_minor", gpu->compute_minor));
+  return header.line();
 }
 
 // flops and bytes are left out when negative (not given by the benchmark).
@@ -146,7 +168,14 @@ inline int run(const Registry& registry, const Options& options, const Backend& 
     return 0;
   }
   try {
-    out << header_record(backend.name, backend.device()) << std::flush;
+    // The device first: it says in words when there is none.
+    const auto device = backend.device();
+    if (backend.gpu) {
+      const GpuProperties gpu = backend.gpu();
+      out << header_record(backend.name, device, &gpu) << std::flush;
+    } else {
+      out << header_record(backend.name, device) << std::flush;
+    }
   } catch (const std::exception& error) {
     err << program << ": " << error.what() << "\n";
     return 1;
