@@ -550,11 +550,11 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   if (o.duet)
     recipe.run.duet = *o.duet;
   if (o.peak_gflops)
-    recipe.roofline.peak_gflops = *o.peak_gflops;
+    recipe.roofline.peak_gflops = o.peak_gflops;
   if (o.peak_tensor_gflops)
-    recipe.roofline.peak_tensor_gflops = *o.peak_tensor_gflops;
+    recipe.roofline.peak_tensor_gflops = o.peak_tensor_gflops;
   if (o.peak_gbps)
-    recipe.roofline.peak_gbps = *o.peak_gbps;
+    recipe.roofline.peak_gbps = o.peak_gbps;
   if (o.peak_device)
     recipe.roofline.device = *o.peak_device;
   CULPRIT_TRY(check_roofline(recipe.roofline));

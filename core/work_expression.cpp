@@ -36,8 +36,9 @@ std::string where(const mu::Parser::exception_type& error) {
 std::optional<double> axis_number(std::string_view text) {
   const auto parse = [](std::string_view part) -> std::optional<double> {
     double value = 0;
-    const auto* end = part.data() + part.size();
-    const auto [next, error] = std::from_chars(part.data(), end, value);
+    const std::string digits(part); // from_chars reads a range; a string gives it its end
+    const auto* end = digits.c_str() + digits.size();
+    const auto [next, error] = std::from_chars(digits.c_str(), end, value);
     if (error != std::errc() || next != end || !std::isfinite(value))
       return std::nullopt;
     return value;

@@ -5,6 +5,7 @@
 // parentheses, numbers, and functions such as min, max, sqrt and log2.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>

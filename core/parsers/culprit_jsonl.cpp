@@ -79,8 +79,8 @@ Result<std::optional<DeviceInfo>> read_header(const JsonFields& fields, const Js
   if (!device || device->empty())
     return std::nullopt;
   CULPRIT_TRY_ASSIGN(const auto backend, fields.optional_string(record, "backend", ""));
-  CULPRIT_TRY_ASSIGN(auto gpu, read_gpu_properties(fields, record));
-  return DeviceInfo{.backend = backend.value_or(""), .name = *device, .gpu = std::move(gpu)};
+  CULPRIT_TRY_ASSIGN(const auto gpu, read_gpu_properties(fields, record));
+  return DeviceInfo{.backend = backend.value_or(""), .name = *device, .gpu = gpu};
 }
 
 Status read_sample(const JsonFields& fields, const Json& record, SampleTable& table) {

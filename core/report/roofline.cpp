@@ -249,12 +249,15 @@ std::string roofline_svg(const Evidence& evidence) {
                 "Achieved FLOP/s of each case against its arithmetic intensity (FLOPs per byte), "
                 "on log scales, under the memory slope and the compute ceiling of the device; a "
                 "case measured at two commits is drawn at both, with an arrow from base to head.");
-  for (double d = std::ceil(dx0); d <= dx1; ++d) {
+  // Decades are counted in integers (a double counter is a trap: see svg::nice_ticks).
+  for (auto k = static_cast<long>(std::ceil(dx0)); static_cast<double>(k) <= dx1; ++k) {
+    const auto d = static_cast<double>(k);
     c.line(x(d), top, x(d), height - bottom, "grid");
     c.text(x(d), height - bottom + 16, fmt::format("{:g}", std::pow(10.0, d)), "tick",
            svg::Canvas::Anchor::middle);
   }
-  for (double d = std::ceil(dy0); d <= dy1; ++d) {
+  for (auto k = static_cast<long>(std::ceil(dy0)); static_cast<double>(k) <= dy1; ++k) {
+    const auto d = static_cast<double>(k);
     c.line(left, y(d), width - right, y(d), "grid");
     c.text(left - 6, y(d) + 4, si_decade(d), "tick", svg::Canvas::Anchor::end);
   }

@@ -322,10 +322,10 @@ TEST_F(MeasureCli, ACommitThatSlowedTwoCasesIsOneCulpritWithBothCases) {
   // Judged by each run's fastest sample, with room for more runs: the test is about grouping
   // cases by commit, and a loaded CI machine (other tests beside it) must not leave a case
   // unresolved.
-  auto found = run_culprit({"--cache-dir", (temp / "cache").string(), "bisect", "--good", first,
-                            "--bad", last, "--json", json, "--statistic", "min", "--max-runs",
-                            "40"},
-                           two.dir());
+  auto found =
+      run_culprit({"--cache-dir", (temp / "cache").string(), "bisect", "--good", first, "--bad",
+                   last, "--json", json, "--statistic", "min", "--max-runs", "40"},
+                  two.dir());
   ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
   const auto out = "\n" + found.out;
   const auto named = "\nculprit " + slower.substr(0, 12);
