@@ -6,10 +6,10 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "cli/recipe_flags.hpp"
-#include "core/build.hpp"
+#include "core/build/builder.hpp"
 #include "core/exec/local_executor.hpp"
-#include "core/interrupt.hpp"
-#include "core/report/escape.hpp"
+#include "core/util/interrupt.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit::cli {
 namespace {

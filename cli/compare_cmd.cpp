@@ -5,8 +5,8 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/verdict_table.hpp"
-#include "core/measure/evidence_fill.hpp"
-#include "core/report/format.hpp"
+#include "core/evidence/fill.hpp"
+#include "core/util/format.hpp"
 #include "core/report/report.hpp"
 #include "core/report/roofline.hpp"
 

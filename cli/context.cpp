@@ -1,6 +1,6 @@
 #include "cli/context.hpp"
 
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::cli {
 

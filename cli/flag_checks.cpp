@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/report/escape.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit::cli {
 namespace {

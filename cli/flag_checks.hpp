@@ -1,7 +1,7 @@
 #pragma once
 // Checks for numeric flags that say each flag's real bounds in words ("--every: 0 is out of
 // range: give a whole number from 1 to 1000000"), and the bounds themselves, the same as the
-// config file's (core/recipe.hpp).
+// config file's (core/recipe/recipe.hpp).
 
 #include <cstdint>
 

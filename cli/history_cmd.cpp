@@ -13,13 +13,13 @@
 #include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
 #include "cli/report_outputs.hpp"
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "core/history/git_support.hpp"
-#include "core/history/render.hpp"
+#include "core/report/history.hpp"
 #include "core/history/series.hpp"
 #include "core/host/fingerprint.hpp"
-#include "core/measure/roofline_fill.hpp"
-#include "core/roofline_peaks.hpp"
+#include "core/evidence/roofline_fill.hpp"
+#include "core/roofline/peaks.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "cli/output.hpp"
 #include "core/history/import.hpp"
 #include "core/host/fingerprint.hpp"
-#include "core/report/format.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
-#include "core/interrupt.hpp"
-#include "core/version.hpp"
+#include "core/util/interrupt.hpp"
+#include "core/util/version.hpp"
 
 namespace culprit::cli {
 namespace {

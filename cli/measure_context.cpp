@@ -5,11 +5,11 @@
 #include "cli/context.hpp"
 #include "cli/output.hpp"
 #include "cli/recipe_flags.hpp"
-#include "core/build_pool.hpp"
-#include "core/fs.hpp"
+#include "core/build/pool.hpp"
+#include "core/util/fs.hpp"
 #include "core/host/cpus.hpp"
-#include "core/interrupt.hpp"
-#include "core/measure/roofline_fill.hpp"
+#include "core/util/interrupt.hpp"
+#include "core/evidence/roofline_fill.hpp"
 
 #include <utility>
 

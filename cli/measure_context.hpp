@@ -11,16 +11,16 @@
 
 #include "cli/command.hpp"
 #include "cli/report_outputs.hpp"
-#include "core/bisect/bisect.hpp"
-#include "core/build.hpp"
-#include "core/compare.hpp"
-#include "core/evidence.hpp"
+#include "core/build/provider.hpp"
+#include "core/build/builder.hpp"
+#include "core/measure/compare.hpp"
+#include "core/evidence/evidence.hpp"
 #include "core/exec/local_executor.hpp"
 #include "core/exec/slurm_executor.hpp"
 #include "core/git/repository.hpp"
 #include "core/measure/session.hpp"
-#include "core/recipe.hpp"
-#include "core/roofline_peaks.hpp"
+#include "core/recipe/recipe.hpp"
+#include "core/roofline/peaks.hpp"
 
 namespace culprit::cli {
 

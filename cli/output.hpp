@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::cli {
 

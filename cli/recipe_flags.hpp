@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/recipe.hpp"
+#include "core/recipe/recipe.hpp"
 
 namespace culprit::cli {
 

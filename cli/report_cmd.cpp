@@ -6,7 +6,7 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/report_outputs.hpp"
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "core/report/report.hpp"
 
 namespace culprit::cli {

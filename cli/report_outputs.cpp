@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "cli/output.hpp"
-#include "core/fs.hpp"
-#include "core/report/escape.hpp"
+#include "core/util/fs.hpp"
+#include "core/util/escape.hpp"
 #include "core/report/report.hpp"
 
 namespace culprit::cli {

@@ -9,8 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/error.hpp"
-#include "core/evidence.hpp"
+#include "core/util/error.hpp"
+#include "core/evidence/evidence.hpp"
 #include "core/git/repository.hpp"
 #include "core/report/view.hpp"
 

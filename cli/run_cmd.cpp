@@ -13,9 +13,9 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/measure/case_select.hpp"
-#include "core/measure/evidence_fill.hpp"
-#include "core/report/escape.hpp"
-#include "core/report/format.hpp"
+#include "core/evidence/fill.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 #include "core/report/report.hpp"
 #include "core/report/roofline.hpp"
 

@@ -10,8 +10,8 @@
 #include "cli/recipe_flags.hpp"
 #include "core/history/git_support.hpp"
 #include "core/history/track.hpp"
-#include "core/report/escape.hpp"
-#include "core/report/format.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -7,12 +7,12 @@
 #include "cli/measure_context.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
-#include "core/clock.hpp"
-#include "core/fs.hpp"
+#include "core/util/clock.hpp"
+#include "core/util/fs.hpp"
 #include "core/history/git_support.hpp"
-#include "core/history/triage_evidence.hpp"
-#include "core/measure/evidence_fill.hpp"
-#include "core/report/format.hpp"
+#include "core/evidence/triage.hpp"
+#include "core/evidence/fill.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/output.hpp"
-#include "core/report/format.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::cli {
 

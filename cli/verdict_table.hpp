@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 
 namespace culprit::cli {
 

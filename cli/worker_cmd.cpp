@@ -13,9 +13,9 @@
 #include "cli/output.hpp"
 #include "core/exec/batch_files.hpp"
 #include "core/exec/local_executor.hpp"
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "core/host/fingerprint.hpp"
-#include "core/interrupt.hpp"
+#include "core/util/interrupt.hpp"
 #include "core/store/records.hpp"
 
 namespace culprit::cli {

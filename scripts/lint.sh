@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# clang-format and clang-tidy over our own C++ sources; any finding fails.
+# The layers of core/ (scripts/check-layers.py, core/README.md), then clang-format and clang-tidy
+# over our own C++ sources; any finding fails.
 # clang-tidy reads the compile database of the `lint` preset (configured here, never built): it has
 # no precompiled headers, so every file is checked as it compiles on its own.
 set -euo pipefail
@@ -7,6 +8,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 cmake --preset lint >/dev/null
 build_dir=build/lint
+
+python3 scripts/check-layers.py
 
 mapfile -t sources < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.cu' '*.cuh' | grep -v '^tests/fixtures/')
 echo "lint: clang-format on ${#sources[@]} files"

@@ -1,5 +1,5 @@
 #pragma once
-// Bisection that trusts statistics (DESIGN.md, "Bisection trusts statistics").
+// Bisection that trusts statistics.
 //
 // 1. Confirm: good and bad are compared like `culprit compare` does. The cases to bisect are the
 //    chosen ones (--case), or every case whose verdict is slower (faster with --improvement);
@@ -29,43 +29,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/build.hpp"
-#include "core/compare.hpp"
-#include "core/error.hpp"
+#include "core/build/provider.hpp"
+#include "core/measure/compare.hpp"
+#include "core/util/error.hpp"
 #include "core/measure/sampler.hpp"
 #include "stats/step_position.hpp"
 
 namespace culprit {
-
-// Builds a commit; the real one wraps Builder, tests and simulations give a fake.
-class BuildProvider {
-public:
-  BuildProvider() = default;
-  virtual ~BuildProvider() = default;
-  BuildProvider(const BuildProvider&) = delete;
-  BuildProvider& operator=(const BuildProvider&) = delete;
-  BuildProvider(BuildProvider&&) = delete;
-  BuildProvider& operator=(BuildProvider&&) = delete;
-  virtual Result<BuildResult> build(const std::string& commit, const std::string& rev) = 0;
-  // Builds several commits (commit, rev) ahead of build(), at once when the provider can; build()
-  // then finds them done. The default does nothing: build() builds them one by one.
-  virtual Status prepare(std::span<const std::pair<std::string, std::string>> /*commits*/) {
-    return {};
-  }
-};
-
-class BuilderProvider final : public BuildProvider {
-public:
-  BuilderProvider(Builder& builder, BuildOptions options)
-      : m_builder(builder), m_options(std::move(options)) {}
-  Result<BuildResult> build(const std::string& commit, const std::string& rev) override {
-    return m_builder.build(commit, rev, m_options);
-  }
-
-private:
-  Builder& m_builder;
-  BuildOptions m_options;
-};
 
 struct BisectSettings {
   CompareSettings compare;  // threshold, confidence, runs, cases, metric, seed

@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "core/bisect/bisection.hpp"
-#include "core/compare.hpp"
+#include "core/measure/compare.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/paired.hpp"
 #include "stats/run_statistic.hpp"

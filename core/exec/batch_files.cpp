@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit {
 namespace {

@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
 
 namespace culprit {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/command_template.hpp"
+#include "core/recipe/command_template.hpp"
 
 namespace culprit {
 namespace {

@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

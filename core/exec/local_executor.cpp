@@ -14,7 +14,7 @@
 #include "core/exec/child_process.hpp"
 #include "core/exec/spawn.hpp"
 #include "core/exec/unique_fd.hpp"
-#include "core/interrupt.hpp"
+#include "core/util/interrupt.hpp"
 
 namespace culprit {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/exec/child_process.hpp"
 #include "core/exec/executor.hpp"
 

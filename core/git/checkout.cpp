@@ -8,8 +8,8 @@
 #include <git2/sys/repository.h>
 #include <sys/stat.h>
 
-#include "core/fs.hpp"
-#include "core/git_library.hpp"
+#include "core/util/fs.hpp"
+#include "core/git/library.hpp"
 
 namespace culprit::git {
 namespace {

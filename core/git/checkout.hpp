@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/git/repository.hpp"
 
 namespace culprit::git {

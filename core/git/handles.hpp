@@ -8,7 +8,7 @@
 
 #include <git2.h>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::git {
 

@@ -6,9 +6,9 @@
 #include <optional>
 #include <set>
 
-#include "core/git_library.hpp"
-#include "core/hash.hpp"
-#include "core/report/escape.hpp"
+#include "core/git/library.hpp"
+#include "core/git/hash.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit::git {
 namespace {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/git/handles.hpp"
 
 namespace culprit::git {

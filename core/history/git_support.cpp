@@ -1,6 +1,6 @@
 #include "core/history/git_support.hpp"
 
-#include "core/report/escape.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit::history {
 
@@ -45,19 +45,6 @@ Result<std::vector<RangeCommit>> range_commits(const git::Repository& repo,
 Result<std::vector<std::string>> RepositoryGraph::range(const std::string& before,
                                                         const std::string& after) {
   return m_repo.range(before, after, git::History::first_parent);
-}
-
-CommitLabels commit_labels(const git::Repository& repo, const History& history) {
-  CommitLabels labels;
-  for (const auto& series : history.series)
-    for (const auto& point : series.points) {
-      if (labels.contains(point.commit))
-        continue;
-      if (auto info = repo.commit_info(point.commit))
-        labels.emplace(point.commit,
-                       CommitLabel{info->subject, info->author.name, info->author.iso8601()});
-    }
-  return labels;
 }
 
 } // namespace culprit::history

@@ -1,14 +1,13 @@
 #pragma once
-// What the history commands ask git: the commits of a range with their times, the commits
-// between two measured ones, and subjects and authors to label points with.
+// What the history commands ask git: the commits of a range with their times, and the commits
+// between two measured ones.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/git/repository.hpp"
-#include "core/history/render.hpp"
 #include "core/history/track.hpp"
 #include "core/history/triage.hpp"
 
@@ -27,9 +26,5 @@ public:
 private:
   const git::Repository& m_repo;
 };
-
-// Subject, author and date of every commit the history shows; commits git does not know (an
-// import for a commit since rewritten away) are left out.
-CommitLabels commit_labels(const git::Repository& repo, const History& history);
 
 } // namespace culprit::history

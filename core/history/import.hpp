@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/history/ledger.hpp"
 #include "core/parsers/output_format.hpp"
 #include "core/store/store.hpp"

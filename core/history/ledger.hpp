@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
 

@@ -36,9 +36,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/history/ledger.hpp"
-#include "core/metric.hpp"
+#include "core/parsers/metric.hpp"
 #include "core/store/store.hpp"
 
 namespace culprit::history {
@@ -107,7 +107,7 @@ struct ChangeOptions {
   unsigned threads = 0;
 };
 
-// The least time one call of a case can take at a point (its roofline bound, core/roofline.hpp),
+// The least time one call of a case can take at a point (its roofline bound, core/roofline/roofline.hpp),
 // or why there is none.
 struct RooflineBound {
   std::optional<double> seconds;

@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "core/compare.hpp"
+#include "core/measure/compare.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/measure/estimator.hpp"
 

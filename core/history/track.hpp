@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/bisect/bisect.hpp"
-#include "core/error.hpp"
+#include "core/build/provider.hpp"
+#include "core/util/error.hpp"
 #include "core/history/ledger.hpp"
 #include "core/measure/sampler.hpp"
 

@@ -8,7 +8,7 @@
 // 2. Grouped: change points of several cases between the same two measured commits, in the same
 //    direction, are one bisection.
 // 3. Confirmed (never bisect on one noisy point): the bisection starts with compare's sequential
-//    test of the two commits (core/compare.hpp). The tracked runs are its first look; more runs
+//    test of the two commits (core/measure/compare.hpp). The tracked runs are its first look; more runs
 //    are bought only while the verdict is uncertain, up to max_runs. A case that does not come
 //    out slower (faster for an improvement) is dismissed, and remembered as not confirmed.
 // 4. Bisected (core/bisect) between the measured commits around the change point, widened by
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "core/bisect/bisect.hpp"
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/history/ledger.hpp"
 #include "core/history/series.hpp"
 

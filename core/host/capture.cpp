@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 extern char** environ; // NOLINT(readability-redundant-declaration): POSIX does not declare it
 

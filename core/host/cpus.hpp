@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::host {
 

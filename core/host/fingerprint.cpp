@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/hash.hpp"
+#include "core/git/hash.hpp"
 #include "core/host/gpu.hpp"
 
 namespace culprit::host {

@@ -16,7 +16,7 @@
 
 #include <fmt/core.h>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/host/capture.hpp"
 
 namespace culprit::host {

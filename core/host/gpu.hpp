@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::host {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "stats/interference.hpp"
 
 namespace culprit::host {

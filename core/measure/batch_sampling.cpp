@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "core/hash.hpp"
-#include "core/interrupt.hpp"
+#include "core/git/hash.hpp"
+#include "core/util/interrupt.hpp"
 #include "core/measure/sampler.hpp"
 
 namespace culprit {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/measure/subject.hpp"
-#include "core/metric.hpp"
+#include "core/parsers/metric.hpp"
 #include "core/store/records.hpp"
 
 namespace culprit {

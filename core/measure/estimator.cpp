@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/report/escape.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit {
 namespace {

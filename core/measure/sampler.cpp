@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "core/command_template.hpp"
-#include "core/hash.hpp"
-#include "core/interrupt.hpp"
+#include "core/recipe/command_template.hpp"
+#include "core/git/hash.hpp"
+#include "core/util/interrupt.hpp"
 #include "core/parsers/output_format.hpp"
 
 namespace culprit {

@@ -40,12 +40,12 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/host/gpu.hpp"
 #include "core/measure/subject.hpp"
 #include "core/parsers/output_format.hpp"
-#include "core/recipe.hpp"
+#include "core/recipe/recipe.hpp"
 #include "core/store/store.hpp"
 #include "stats/types.hpp"
 

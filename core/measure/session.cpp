@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "core/host/noise.hpp"
 #include "core/host/render.hpp"
 #include "core/measure/parse_options.hpp"

@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/measure/sampler.hpp"
-#include "core/recipe.hpp"
+#include "core/recipe/recipe.hpp"
 #include "core/store/store.hpp"
 
 namespace culprit {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "stats/error.hpp"
 
 namespace culprit {

@@ -25,8 +25,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/error.hpp"
-#include "core/metric.hpp"
+#include "core/util/error.hpp"
+#include "core/parsers/metric.hpp"
 #include "core/parsers/json_support.hpp"
 
 namespace culprit {

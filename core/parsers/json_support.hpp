@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/parsers/parse_support.hpp"
 
 namespace culprit {

@@ -12,9 +12,9 @@
 
 #include <string_view>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
-#include "core/metric.hpp"
+#include "core/parsers/metric.hpp"
 #include "core/parsers/csv_table.hpp"
 #include "core/parsers/gbench_json.hpp"
 #include "core/parsers/nvbench_json.hpp"

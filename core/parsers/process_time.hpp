@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
-#include "core/metric.hpp"
+#include "core/parsers/metric.hpp"
 
 namespace culprit {
 

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "core/report/escape.hpp"
-#include "core/report/format.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 #include "core/report/html_style.hpp"
 #include "core/report/plots.hpp"
 #include "core/report/report.hpp"

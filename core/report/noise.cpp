@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/report/escape.hpp"
-#include "core/report/format.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 #include "core/report/report.hpp"
 
 namespace culprit::report {

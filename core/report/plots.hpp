@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "core/report/view.hpp"
 
 namespace culprit::report {

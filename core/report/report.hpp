@@ -2,13 +2,13 @@
 // Reports people read, rendered from the evidence document. Each renderer is a pure function
 // from an Evidence value to a string: no I/O, no clock, no environment, so that the same
 // evidence gives the same bytes (tested against golden files in tests/fixtures/report/).
-// Every string that came from outside culprit is escaped for the format (core/report/escape.hpp).
+// Every string that came from outside culprit is escaped for the format (core/util/escape.hpp).
 
 #include <string>
 #include <string_view>
 
-#include "core/error.hpp"
-#include "core/evidence.hpp"
+#include "core/util/error.hpp"
+#include "core/evidence/evidence.hpp"
 #include "core/report/view.hpp"
 
 namespace culprit::report {

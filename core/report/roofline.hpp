@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 
 namespace culprit::report {
 

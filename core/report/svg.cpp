@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/report/escape.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit::report::svg {
 namespace {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 
 namespace culprit::report {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/metric.hpp"
+#include "core/parsers/metric.hpp"
 
 namespace culprit::store {
 

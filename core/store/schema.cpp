@@ -15,7 +15,7 @@
 
 #include <fmt/core.h>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/store/sqlite.hpp"
 #include "core/store/store.hpp"
 

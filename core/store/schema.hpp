@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/store/sqlite.hpp"
 
 namespace culprit::store {

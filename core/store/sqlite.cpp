@@ -14,7 +14,7 @@
 
 #include <fmt/core.h>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::sqlite {
 namespace {

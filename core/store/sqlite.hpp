@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;

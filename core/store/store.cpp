@@ -9,7 +9,7 @@
 
 #include <fmt/core.h>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/store/records.hpp"
 #include "core/store/schema.hpp"
 #include "core/store/sqlite.hpp"

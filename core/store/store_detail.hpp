@@ -1,7 +1,7 @@
 #pragma once
 // Between the store's source files; not part of its interface.
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
 

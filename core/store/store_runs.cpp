@@ -12,8 +12,8 @@
 
 #include <fmt/core.h>
 
-#include "core/error.hpp"
-#include "core/metric.hpp"
+#include "core/util/error.hpp"
+#include "core/parsers/metric.hpp"
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
 #include "core/store/store.hpp"

@@ -11,9 +11,9 @@
 
 #include <sys/stat.h>
 
-#include "core/build.hpp"
+#include "core/build/builder.hpp"
 #include "core/exec/local_executor.hpp"
-#include "core/workspace.hpp"
+#include "core/build/workspace.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -22,7 +22,7 @@
 #include "core/bisect/bisect.hpp"
 #include "core/exec/local_executor.hpp"
 #include "core/exec/slurm_executor.hpp"
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "core/measure/parse_options.hpp"
 #include "tests/support/fake_measure.hpp"
 #include "tests/support/slurm_cluster.hpp"

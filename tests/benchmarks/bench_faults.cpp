@@ -27,7 +27,7 @@
 
 #include <fmt/format.h>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "tests/support/step_project.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/compare.hpp"
+#include "core/measure/compare.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/sequential.hpp"

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/bisect/bisect.hpp"
-#include "core/interrupt.hpp"
+#include "core/util/interrupt.hpp"
 #include "tests/support/fake_measure.hpp"
 
 namespace culprit {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "core/compare.hpp"
+#include "core/measure/compare.hpp"
 #include "stats/run_statistic.hpp"
 #include "tests/support/fake_measure.hpp"
 

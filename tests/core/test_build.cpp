@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/build.hpp"
+#include "core/build/builder.hpp"
 #include "core/exec/local_executor.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/temp_dir.hpp"

@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/build_pool.hpp"
+#include "core/build/pool.hpp"
 #include "core/exec/local_executor.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/temp_dir.hpp"

@@ -9,9 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/cmake_scan.hpp"
-#include "core/init_recipe.hpp"
-#include "core/recipe.hpp"
+#include "core/recipe/cmake_scan.hpp"
+#include "core/recipe/init_recipe.hpp"
+#include "core/recipe/recipe.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {

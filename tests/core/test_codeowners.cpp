@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/codeowners.hpp"
+#include "core/git/codeowners.hpp"
 #include "core/git/repository.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/temp_dir.hpp"

@@ -1,9 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/command_template.hpp"
-#include "core/init_recipe.hpp"
-#include "core/recipe.hpp"
+#include "core/recipe/command_template.hpp"
+#include "core/recipe/init_recipe.hpp"
+#include "core/recipe/recipe.hpp"
 #include "tests/support/temp_dir.hpp"
 #include <fstream>
 

@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/compare.hpp"
+#include "core/measure/compare.hpp"
 #include "tests/support/fake_measure.hpp"
 
 namespace culprit {

@@ -3,9 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/culprit_hints.hpp"
+#include "core/evidence/culprit_hints.hpp"
 #include "core/exec/local_executor.hpp"
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "tests/support/evidence_samples.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/process.hpp"

@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {

@@ -1,4 +1,4 @@
-#include "core/interrupt.hpp"
+#include "core/util/interrupt.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -8,7 +8,7 @@
 #include "core/bisect/bisect.hpp"
 #include "core/history/ledger.hpp"
 #include "core/history/track.hpp"
-#include "core/measure/evidence_fill.hpp"
+#include "core/evidence/fill.hpp"
 #include "core/measure/parse_options.hpp"
 #include "tests/support/fake_measure.hpp"
 

@@ -1,4 +1,4 @@
-#include "core/ptxas.hpp"
+#include "core/build/ptxas.hpp"
 
 #include <algorithm>
 #include <filesystem>

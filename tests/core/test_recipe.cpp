@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/recipe.hpp"
+#include "core/recipe/recipe.hpp"
 
 namespace culprit {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/roofline.hpp"
+#include "core/roofline/roofline.hpp"
 
 #include <cmath>
 

@@ -1,12 +1,12 @@
-// Where the roofline's peaks come from (core/roofline_peaks.hpp) and the work expressions of
-// [roofline.cases] (core/work_expression.hpp).
+// Where the roofline's peaks come from (core/roofline/peaks.hpp) and the work expressions of
+// [roofline.cases] (core/recipe/work_expression.hpp).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/measure/roofline_fill.hpp"
-#include "core/roofline_peaks.hpp"
-#include "core/work_expression.hpp"
+#include "core/evidence/roofline_fill.hpp"
+#include "core/roofline/peaks.hpp"
+#include "core/recipe/work_expression.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "core/git/repository.hpp"
-#include "core/workspace.hpp"
+#include "core/build/workspace.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/temp_dir.hpp"
 

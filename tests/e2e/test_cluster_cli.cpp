@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "tests/support/fake_slurm.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/loop_bench.hpp"

@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/command_template.hpp"
-#include "core/recipe.hpp"
+#include "core/recipe/command_template.hpp"
+#include "core/recipe/recipe.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"

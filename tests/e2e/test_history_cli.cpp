@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/loop_bench.hpp"
 #include "tests/support/process.hpp"

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/loop_bench.hpp"
 #include "tests/support/process.hpp"

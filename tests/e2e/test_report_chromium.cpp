@@ -8,7 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "tests/support/evidence_samples.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"

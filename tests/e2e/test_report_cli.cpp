@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "tests/support/evidence_samples.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/process.hpp"

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "core/host/cpus.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/machine_bench.hpp"

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "core/exec/slurm_executor.hpp"
-#include "core/fs.hpp"
-#include "core/interrupt.hpp"
+#include "core/util/fs.hpp"
+#include "core/util/interrupt.hpp"
 #include "tests/support/fake_slurm.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -1,7 +1,7 @@
 // libFuzzer target: CODEOWNERS files of both dialects and the matching of paths against them.
 // The input is the file, then a NUL, then paths one a line; its first byte picks the dialect.
 
-#include "core/codeowners.hpp"
+#include "core/git/codeowners.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,7 +2,7 @@
 // of check_evidence), written again and rendered: evidence that is accepted renders as text with
 // nothing in it that drives a terminal.
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "core/report/report.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 

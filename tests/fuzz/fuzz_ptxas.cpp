@@ -1,6 +1,6 @@
 // libFuzzer target: ptxas -v logs, the demangler behind kernel names, and the resource diff.
 
-#include "core/ptxas.hpp"
+#include "core/build/ptxas.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

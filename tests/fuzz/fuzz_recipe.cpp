@@ -1,6 +1,6 @@
 // libFuzzer target: culprit.toml, read and then checked as the commands check it.
 
-#include "core/recipe.hpp"
+#include "core/recipe/recipe.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

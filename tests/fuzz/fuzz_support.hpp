@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "core/error.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::fuzz {
 

@@ -1,10 +1,10 @@
-// libFuzzer target: the escaping of foreign text (core/report/escape.hpp) that everything culprit
+// libFuzzer target: the escaping of foreign text (core/util/escape.hpp) that everything culprit
 // prints from outside passes through. Whatever the bytes, what comes out is inert on a terminal,
 // an excerpt stays short, escaping is idempotent, and HTML text holds no markup.
 
 #include <string>
 
-#include "core/report/escape.hpp"
+#include "core/util/escape.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

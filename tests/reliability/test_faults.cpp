@@ -12,7 +12,7 @@
 
 #include <gmock/gmock.h>
 
-#include "core/evidence.hpp"
+#include "core/evidence/evidence.hpp"
 #include "tests/reliability/reliability_support.hpp"
 
 namespace culprit::testing {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/command_template.hpp"
+#include "core/recipe/command_template.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/bisect/bisect.hpp"
-#include "core/exec/fake_executor.hpp"
+#include "tests/support/fake_executor.hpp"
 #include "core/measure/parse_options.hpp"
 #include "core/measure/sampler.hpp"
 #include "core/store/store.hpp"

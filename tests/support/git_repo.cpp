@@ -5,7 +5,7 @@
 
 #include <sys/stat.h>
 
-#include "core/hash.hpp"
+#include "core/git/hash.hpp"
 #include "tests/support/process.hpp"
 
 namespace culprit::testing {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/exec/fake_executor.hpp"
+#include "tests/support/fake_executor.hpp"
 #include "core/history/track.hpp"
 #include "core/history/triage.hpp"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/exec/batch_files.hpp"
-#include "core/fs.hpp"
+#include "core/util/fs.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {

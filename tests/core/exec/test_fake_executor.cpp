@@ -1,4 +1,4 @@
-#include "core/exec/fake_executor.hpp"
+#include "tests/support/fake_executor.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/interrupt.hpp"
+#include "core/util/interrupt.hpp"
 #include "core/parsers/culprit_jsonl.hpp"
 #include "tests/core/exec/exec_test_support.hpp"
 

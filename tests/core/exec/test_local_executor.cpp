@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/interrupt.hpp"
+#include "core/util/interrupt.hpp"
 #include "tests/core/exec/exec_test_support.hpp"
 #include "tests/support/temp_dir.hpp"
 

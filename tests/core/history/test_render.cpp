@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/history/render.hpp"
+#include "core/report/history.hpp"
 
 namespace culprit::history {
 namespace {

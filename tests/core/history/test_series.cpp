@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/history/render.hpp"
+#include "core/report/history.hpp"
 #include "core/history/series.hpp"
 #include "core/history/track.hpp"
 #include "tests/support/fake_measure.hpp"

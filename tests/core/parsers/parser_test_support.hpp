@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/metric.hpp"
+#include "core/parsers/metric.hpp"
 #include "tests/support/source_tree.hpp"
 
 namespace culprit::testing {

@@ -1,8 +1,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/report/escape.hpp"
-#include "core/report/format.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::report {
 namespace {

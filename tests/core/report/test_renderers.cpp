@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/report/format.hpp"
+#include "core/util/format.hpp"
 #include "core/report/report.hpp"
 #include "tests/support/evidence_samples.hpp"
 #include "tests/support/process.hpp"

@@ -1,0 +1,37 @@
+#pragma once
+// The evidence of a triage (kind "triage"): the document of core/evidence/evidence.hpp, whose top-level
+// "bisect" lists every culprit named (regressions first), plus two keys of its own:
+//   "change_points": [{case, metric, unit, before, after, ratio, p_value, kind, status,
+//                      culprits, note}]  every change point looked at, and what became of it;
+//   "findings": [{kind, commit, subject, author, cases, bisect: {good, bad, commits_in_range,
+//                 cases, steps, culprits}}]  one per culprit commit, regressions first.
+// Builds, measurements and confirmations of every bisection are in the usual lists.
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "core/build/cache.hpp"
+#include "core/util/error.hpp"
+#include "core/evidence/evidence.hpp"
+#include "core/exec/executor.hpp"
+#include "core/git/repository.hpp"
+#include "core/history/triage.hpp"
+#include "core/measure/sampler.hpp"
+
+namespace culprit::history {
+
+struct TriageDocument {
+  Evidence evidence;   // the part every evidence reader and report format understands
+  nlohmann::json json; // the same with change_points and findings: what --json writes
+};
+
+// `header` is evidence_header()'s, with host and settings; kind and status are set here
+// (culprit_found when a new regression was named, inconclusive when only open change points
+// remain, no_change otherwise).
+Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& outcome,
+                                       const git::Repository& repo, const BuildCache* cache,
+                                       Executor* executor, Sampler& sampler, double confidence,
+                                       std::uint64_t seed);
+
+} // namespace culprit::history

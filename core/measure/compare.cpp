@@ -1,0 +1,298 @@
+#include "core/measure/compare.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "core/measure/stats_bridge.hpp"
+#include "stats/fdr.hpp"
+#include "stats/paired.hpp"
+#include "stats/planning.hpp"
+#include "stats/run_statistic.hpp"
+#include "stats/sequential.hpp"
+
+namespace culprit {
+
+stats::Direction to_stats(Direction direction) {
+  return direction == Direction::lower_is_better ? stats::Direction::lower_is_better
+                                                 : stats::Direction::higher_is_better;
+}
+
+bool is_gpu_metric(std::string_view metric) {
+  return metric.find("gpu") != std::string_view::npos;
+}
+
+std::optional<stats::Interference> diagnose(const stats::Runs& runs, Direction direction) {
+  auto diagnosis = stats::diagnose_interference(runs, to_stats(direction));
+  if (!diagnosis)
+    return std::nullopt;
+  return *diagnosis;
+}
+
+Status budget_spent_if_nothing_reported(Sampler& sampler,
+                                        const std::vector<const Subject*>& subjects) {
+  for (const auto* subject : subjects) {
+    CULPRIT_TRY_ASSIGN(const auto cases, sampler.cases(*subject));
+    if (!cases.empty())
+      return {};
+  }
+  return fail(ExitCode::inconclusive, std::string(k_budget_spent_before_any_run));
+}
+
+Result<std::vector<SelectedCase>> select_common_cases(Sampler& sampler,
+                                                      const std::vector<const Subject*>& subjects,
+                                                      const CompareSettings& settings) {
+  std::vector<store::CaseMetric> available;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto* subject : subjects) {
+    CULPRIT_TRY_ASSIGN(const auto cases, sampler.cases(*subject));
+    for (const auto& c : cases)
+      if (seen.insert({c.case_name, c.metric}).second)
+        available.push_back(c);
+  }
+  return select_cases(available, settings.case_globs, settings.metric);
+}
+
+namespace {
+
+struct Pending {
+  CaseVerdict verdict;
+  bool resolved = false;
+};
+
+stats::PairedOptions paired_options(const CompareSettings& settings, Direction direction,
+                                    double confidence) {
+  stats::PairedOptions options;
+  options.rule.threshold = settings.threshold;
+  options.rule.direction = to_stats(direction);
+  options.confidence = confidence;
+  return options;
+}
+
+// Looks at one case with the blocks made so far; true when its verdict is final.
+Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& group,
+                     const stats::SequentialPlan& plan, std::size_t look,
+                     const CompareSettings& settings, Pending& pending) {
+  auto& verdict = pending.verdict;
+  const auto& key = verdict.selected.key;
+  CULPRIT_TRY_ASSIGN(const auto blocks, sampler.block_runs(group, key, plan.runs[look]));
+  verdict.blocks = blocks.blocks.size();
+  verdict.duets = static_cast<std::size_t>(std::ranges::count(blocks.duets, true));
+  verdict.base_runs = verdict.head_runs = blocks.blocks.size();
+  verdict.reused_blocks = static_cast<std::size_t>(std::ranges::count_if(
+      blocks.blocks, [&](const std::string& block) { return !sampler.made_block(block); }));
+  for (std::size_t side = 0; side < 2; ++side) {
+    CULPRIT_TRY_ASSIGN(const auto stored, sampler.runs(*group[side], key));
+    verdict.unpaired[side] = stored.samples.size() > blocks.blocks.size()
+                                 ? stored.samples.size() - blocks.blocks.size()
+                                 : 0;
+  }
+  if (blocks.blocks.empty()) {
+    CULPRIT_TRY_ASSIGN(const auto base_runs, sampler.runs(*group[0], key));
+    verdict.note =
+        fmt::format("{} did not report this case", base_runs.samples.empty() ? "base" : "head");
+    return false;
+  }
+  if (blocks.blocks.size() < 2)
+    return false; // the case appears in too few blocks yet
+  const auto direction = verdict.selected.direction;
+  for (std::size_t side = 0; side < 2; ++side)
+    verdict.interference[side] = diagnose(blocks.runs[side], direction);
+  // Chosen once, at the first look: switching statistics between looks would test several
+  // hypotheses under one error rate. The first look of a sequential plan cannot decide anything
+  // (its level is 1 - 5e-10), so the choice costs no verdict its honesty.
+  if (!verdict.estimator)
+    verdict.estimator = choose_estimator(settings.statistic, direction, verdict.interference);
+  const auto base = stats::run_values(blocks.runs[0], verdict.estimator->statistic);
+  const auto head = stats::run_values(blocks.runs[1], verdict.estimator->statistic);
+  verdict.levels = {stats::evaluate(stats::RunStatistic::median(), base),
+                    stats::evaluate(stats::RunStatistic::median(), head)};
+  CULPRIT_TRY_ASSIGN(
+      const auto decision,
+      lift(stats::decide_at_look(plan, look,
+                                 [&](double confidence) {
+                                   return stats::compare_paired(
+                                       base, head, paired_options(settings, direction, confidence));
+                                 }),
+           key.case_name));
+  verdict.comparison = decision.comparison;
+  verdict.verdict = decision.comparison.verdict;
+  return decision.next == stats::NextStep::stop;
+}
+
+// The slow side compared at the nominal level, for a case judged by the fast side: reported
+// when it says something the fast side does not.
+Status look_at_tail(Sampler& sampler, const std::array<const Subject*, 2>& group,
+                    const CompareSettings& settings, CaseVerdict& verdict) {
+  if (!verdict.estimator || !verdict.estimator->fast_side() || !verdict.comparison)
+    return {};
+  CULPRIT_TRY_ASSIGN(const auto blocks,
+                     sampler.block_runs(group, verdict.selected.key, verdict.blocks));
+  const auto statistic = slow_side(verdict.selected.direction);
+  const auto base = stats::run_values(blocks.runs[0], statistic);
+  const auto head = stats::run_values(blocks.runs[1], statistic);
+  auto tail = stats::compare_paired(
+      base, head, paired_options(settings, verdict.selected.direction, settings.confidence));
+  if (tail &&
+      (tail->verdict == stats::Verdict::slower || tail->verdict == stats::Verdict::faster) &&
+      tail->verdict != verdict.verdict)
+    verdict.tail = TailChange{statistic, *tail};
+  return {};
+}
+
+// Whether the blocks after this look run as duets when duets are automatic.
+bool want_duet(const std::vector<Pending>& pending, Sampler& sampler, CompareOutcome& outcome) {
+  if (!sampler.can_duet()) {
+    outcome.duet_reason = "auto: no two CPUs to run a duet on";
+    return false;
+  }
+  bool interference = false;
+  for (const auto& p : pending) {
+    if (is_gpu_metric(p.verdict.selected.key.metric)) {
+      outcome.duet_reason = "auto: the benchmark reports GPU times, which a duet would share";
+      return false;
+    }
+    for (const auto& side : p.verdict.interference)
+      interference = interference || (side && side->one_sided);
+  }
+  outcome.duet_reason = interference ? "auto: one-sided interference after the first look"
+                                     : "auto: no one-sided interference after the first look";
+  return interference;
+}
+
+Status control_false_discoveries(std::vector<Pending>& pending, double confidence) {
+  std::vector<double> p_values;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (pending[i].verdict.comparison) {
+      p_values.push_back(pending[i].verdict.comparison->p_value);
+      index.push_back(i);
+    }
+  }
+  if (p_values.size() <= 1)
+    return {};
+  CULPRIT_TRY_ASSIGN(const auto fdr, lift(stats::benjamini_hochberg(p_values, 1 - confidence)));
+  for (std::size_t j = 0; j < index.size(); ++j) {
+    auto& v = pending[index[j]].verdict;
+    const bool called = v.verdict == stats::Verdict::slower || v.verdict == stats::Verdict::faster;
+    if (called && fdr.adjusted[j] > 1 - confidence) {
+      v.verdict = stats::Verdict::inconclusive;
+      v.note = fmt::format("not significant once {} cases are compared at once (adjusted p = "
+                           "{:.3g})",
+                           p_values.size(), fdr.adjusted[j]);
+    }
+  }
+  return {};
+}
+
+// Byte-identical builds: the same program, so the same performance, with nothing to run.
+Result<CompareOutcome> identical_outcome(Sampler& sampler, const Subject& base,
+                                         const CompareSettings& settings) {
+  CompareOutcome outcome;
+  outcome.identical = true;
+  CULPRIT_TRY_ASSIGN(const auto stored, sampler.cases(base));
+  std::vector<SelectedCase> selected;
+  if (!stored.empty()) {
+    if (auto chosen = select_cases(stored, settings.case_globs, settings.metric))
+      selected = std::move(*chosen);
+  }
+  if (selected.empty())
+    selected.push_back(
+        {{std::string(k_every_case), settings.metric}, "", Direction::lower_is_better});
+  for (auto& s : selected) {
+    CaseVerdict verdict;
+    verdict.selected = std::move(s);
+    verdict.verdict = stats::Verdict::same;
+    stats::Comparison same;
+    same.ratio = {1.0, 1.0, 1.0, 0.0};
+    same.p_value = 1.0;
+    same.confidence = same.interval_confidence = settings.confidence;
+    same.verdict = stats::Verdict::same;
+    verdict.comparison = same;
+    verdict.note = fmt::format("identical binaries: both builds have artifacts {}, so nothing "
+                               "was run",
+                               base.artifact_id.substr(0, 12));
+    outcome.cases.push_back(std::move(verdict));
+  }
+  return outcome;
+}
+
+} // namespace
+
+Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, const Subject& head,
+                                        const CompareSettings& settings) {
+  if (base.artifact_id == head.artifact_id)
+    return identical_outcome(sampler, base, settings);
+  const std::size_t batch = settings.batch > 0 ? settings.batch : settings.min_runs;
+  CULPRIT_TRY_ASSIGN(const auto plan,
+                     lift(stats::make_sequential_plan(settings.min_runs, settings.max_runs, batch,
+                                                      settings.confidence)));
+  const std::array<const Subject*, 2> group = {&base, &head};
+  CompareOutcome outcome;
+  bool duet = settings.duet == DuetMode::on;
+  if (duet)
+    outcome.duet_reason = "asked for";
+  std::vector<Pending> pending;
+  for (std::size_t look = 0; look < plan.runs.size(); ++look) {
+    CULPRIT_TRY_ASSIGN(const bool complete,
+                       sampler.ensure_blocks({{&base, &head}, plan.runs[look], duet}));
+    outcome.duet = outcome.duet || duet;
+    outcome.looks = look + 1;
+    if (look == 0) {
+      const auto selected = select_common_cases(sampler, {&base, &head}, settings);
+      if (!selected) {
+        if (!complete)
+          CULPRIT_TRY(budget_spent_if_nothing_reported(sampler, {&base, &head}));
+        return std::unexpected(selected.error());
+      }
+      for (const auto& s : *selected) {
+        if (settings.duet == DuetMode::on && is_gpu_metric(s.key.metric))
+          return usage_error("a duet runs two revisions at once, and case {} reports {}, a GPU "
+                             "time that both would share: turn off --duet ([run] duet)",
+                             s.key.case_name, s.key.metric);
+        Pending p;
+        p.verdict.selected = s;
+        pending.push_back(std::move(p));
+      }
+    }
+    bool all_resolved = true;
+    for (auto& p : pending) {
+      if (p.resolved)
+        continue;
+      CULPRIT_TRY_ASSIGN(p.resolved, look_at(sampler, group, plan, look, settings, p));
+      all_resolved = all_resolved && p.resolved;
+    }
+    if (!complete) {
+      outcome.budget_exhausted = true;
+      break;
+    }
+    if (all_resolved)
+      break;
+    if (look == 0 && settings.duet == DuetMode::automatic)
+      duet = want_duet(pending, sampler, outcome);
+  }
+  CULPRIT_TRY(control_false_discoveries(pending, settings.confidence));
+
+  for (auto& p : pending) {
+    auto& v = p.verdict;
+    CULPRIT_TRY(look_at_tail(sampler, group, settings, v));
+    if (v.comparison) {
+      stats::PlanningOptions planning;
+      planning.threshold = settings.threshold;
+      planning.confidence = settings.confidence;
+      if (auto budget = stats::plan_runs(*v.comparison, planning))
+        v.min_detectable = budget->minimum_detectable_effect;
+    }
+    if (v.verdict == stats::Verdict::inconclusive && v.note.empty()) {
+      if (outcome.budget_exhausted)
+        v.note = "the time budget ran out";
+      else if (v.min_detectable)
+        v.note = fmt::format("could not resolve changes under {:.1f}% with {} blocks",
+                             *v.min_detectable * 100, v.blocks);
+    }
+    outcome.cases.push_back(std::move(v));
+  }
+  return outcome;
+}
+
+} // namespace culprit

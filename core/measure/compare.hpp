@@ -1,0 +1,120 @@
+#pragma once
+// The A/B comparison driver: base and head are run in interleaved blocks (one run of each, in a
+// random order, or both at once in a duet), look after look of a sequential plan
+// (stats/sequential.hpp), until every selected case has a confident verdict or the runs or the
+// time budget are spent.
+//
+// Each look compares the blocks made so far, paired (stats/paired.hpp): the ratio of the two runs
+// of a block cancels whatever the machine did to both, and blocks stored by earlier commands count
+// only when they hold both sides, so reused runs never break the pairing. Which statistic of each
+// run is compared follows the settings (core/measure/estimator.hpp): with `auto`, a case whose
+// samples show one-sided interference at the first look is judged by the fast side of each run.
+// Verdicts over several cases keep their false discovery rate under control (Benjamini-Hochberg): a
+// slower or faster call whose adjusted p-value exceeds 1 - c is reported inconclusive instead.
+//
+// Byte-identical artifacts are an answer in themselves: every case is `same` (ratio 1, the note
+// "identical binaries") without a run. The cases are those the store knows of the artifact, or
+// one row for every case when it knows none.
+//
+// Duets: with DuetMode::on every block runs both sides at once on CPUs of their own; with
+// automatic, blocks after the first look do when a case shows one-sided interference, the
+// benchmark reports no GPU time and the sampler has two CPUs for it.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/util/error.hpp"
+#include "core/measure/case_select.hpp"
+#include "core/measure/estimator.hpp"
+#include "core/measure/sampler.hpp"
+#include "core/measure/subject.hpp"
+#include "core/recipe/recipe.hpp"
+#include "stats/decision.hpp"
+#include "stats/interference.hpp"
+
+namespace culprit {
+
+struct CompareSettings {
+  double threshold = 0.02;
+  double confidence = 0.95;
+  std::size_t min_runs = 5;
+  std::size_t max_runs = 40;
+  std::size_t batch = 0; // blocks between looks; 0: min_runs
+  std::uint64_t seed = 1;
+  std::vector<std::string> case_globs;
+  std::string metric;
+  StatisticSetting statistic;
+  DuetMode duet = DuetMode::off;
+  unsigned threads = 0;
+};
+
+// A comparison of each run's slow side, beside a verdict made with the fast side.
+struct TailChange {
+  stats::RunStatistic statistic;
+  stats::Comparison comparison;
+};
+
+struct CaseVerdict {
+  SelectedCase selected;
+  std::optional<stats::Comparison> comparison; // none when a side lacks the case
+  stats::Verdict verdict = stats::Verdict::inconclusive;
+  std::optional<double> min_detectable; // relative change these data could resolve
+  std::size_t base_runs = 0;            // runs compared: one per block
+  std::size_t head_runs = 0;
+  std::string note;
+  std::optional<Estimator> estimator;
+  std::array<std::optional<stats::Interference>, 2> interference; // base, head
+  std::optional<TailChange> tail;
+  std::size_t blocks = 0;        // blocks compared
+  std::size_t duets = 0;         // of which ran as duets
+  std::size_t reused_blocks = 0; // of which earlier commands made (stored, paired)
+  // Each side's stored runs of the case that are in no block with the other side: left out.
+  std::array<std::size_t, 2> unpaired{0, 0};
+  // The median over the compared blocks of each side's run statistic.
+  std::array<double, 2> levels{0, 0};
+};
+
+struct CompareOutcome {
+  std::vector<CaseVerdict> cases;
+  // The two builds' artifacts are byte-identical: every case is the same, and nothing ran.
+  bool identical = false;
+  bool budget_exhausted = false;
+  std::size_t looks = 0;
+  bool duet = false;       // some blocks ran as duets
+  std::string duet_reason; // why duets ran, or did not when asked for automatically
+};
+
+// The name of the one row of an identical-artifact verdict when the cases are not known.
+inline constexpr std::string_view k_every_case = "(every case)";
+
+// The message of a budget that ran out before the benchmark reported anything to decide on.
+inline constexpr std::string_view k_budget_spent_before_any_run =
+    "inconclusive: the time budget ran out before the benchmark reported anything to decide on; "
+    "raise --budget (or [decide] budget), or leave it out";
+// An inconclusive error (ExitCode::inconclusive, k_budget_spent_before_any_run) when no subject
+// has reported a case yet: the reason there is nothing to compare is the budget, not the
+// benchmark.
+Status budget_spent_if_nothing_reported(Sampler& sampler,
+                                        const std::vector<const Subject*>& subjects);
+
+Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, const Subject& head,
+                                        const CompareSettings& settings);
+
+// The cases both subjects (or either) reported, selected by the settings' globs and metric.
+Result<std::vector<SelectedCase>> select_common_cases(Sampler& sampler,
+                                                      const std::vector<const Subject*>& subjects,
+                                                      const CompareSettings& settings);
+
+stats::Direction to_stats(Direction direction);
+
+// Whether a metric is a GPU time (gpu_time, batch_gpu_time, ...): such runs never duet.
+bool is_gpu_metric(std::string_view metric);
+
+// The diagnosis of a side's runs, or none when they are too few to say anything.
+std::optional<stats::Interference> diagnose(const stats::Runs& runs, Direction direction);
+
+} // namespace culprit

@@ -1,0 +1,660 @@
+#include "core/recipe/recipe.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "core/exec/slurm_executor.hpp"
+#include "core/util/fs.hpp"
+#include "core/git/hash.hpp"
+#include "core/util/escape.hpp"
+#include "core/recipe/work_expression.hpp"
+#include "stats/run_statistic.hpp"
+
+namespace culprit {
+namespace {
+
+// Reads one table of the file, remembering which keys were asked for so that the rest can be
+// reported as unknown.
+class TableReader {
+public:
+  TableReader(const toml::table* table, std::string section, std::string file)
+      : m_table(table), m_section(std::move(section)), m_file(std::move(file)) {}
+
+  template <class... Args>
+  std::unexpected<Error> error_at(const toml::node& node, fmt::format_string<Args...> format,
+                                  Args&&... args) const {
+    return usage_error("{}:{}: {}", m_file, node.source().begin.line,
+                       fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  const toml::node* find(std::string_view key) {
+    m_known.emplace_back(key);
+    return m_table == nullptr ? nullptr : m_table->get(key);
+  }
+
+  Status read(std::string_view key, std::string& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    if (!node->is_string())
+      return error_at(*node, "[{}] {} must be a string", m_section, key);
+    out = **node->as_string();
+    return {};
+  }
+
+  Status read(std::string_view key, std::vector<std::string>& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    const auto* array = node->as_array();
+    if (array == nullptr)
+      return error_at(*node, "[{}] {} must be an array of strings", m_section, key);
+    out.clear();
+    for (const auto& item : *array) {
+      if (!item.is_string())
+        return error_at(item, "[{}] {} must be an array of strings", m_section, key);
+      out.push_back(**item.as_string());
+    }
+    return {};
+  }
+
+  Status read(std::string_view key, std::map<std::string, std::string>& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    const auto* table = node->as_table();
+    if (table == nullptr)
+      return error_at(*node, "[{}] {} must be a table of strings, like {{ NAME = \"value\" }}",
+                      m_section, key);
+    for (const auto& [name, value] : *table) {
+      if (!value.is_string())
+        return error_at(value, "[{}] {}.{} must be a string", m_section, key,
+                        report::excerpt(name.str()));
+      out[std::string(name.str())] = **value.as_string();
+    }
+    return {};
+  }
+
+  Status read_number(std::string_view key, std::optional<double>& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    if (const auto* i = node->as_integer())
+      out = static_cast<double>(**i);
+    else if (const auto* f = node->as_floating_point())
+      out = **f;
+    else
+      return error_at(*node, "[{}] {} must be a number", m_section, key);
+    if (!std::isfinite(*out))
+      return error_at(*node, "[{}] {} must be a finite number", m_section, key);
+    return {};
+  }
+
+  Status read_integer(std::string_view key, std::optional<std::int64_t>& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    const auto* i = node->as_integer();
+    if (i == nullptr)
+      return error_at(*node, "[{}] {} must be a whole number", m_section, key);
+    out = **i;
+    return {};
+  }
+
+  Status read(std::string_view key, bool& out) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    if (!node->is_boolean())
+      return error_at(*node, "[{}] {} must be true or false", m_section, key);
+    out = **node->as_boolean();
+    return {};
+  }
+
+  // Every key not asked for is an error naming the keys that exist.
+  Status finish() const {
+    if (m_table == nullptr)
+      return {};
+    for (const auto& [key, value] : *m_table) {
+      if (std::find(m_known.begin(), m_known.end(), key.str()) == m_known.end())
+        return usage_error("{}:{}: unknown key '{}' in [{}]; known keys: {}", m_file,
+                           key.source().begin.line, report::excerpt(key.str()), m_section,
+                           fmt::join(m_known, ", "));
+    }
+    return {};
+  }
+
+  [[nodiscard]] const std::string& file() const { return m_file; }
+
+private:
+  const toml::table* m_table;
+  std::string m_section;
+  std::string m_file;
+  std::vector<std::string> m_known;
+};
+
+// Peaks are positive, finite and below what any device reaches; compute names a peak.
+Status check_roofline(const RooflineRecipe& roofline) {
+  const auto check = [](const std::optional<double>& value, std::string_view key,
+                        std::string_view flag, double most, std::string_view unit) -> Status {
+    if (!value)
+      return {};
+    if (!std::isfinite(*value) || *value <= 0 || *value > most)
+      return usage_error("{} (--{}) is {}: give the peak in {}, more than 0 and at most {:g} ({} "
+                         "is more than any device reaches)",
+                         key, flag, *value, unit, most, most);
+    return {};
+  };
+  CULPRIT_TRY(check(roofline.peak_gflops, "[roofline] peak_gflops", "peak-gflops",
+                    k_max_peak_gflops, "GFLOP/s"));
+  CULPRIT_TRY(check(roofline.peak_tensor_gflops, "[roofline] peak_tensor_gflops",
+                    "peak-tensor-gflops", k_max_peak_gflops, "GFLOP/s"));
+  CULPRIT_TRY(
+      check(roofline.peak_gbps, "[roofline] peak_gbps", "peak-gbps", k_max_peak_gbps, "GB/s"));
+  if (roofline.compute != "vector" && roofline.compute != "tensor")
+    return usage_error(
+        R"([roofline] compute '{}' must be "vector" or "tensor" (which peak bounds the cases))",
+        report::excerpt(roofline.compute));
+  if (roofline.compute == "tensor" && !roofline.peak_tensor_gflops && roofline.device == "cpu")
+    return usage_error("[roofline] compute = \"tensor\" on the CPU needs peak_tensor_gflops: a "
+                       "CPU has no tensor-core peak to measure");
+  return {};
+}
+
+Status check_statistic(std::string_view name) {
+  if (name == "auto")
+    return {};
+  if (auto statistic = stats::parse_run_statistic(name); !statistic)
+    return usage_error("{}", statistic.error().message);
+  return {};
+}
+
+Status read_build(TableReader& reader, BuildRecipe& build) {
+  CULPRIT_TRY(reader.read("command", build.command));
+  CULPRIT_TRY(reader.read("artifacts", build.artifacts));
+  CULPRIT_TRY(reader.read("env", build.env));
+  std::optional<double> timeout;
+  CULPRIT_TRY(reader.read_number("timeout", timeout));
+  if (timeout) {
+    if (!(*timeout > 0) || *timeout > k_max_seconds)
+      return usage_error("{}: [build] timeout must be more than 0 and at most {:g} seconds (a "
+                         "week)",
+                         reader.file(), k_max_seconds);
+    build.timeout = std::chrono::seconds(static_cast<std::int64_t>(std::ceil(*timeout)));
+  }
+  CULPRIT_TRY(reader.read("ptxas_report", build.ptxas_report));
+  return reader.finish();
+}
+
+Status read_executor(TableReader& reader, ExecutorRecipe& executor) {
+  CULPRIT_TRY(reader.read("kind", executor.kind));
+  for (const auto& [key, out] : {std::pair{"srun_args", &executor.srun_args},
+                                 std::pair{"sbatch_args", &executor.sbatch_args}}) {
+    if (const auto* node = reader.find(key); node != nullptr && node->is_string())
+      *out = split_arguments(**node->as_string());
+    else
+      CULPRIT_TRY(reader.read(key, *out));
+  }
+  CULPRIT_TRY(reader.read("build_on", executor.build_on));
+  CULPRIT_TRY(reader.read("parallel_runs", executor.parallel_runs));
+  std::optional<std::int64_t> number;
+  for (const auto& [key, out] : {std::pair{"parallel", &executor.parallel},
+                                 std::pair{"max_attempts", &executor.max_attempts}}) {
+    number.reset();
+    CULPRIT_TRY(reader.read_integer(key, number));
+    if (number && (*number < 1 || *number > k_max_parallel))
+      return usage_error("{}: [executor] {} must be a whole number from 1 to {}", reader.file(),
+                         key, k_max_parallel);
+    if (number)
+      *out = static_cast<int>(*number);
+  }
+  std::optional<double> timeout;
+  CULPRIT_TRY(reader.read_number("queue_timeout", timeout));
+  if (timeout && (!(*timeout > 0) || *timeout > k_max_seconds))
+    return usage_error("{}: [executor] queue_timeout must be more than 0 and at most {:g} seconds "
+                       "(a week)",
+                       reader.file(), k_max_seconds);
+  if (timeout)
+    executor.queue_timeout = std::chrono::duration<double>(*timeout);
+  return reader.finish();
+}
+
+// One work expression of [roofline.cases]: a string, or a number (written as its expression).
+Result<std::string> work_expression(const TableReader& reader, const toml::node& node,
+                                    std::string_view glob, std::string_view what) {
+  std::string text;
+  if (const auto* s = node.as_string())
+    text = **s;
+  else if (const auto* i = node.as_integer())
+    text = std::to_string(**i);
+  else if (const auto* f = node.as_floating_point())
+    text = fmt::format("{}", **f);
+  else
+    return reader.error_at(node,
+                           "[roofline.cases] '{}' {} must be an expression in quotes, like "
+                           "\"2*M*N*K\"",
+                           report::excerpt(glob), what);
+  if (auto parsed = WorkExpression::parse(text); !parsed)
+    return reader.error_at(node, "[roofline.cases] '{}' {}: {}", report::excerpt(glob), what,
+                           parsed.error().message);
+  return text;
+}
+
+Status read_roofline(TableReader& reader, RooflineRecipe& roofline) {
+  CULPRIT_TRY(reader.read_number("peak_gflops", roofline.peak_gflops));
+  CULPRIT_TRY(reader.read_number("peak_tensor_gflops", roofline.peak_tensor_gflops));
+  CULPRIT_TRY(reader.read_number("peak_gbps", roofline.peak_gbps));
+  CULPRIT_TRY(reader.read("device", roofline.device));
+  CULPRIT_TRY(reader.read("compute", roofline.compute));
+  std::optional<std::int64_t> threads;
+  CULPRIT_TRY(reader.read_integer("threads", threads));
+  if (threads) {
+    if (*threads < 1 || *threads > k_max_cpu + 1)
+      return usage_error("{}: [roofline] threads must be a whole number from 1 to {}",
+                         reader.file(), k_max_cpu + 1);
+    roofline.threads = static_cast<int>(*threads);
+  }
+  if (const auto* node = reader.find("cases")) {
+    const auto* table = node->as_table();
+    if (table == nullptr)
+      return reader.error_at(*node, "[roofline] cases must be a table: [roofline.cases] with "
+                                    "lines like \"sgemm/*\" = {{ flops = \"2*M*N*K\", bytes = "
+                                    "\"4*(M*K+K*N+M*N)\" }}");
+    for (const auto& [glob, value] : *table) {
+      const auto* work = value.as_table();
+      if (work == nullptr)
+        return reader.error_at(value,
+                               "[roofline.cases] '{}' must be a table like {{ flops = "
+                               "\"2*M*N*K\", bytes = \"4*(M*K+K*N+M*N)\" }}",
+                               report::excerpt(glob.str()));
+      RooflineCaseWork entry{.glob = std::string(glob.str()), .flops = {}, .bytes = {}};
+      for (const auto& [key, expression] : *work) {
+        if (key.str() == "flops") {
+          CULPRIT_TRY_ASSIGN(entry.flops, work_expression(reader, expression, glob.str(), "flops"));
+        } else if (key.str() == "bytes") {
+          CULPRIT_TRY_ASSIGN(entry.bytes, work_expression(reader, expression, glob.str(), "bytes"));
+        } else {
+          return reader.error_at(expression,
+                                 "unknown key '{}' in [roofline.cases] '{}'; known "
+                                 "keys: flops, bytes",
+                                 report::excerpt(key.str()), report::excerpt(glob.str()));
+        }
+      }
+      if (entry.flops.empty() && entry.bytes.empty())
+        return reader.error_at(value, "[roofline.cases] '{}' gives neither flops nor bytes",
+                               report::excerpt(glob.str()));
+      roofline.cases.push_back(std::move(entry));
+    }
+  }
+  return reader.finish();
+}
+
+Status read_run(TableReader& reader, RunRecipe& run) {
+  if (const auto* node = reader.find("command")) {
+    if (node->is_string()) {
+      run.command = std::string(**node->as_string());
+    } else if (const auto* array = node->as_array()) {
+      std::vector<std::string> argv;
+      for (const auto& item : *array) {
+        if (!item.is_string())
+          return reader.error_at(item, "[run] command must be a string or an array of strings");
+        argv.push_back(**item.as_string());
+      }
+      run.command = std::move(argv);
+    } else {
+      return reader.error_at(*node, "[run] command must be a string or an array of strings");
+    }
+  }
+  CULPRIT_TRY(reader.read("format", run.format));
+  CULPRIT_TRY(reader.read("metric", run.metric));
+  CULPRIT_TRY(reader.read("cases", run.cases));
+  std::optional<double> timeout;
+  CULPRIT_TRY(reader.read_number("timeout", timeout));
+  if (timeout)
+    run.timeout = std::chrono::duration<double>(*timeout);
+  CULPRIT_TRY(reader.read("env", run.env));
+  if (const auto* node = reader.find("cpus")) {
+    const auto* array = node->as_array();
+    if (array == nullptr)
+      return reader.error_at(*node, "[run] cpus must be an array of CPU numbers");
+    run.cpus.clear();
+    for (const auto& item : *array) {
+      if (!item.is_integer() || **item.as_integer() < 0 || **item.as_integer() > k_max_cpu)
+        return reader.error_at(item, "[run] cpus must be an array of CPU numbers from 0 to {}",
+                               k_max_cpu);
+      run.cpus.push_back(static_cast<int>(**item.as_integer()));
+    }
+  }
+  if (const auto* node = reader.find("duet")) {
+    if (node->is_boolean())
+      run.duet = **node->as_boolean() ? DuetMode::on : DuetMode::off;
+    else if (node->is_string() && **node->as_string() == "auto")
+      run.duet = DuetMode::automatic;
+    else
+      return reader.error_at(*node, R"([run] duet must be true, false or "auto")");
+  }
+  CULPRIT_TRY(reader.read("column", run.column));
+  CULPRIT_TRY(reader.read("case_columns", run.case_columns));
+  CULPRIT_TRY(reader.read("pattern", run.pattern));
+  CULPRIT_TRY(reader.read("unit", run.unit));
+  CULPRIT_TRY(reader.read("direction", run.direction));
+  return reader.finish();
+}
+
+Status read_decide(TableReader& reader, DecideOptions& decide) {
+  if (const auto* node = reader.find("threshold")) {
+    Result<double> value = std::unexpected(Error{});
+    if (node->is_string())
+      value = parse_threshold(**node->as_string());
+    else if (node->is_number())
+      value = parse_threshold(fmt::format("{}", node->value<double>().value_or(-1)));
+    else
+      return reader.error_at(*node, "[decide] threshold must be a number like 0.02 or a string "
+                                    "like \"2%\"");
+    if (!value)
+      return reader.error_at(*node, "[decide] {}", value.error().message);
+    decide.threshold = *value;
+  }
+  std::optional<double> confidence;
+  CULPRIT_TRY(reader.read_number("confidence", confidence));
+  if (confidence)
+    decide.confidence = *confidence;
+  std::optional<std::int64_t> integer;
+  for (auto [key, target] :
+       {std::pair{"min_runs", &decide.min_runs}, std::pair{"max_runs", &decide.max_runs},
+        std::pair{"warmup", &decide.warmup}}) {
+    integer.reset();
+    CULPRIT_TRY(reader.read_integer(key, integer));
+    if (integer) {
+      if (*integer < 0 || *integer > k_max_run_count)
+        return usage_error("{}: [decide] {} must be a whole number from 0 to {}", reader.file(),
+                           key, k_max_run_count);
+      *target = static_cast<int>(*integer);
+    }
+  }
+  std::optional<double> budget;
+  CULPRIT_TRY(reader.read_number("budget", budget));
+  if (budget)
+    decide.budget = std::chrono::duration<double>(*budget);
+  std::optional<std::int64_t> seed;
+  CULPRIT_TRY(reader.read_integer("seed", seed));
+  if (seed.has_value()) {
+    if (seed.value() < 0)
+      return usage_error("{}: [decide] seed must be a whole number from 0 to {}", reader.file(),
+                         k_max_seed);
+    decide.seed = static_cast<std::uint64_t>(seed.value());
+  }
+  if (const auto* node = reader.find("statistic")) {
+    if (!node->is_string())
+      return reader.error_at(*node,
+                             R"([decide] statistic must be a string such as "auto" or "min")");
+    decide.statistic = **node->as_string();
+    if (auto statistic = check_statistic(decide.statistic); !statistic)
+      return reader.error_at(*node, "[decide] {}", statistic.error().message);
+  }
+  return reader.finish();
+}
+
+} // namespace
+
+std::string_view to_string(DuetMode mode) {
+  switch (mode) {
+  case DuetMode::off:
+    return "off";
+  case DuetMode::on:
+    return "on";
+  case DuetMode::automatic:
+    return "auto";
+  }
+  return "off";
+}
+
+Result<double> parse_threshold(std::string_view text) {
+  std::string_view number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent)
+    number.remove_suffix(1);
+  double value = 0;
+  const std::string digits(number);
+  const char* end = digits.c_str() + digits.size();
+  const auto [ptr, ec] = std::from_chars(digits.c_str(), end, value);
+  if (digits.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
+    return usage_error("threshold '{}' is not a number; write 2% or 0.02", report::excerpt(text));
+  if (percent)
+    value /= 100;
+  if (value <= 0 || value >= 1)
+    return usage_error("threshold {} is out of range: give more than 0 and less than 1 (100%), "
+                       "e.g. 2% or 0.02",
+                       report::excerpt(text));
+  return value;
+}
+
+namespace {
+
+// Errors are one line: control characters from the file (a TOML parser's "saw '...'", a quoted
+// key, a glob) are shown escaped.
+template <class T> Result<T> one_line(Result<T> result) {
+  if (result)
+    return result;
+  std::string flat;
+  for (const char c : result.error().message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f)
+      flat += fmt::format("\\x{:02x}", byte);
+    else
+      flat += c;
+  }
+  result.error().message = std::move(flat);
+  return result;
+}
+
+Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::path& source) {
+  const std::string file = source.empty() ? std::string(k_config_file_name) : source.string();
+  toml::table root;
+  try {
+    root = toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    return usage_error("{}:{}:{}: {}", file, e.source().begin.line, e.source().begin.column,
+                       report::excerpt(e.description(), 200));
+  }
+  Recipe recipe;
+  recipe.source = source;
+  for (const auto& [key, value] : root) {
+    const auto name = key.str();
+    if (name != "build" && name != "run" && name != "decide" && name != "executor" &&
+        name != "roofline")
+      return usage_error("{}:{}: unknown section or key '{}'; the sections are [build], [run], "
+                         "[decide], [executor] and [roofline]",
+                         file, key.source().begin.line, report::excerpt(name));
+    if (!value.is_table())
+      return usage_error("{}:{}: '{}' must be a section ([{}])", file, key.source().begin.line,
+                         name, name);
+  }
+  TableReader build(root["build"].as_table(), "build", file);
+  CULPRIT_TRY(read_build(build, recipe.build));
+  TableReader run(root["run"].as_table(), "run", file);
+  CULPRIT_TRY(read_run(run, recipe.run));
+  TableReader decide(root["decide"].as_table(), "decide", file);
+  CULPRIT_TRY(read_decide(decide, recipe.decide));
+  TableReader executor(root["executor"].as_table(), "executor", file);
+  CULPRIT_TRY(read_executor(executor, recipe.executor));
+  TableReader roofline(root["roofline"].as_table(), "roofline", file);
+  CULPRIT_TRY(read_roofline(roofline, recipe.roofline));
+  return recipe;
+}
+
+} // namespace
+
+Result<Recipe> parse_recipe(std::string_view text, const std::filesystem::path& source) {
+  return one_line(parse_recipe_text(text, source));
+}
+
+Result<Recipe> load_recipe(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    return usage_error("no recipe at {}; run 'culprit init' to write one, or pass --config FILE",
+                       file.string());
+  CULPRIT_TRY_ASSIGN(const auto text, read_file(file));
+  return parse_recipe(text, file);
+}
+
+namespace {
+
+Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
+  if (o.build_command)
+    recipe.build.command = *o.build_command;
+  if (o.artifacts)
+    recipe.build.artifacts = *o.artifacts;
+  if (o.run_command)
+    recipe.run.command = *o.run_command;
+  if (o.format)
+    recipe.run.format = *o.format;
+  if (o.metric)
+    recipe.run.metric = *o.metric;
+  if (o.cases)
+    recipe.run.cases = *o.cases;
+  if (o.threshold) {
+    CULPRIT_TRY_ASSIGN(recipe.decide.threshold, parse_threshold(*o.threshold));
+  }
+  if (o.confidence)
+    recipe.decide.confidence = *o.confidence;
+  if (o.min_runs)
+    recipe.decide.min_runs = *o.min_runs;
+  if (o.max_runs)
+    recipe.decide.max_runs = *o.max_runs;
+  if (o.warmup)
+    recipe.decide.warmup = *o.warmup;
+  if (o.timeout)
+    recipe.run.timeout = std::chrono::duration<double>(*o.timeout);
+  if (o.budget)
+    recipe.decide.budget = std::chrono::duration<double>(*o.budget);
+  if (o.seed)
+    recipe.decide.seed = *o.seed;
+  if (o.cpus)
+    recipe.run.cpus = *o.cpus;
+  if (o.executor)
+    recipe.executor.kind = *o.executor;
+  if (o.parallel)
+    recipe.executor.parallel = *o.parallel;
+  if (o.parallel_runs)
+    recipe.executor.parallel_runs = *o.parallel_runs;
+  if (o.statistic) {
+    CULPRIT_TRY(check_statistic(*o.statistic));
+    recipe.decide.statistic = *o.statistic;
+  }
+  if (o.duet)
+    recipe.run.duet = *o.duet;
+  if (o.peak_gflops)
+    recipe.roofline.peak_gflops = o.peak_gflops;
+  if (o.peak_tensor_gflops)
+    recipe.roofline.peak_tensor_gflops = o.peak_tensor_gflops;
+  if (o.peak_gbps)
+    recipe.roofline.peak_gbps = o.peak_gbps;
+  if (o.peak_device)
+    recipe.roofline.device = *o.peak_device;
+  CULPRIT_TRY(check_roofline(recipe.roofline));
+
+  const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
+  if (recipe.build.command.find_first_not_of(" \t\n") == std::string::npos)
+    return usage_error("no build command: set [build] command in {} or pass --build CMD", where);
+  const bool no_run = std::visit(
+      [](const auto& c) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(c)>, std::string>)
+          return c.find_first_not_of(" \t\n") == std::string::npos;
+        else
+          return c.empty() || c.front().empty();
+      },
+      recipe.run.command);
+  if (no_run)
+    return usage_error("no run command: set [run] command in {} or pass --run CMD", where);
+  if (std::find(std::begin(k_formats), std::end(k_formats), recipe.run.format) ==
+      std::end(k_formats))
+    return usage_error("unknown format '{}'; use one of {}", report::excerpt(recipe.run.format),
+                       fmt::join(k_formats, ", "));
+  if (recipe.decide.confidence <= 0.5 || recipe.decide.confidence >= 1 ||
+      std::isnan(recipe.decide.confidence))
+    return usage_error("confidence {} must lie between 0.5 and 1, e.g. 0.95",
+                       recipe.decide.confidence);
+  if (recipe.decide.min_runs < 2)
+    return usage_error("min_runs is {}; at least 2 runs per revision are needed for an interval",
+                       recipe.decide.min_runs);
+  if (recipe.decide.max_runs < recipe.decide.min_runs)
+    return usage_error("max_runs ({}) is below min_runs ({}); raise max_runs",
+                       recipe.decide.max_runs, recipe.decide.min_runs);
+  for (const auto& glob : recipe.build.artifacts) {
+    const std::filesystem::path path(glob);
+    if (glob.starts_with('/'))
+      return usage_error("artifact glob '{}' is an absolute path; [build] artifacts are globs "
+                         "inside the build directory ('{{src}}/...' for the source tree)",
+                         glob);
+    if (std::ranges::any_of(path, [](const std::filesystem::path& part) { return part == ".."; }))
+      return usage_error("artifact glob '{}' climbs out with '..'; [build] artifacts are globs "
+                         "inside the build directory ('{{src}}/...' for the source tree)",
+                         glob);
+  }
+  if (recipe.decide.warmup < 0)
+    return usage_error("warmup is {}; it counts warm-up runs, so give 0 or more",
+                       recipe.decide.warmup);
+  if (!(recipe.run.timeout.count() > 0) || recipe.run.timeout.count() > k_max_seconds)
+    return usage_error("the run timeout must be more than 0 and at most {:g} seconds (a week); "
+                       "give --timeout or [run] timeout in seconds",
+                       k_max_seconds);
+  if (recipe.decide.budget &&
+      (!(recipe.decide.budget->count() > 0) || recipe.decide.budget->count() > k_max_seconds))
+    return usage_error("the budget must be more than 0 and at most {:g} seconds (a week); give "
+                       "--budget or [decide] budget in seconds",
+                       k_max_seconds);
+  if (recipe.executor.kind != "local" && recipe.executor.kind != "slurm")
+    return usage_error(R"(unknown executor '{}'; use "local" or "slurm")",
+                       report::excerpt(recipe.executor.kind));
+  if (recipe.executor.build_on != "local" && recipe.executor.build_on != "slurm")
+    return usage_error(R"([executor] build_on '{}' must be "local" or "slurm")",
+                       report::excerpt(recipe.executor.build_on));
+  if (recipe.executor.parallel < 1 || recipe.executor.parallel > k_max_parallel)
+    return usage_error("--parallel {} is out of range: give a whole number from 1 to {}",
+                       recipe.executor.parallel, k_max_parallel);
+  if (recipe.run.duet == DuetMode::on) {
+    if (recipe.executor.kind == "slurm" || recipe.executor.parallel_runs)
+      return usage_error("duets run on this machine only: turn off --duet ([run] duet) or use "
+                         "the local executor without --parallel-runs");
+    if (recipe.run.format == "nvbench" || recipe.run.metric.find("gpu") != std::string::npos)
+      return usage_error("a duet runs two revisions at once, and these runs time a GPU, which "
+                         "both would share: turn off --duet ([run] duet)");
+  }
+  if (!recipe.run.direction.empty() && recipe.run.direction != "lower" &&
+      recipe.run.direction != "higher")
+    return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
+                       report::excerpt(recipe.run.direction));
+  return recipe;
+}
+
+} // namespace
+
+Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
+  return one_line(check_overrides(std::move(recipe), o));
+}
+
+std::string build_recipe_hash(const BuildRecipe& build) {
+  const nlohmann::json part = {{"command", build.command},
+                               {"artifacts", build.artifacts},
+                               {"env", build.env},
+                               {"ptxas_report", build.ptxas_report}};
+  return hash_bytes(part.dump());
+}
+
+std::string run_recipe_hash(const RunRecipe& run) {
+  nlohmann::json command;
+  std::visit([&](const auto& c) { command = c; }, run.command);
+  const nlohmann::json part = {
+      {"command", command},     {"format", run.format}, {"env", run.env},
+      {"cpus", run.cpus},       {"column", run.column}, {"case_columns", run.case_columns},
+      {"pattern", run.pattern}, {"unit", run.unit},     {"direction", run.direction}};
+  return hash_bytes(part.dump());
+}
+
+} // namespace culprit

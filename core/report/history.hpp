@@ -1,0 +1,84 @@
+#pragma once
+// Writers of a history: pure functions from the History struct (and what git says about its
+// commits) to a string. Only cli/ decides where the bytes go.
+//
+// Everything that comes from commits or benchmarks (subjects, authors, case names, units) is
+// escaped for the format it lands in: made inert for the terminal, as character references in
+// HTML and SVG, backslash-escaped in Markdown.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/git/repository.hpp"
+#include "core/history/series.hpp"
+
+namespace culprit::history {
+
+// What the renderers show of a commit besides its id.
+struct CommitLabel {
+  std::string subject;
+  std::string author;
+  std::string date; // ISO 8601
+};
+using CommitLabels = std::map<std::string, CommitLabel>; // by full commit id
+
+enum class Glyphs { unicode, ascii };
+
+// One character per value (values are bucketed by their median when there are more than
+// `width`), from the lowest level to the highest: unicode blocks, or " _.-=+*#" in ASCII. A flat
+// series is drawn at the middle level.
+std::string sparkline(const std::vector<double>& values, Glyphs glyphs, std::size_t width = 60);
+
+// Per case and metric: a trend line, the first and last levels with their intervals, the sessions
+// that ran at another level, and each change point with the commits on either side, its ratio,
+// interval, sessions and p-value.
+std::string render_text(const History& history, const CommitLabels& labels, Glyphs glyphs);
+
+// {"series": [{case, metric, unit, direction, points: [{commit, last_commit, commits, host,
+// source, session, runs, median, ci}], sessions: [{id, label, started, factor, aligned, anchors,
+// points}]}], "change_points": [{case, metric, unit, commit, before, after, ratio, ci, p_value,
+// kind, sessions}], "hosts": [...]}; "commit" and "after" both name the first commit of the new
+// level; medians and intervals are aligned to the newest session.
+std::string render_json(const History& history);
+
+// One row a point: case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,last_commit,
+// session (RFC 4180).
+std::string render_csv(const History& history);
+
+// An SVG trend chart of one series: the interval band, the medians, the change points marked;
+// each point and each change point has a <title> naming its commits (shown on hover).
+std::string trend_svg(const Series& series, const std::vector<ChangePoint>& changes,
+                      const CommitLabels& labels);
+
+// A self-contained HTML page: a chart and a change-point table per case.
+std::string render_html(const History& history, const CommitLabels& labels);
+
+// Markdown with a trend line and a change-point table per case; the charts are separate SVG
+// files, linked as `chart_prefix` + "-" + N + ".svg" (N counts the series from 1).
+struct MarkdownHistory {
+  std::string markdown;
+  std::vector<std::pair<std::string, std::string>> charts; // file name, SVG
+};
+MarkdownHistory render_markdown(const History& history, const CommitLabels& labels,
+                                std::string_view chart_prefix);
+
+// The change points of one series.
+std::vector<ChangePoint> changes_of(const History& history, const Series& series);
+
+// Subject, author and date of every commit the history shows (each point's first and last
+// commit); commits git does not know (an import for a commit since rewritten away) are left out.
+CommitLabels commit_labels(const git::Repository& repo, const History& history);
+
+// "+8.0% [+6.9%, +9.1%] (ratio 1.080)": a change point's step with its interval.
+std::string step_text(const ChangePoint& change);
+// What a change point rests on: "runs of one session (2026-11-25 02:00 UTC)", or "runs of 2
+// sessions (...), aligned by their anchors".
+std::string sessions_text(const ChangePoint& change);
+// The sessions of a series worth a line: those that ran at another level than the newest (by at
+// least `notable`, as a fraction) and those that could not be aligned; one line each.
+std::vector<std::string> session_notes(const Series& series, double notable);
+
+} // namespace culprit::history

@@ -1,0 +1,205 @@
+// The HTML and Markdown writers of a history, and the SVG trend chart both use.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/report/history.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
+
+namespace culprit::history {
+namespace {
+
+using report::html_escape;
+using report::markdown_text;
+
+constexpr double k_width = 760;
+constexpr double k_height = 240;
+constexpr double k_left = 80;
+constexpr double k_right = 16;
+constexpr double k_top = 16;
+constexpr double k_bottom = 28;
+
+constexpr std::string_view k_style = R"css(
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+table { border-collapse: collapse; margin: .5em 0; }
+td, th { border: 1px solid #ccc; padding: .25em .6em; text-align: left; font-size: .9em; }
+code { font-size: .9em; }
+.regression { color: #b00020; } .improvement { color: #1b7f3b; }
+svg .band { fill: #9ec5fe; fill-opacity: .45; stroke: none; }
+svg .line { fill: none; stroke: #1f4e99; stroke-width: 1.5; }
+svg .point { fill: #1f4e99; }
+svg .change { stroke: #b00020; stroke-width: 1.5; stroke-dasharray: 5 3; }
+svg .change.improvement { stroke: #1b7f3b; }
+svg .axis { stroke: #555; } svg .grid { stroke: #e4e4e4; }
+svg text { font-size: 11px; fill: #444; }
+)css";
+
+std::string label_of(const std::string& commit, const CommitLabels& labels) {
+  const auto it = labels.find(commit);
+  if (it == labels.end())
+    return commit.substr(0, 12);
+  return fmt::format("{} {} ({}, {})", commit.substr(0, 12), it->second.subject, it->second.author,
+                     it->second.date);
+}
+
+std::string kind_of(const ChangePoint& change) {
+  return change.regression() ? "regression" : "improvement";
+}
+
+struct Scale {
+  double d0, d1, r0, r1;
+  [[nodiscard]] double operator()(double v) const {
+    return d1 == d0 ? (r0 + r1) / 2 : r0 + ((v - d0) / (d1 - d0) * (r1 - r0));
+  }
+};
+
+std::string change_table_html(const std::vector<ChangePoint>& changes, const CommitLabels& labels) {
+  if (changes.empty())
+    return "<p>No change points.</p>\n";
+  std::string out = "<table><tr><th>kind</th><th>before</th><th>after</th><th>change</th>"
+                    "<th>p-value</th><th>rests on</th></tr>\n";
+  for (const auto& c : changes)
+    out += fmt::format("<tr class=\"{0}\"><td>{0}</td><td><code>{1}</code></td><td><code>{2}"
+                       "</code> {3}</td><td>{4}</td><td>{5:.3g}</td><td>{6}</td></tr>\n",
+                       kind_of(c), c.before.substr(0, 12), c.commit.substr(0, 12),
+                       html_escape(labels.contains(c.commit) ? labels.at(c.commit).subject : ""),
+                       html_escape(step_text(c)), c.p_value, html_escape(sessions_text(c)));
+  return out + "</table>\n";
+}
+
+std::string change_table_markdown(const std::vector<ChangePoint>& changes,
+                                  const CommitLabels& labels) {
+  if (changes.empty())
+    return "No change points.\n";
+  std::string out = "| kind | before | after | change | p-value | rests on |\n"
+                    "|---|---|---|---|---|---|\n";
+  for (const auto& c : changes)
+    out += fmt::format("| {} | `{}` | `{}` {} | {} | {:.3g} | {} |\n", kind_of(c),
+                       c.before.substr(0, 12), c.commit.substr(0, 12),
+                       markdown_text(labels.contains(c.commit) ? labels.at(c.commit).subject : ""),
+                       markdown_text(step_text(c)), c.p_value, markdown_text(sessions_text(c)));
+  return out;
+}
+
+} // namespace
+
+std::string trend_svg(const Series& series, const std::vector<ChangePoint>& changes,
+                      const CommitLabels& labels) {
+  const auto title = html_escape(fmt::format("{} [{}]", series.case_name, series.metric));
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" "
+      "role=\"img\" aria-label=\"trend of {}\"><title>trend of {}</title>\n",
+      k_width, k_height, k_width, k_height, title, title);
+  if (series.points.empty())
+    return out + "</svg>\n";
+  double low = series.points.front().ci[0];
+  double high = series.points.front().ci[1];
+  for (const auto& p : series.points) {
+    low = std::min({low, p.ci[0], p.median});
+    high = std::max({high, p.ci[1], p.median});
+  }
+  const double pad = (high - low) * 0.08 + (high == low ? std::abs(high) * 0.05 + 1e-12 : 0);
+  const Scale y{low - pad, high + pad, k_height - k_bottom, k_top};
+  const Scale x{0, static_cast<double>(std::max<std::size_t>(series.points.size() - 1, 1)), k_left,
+                k_width - k_right};
+  for (int t = 0; t <= 4; ++t) {
+    const double value = y.d0 + ((y.d1 - y.d0) * t / 4);
+    out += fmt::format("<line class=\"grid\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" "
+                       "y2=\"{:.1f}\"/><text x=\"{:.1f}\" y=\"{:.1f}\" "
+                       "text-anchor=\"end\">{}</text>\n",
+                       k_left, y(value), k_width - k_right, y(value), k_left - 6, y(value) + 4,
+                       html_escape(report::format_quantity(value, series.unit)));
+  }
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", k_left,
+                     k_top, k_height - k_bottom);
+  std::string band;
+  std::string line;
+  for (std::size_t i = 0; i < series.points.size(); ++i)
+    band += fmt::format("{:.1f},{:.1f} ", x(static_cast<double>(i)), y(series.points[i].ci[1]));
+  for (std::size_t i = series.points.size(); i-- > 0;)
+    band += fmt::format("{:.1f},{:.1f} ", x(static_cast<double>(i)), y(series.points[i].ci[0]));
+  for (std::size_t i = 0; i < series.points.size(); ++i)
+    line += fmt::format("{:.1f},{:.1f} ", x(static_cast<double>(i)), y(series.points[i].median));
+  out += fmt::format("<polygon class=\"band\" points=\"{}\"/>\n", band);
+  out += fmt::format("<polyline class=\"line\" points=\"{}\"/>\n", line);
+  for (const auto& c : changes) {
+    const double at = x(static_cast<double>(c.index) - 0.5);
+    out += fmt::format(
+        "<line class=\"change {}\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"><title>{} "
+        "{:+.1f}% (p = {:.3g}) between {} and {}</title></line>\n",
+        kind_of(c), at, k_top, at, k_height - k_bottom, kind_of(c), (c.ratio - 1) * 100, c.p_value,
+        html_escape(label_of(c.before, labels)), html_escape(label_of(c.commit, labels)));
+  }
+  for (std::size_t i = 0; i < series.points.size(); ++i) {
+    const auto& p = series.points[i];
+    out +=
+        fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>{}: "
+                    "{} [{}, {}], {}, host {}</title></circle>\n",
+                    x(static_cast<double>(i)), y(p.median), html_escape(label_of(p.commit, labels)),
+                    html_escape(report::format_quantity(p.median, series.unit)),
+                    html_escape(report::format_quantity(p.ci[0], series.unit)),
+                    html_escape(report::format_quantity(p.ci[1], series.unit)),
+                    report::counted(p.runs, "run", "runs"), html_escape(p.host_id.substr(0, 12)));
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" "
+                     "text-anchor=\"end\">{}</text>\n",
+                     k_left, k_height - 8, series.points.front().commit.substr(0, 12),
+                     k_width - k_right, k_height - 8, series.points.back().commit.substr(0, 12));
+  return out + "</svg>\n";
+}
+
+std::string render_html(const History& history, const CommitLabels& labels) {
+  std::string out =
+      fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                  "<title>culprit history</title><style>{}</style></head><body>\n"
+                  "<h1>Performance history</h1>\n<p>{} series, {}"
+                  "{}.</p>\n",
+                  k_style, history.series.size(),
+                  report::counted(history.change_points.size(), "change point", "change points"),
+                  history.hosts.size() > 1
+                      ? html_escape(fmt::format("; points of {} hosts: {}", history.hosts.size(),
+                                                fmt::join(history.hosts, ", ")))
+                      : std::string());
+  for (const auto& series : history.series) {
+    const auto changes = changes_of(history, series);
+    out += fmt::format("<section><h2>{} <small>[{}, {}]</small></h2>\n",
+                       html_escape(series.case_name), html_escape(series.metric),
+                       report::counted(series.points.size(), "point", "points"));
+    out += trend_svg(series, changes, labels);
+    out += change_table_html(changes, labels) + "</section>\n";
+  }
+  return out + "</body></html>\n";
+}
+
+MarkdownHistory render_markdown(const History& history, const CommitLabels& labels,
+                                std::string_view chart_prefix) {
+  MarkdownHistory result;
+  auto& out = result.markdown;
+  out = fmt::format("# Performance history\n\n{} series, {}.\n", history.series.size(),
+                    report::counted(history.change_points.size(), "change point", "change points"));
+  if (history.hosts.size() > 1)
+    out += markdown_text(fmt::format("Points of {} hosts: {}.", history.hosts.size(),
+                                     fmt::join(history.hosts, ", "))) +
+           "\n";
+  std::size_t n = 0;
+  for (const auto& series : history.series) {
+    const auto changes = changes_of(history, series);
+    const auto chart = fmt::format("{}-{}.svg", chart_prefix, ++n);
+    std::vector<double> medians;
+    medians.reserve(series.points.size());
+    for (const auto& point : series.points)
+      medians.push_back(point.median);
+    out += fmt::format("\n## {} [{}]\n\n![trend of {}]({})\n\n`{}` {}\n\n",
+                       markdown_text(series.case_name), markdown_text(series.metric),
+                       markdown_text(series.case_name), chart, sparkline(medians, Glyphs::unicode),
+                       report::counted(series.points.size(), "point", "points"));
+    out += change_table_markdown(changes, labels);
+    result.charts.emplace_back(chart, trend_svg(series, changes, labels));
+  }
+  return result;
+}
+
+} // namespace culprit::history

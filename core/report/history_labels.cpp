@@ -1,0 +1,22 @@
+// The commits a history shows, labelled with what git says of them.
+#include "core/report/history.hpp"
+
+namespace culprit::history {
+
+CommitLabels commit_labels(const git::Repository& repo, const History& history) {
+  CommitLabels labels;
+  const auto label = [&](const std::string& commit) {
+    if (commit.empty() || labels.contains(commit))
+      return;
+    if (auto info = repo.commit_info(commit))
+      labels.emplace(commit, CommitLabel{info->subject, info->author.name, info->author.iso8601()});
+  };
+  for (const auto& series : history.series)
+    for (const auto& point : series.points) {
+      label(point.commit);
+      label(point.last_commit);
+    }
+  return labels;
+}
+
+} // namespace culprit::history

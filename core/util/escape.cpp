@@ -1,0 +1,245 @@
+#include "core/util/escape.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace culprit::report {
+namespace {
+
+// The length of the UTF-8 sequence at the start of `s` and its code point; 0 when the bytes
+// there are not valid UTF-8 (overlong forms and surrogates included).
+std::size_t decode_utf8(std::string_view s, char32_t& cp) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char lead = byte(0);
+  std::size_t length = 0;
+  char32_t min = 0;
+  if (lead < 0x80) {
+    cp = lead;
+    return 1;
+  }
+  if ((lead & 0xE0U) == 0xC0U) {
+    length = 2, cp = lead & 0x1FU, min = 0x80;
+  } else if ((lead & 0xF0U) == 0xE0U) {
+    length = 3, cp = lead & 0x0FU, min = 0x800;
+  } else if ((lead & 0xF8U) == 0xF0U) {
+    length = 4, cp = lead & 0x07U, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (s.size() < length)
+    return 0;
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(i) & 0xC0U) != 0x80U)
+      return 0;
+    cp = (cp << 6U) | (byte(i) & 0x3FU);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return length;
+}
+
+// Characters that change how a terminal or a text layout shows what follows them.
+bool is_hazard(char32_t cp) {
+  return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void append_escape(std::string& out, char32_t cp) {
+  switch (cp) {
+  case '\n':
+    out += "\\n";
+    return;
+  case '\r':
+    out += "\\r";
+    return;
+  case '\t':
+    out += "\\t";
+    return;
+  default:
+    break;
+  }
+  if (cp < 0x80)
+    out += fmt::format("\\x{:02x}", static_cast<unsigned>(cp));
+  else
+    out += fmt::format("\\u{{{:04x}}}", static_cast<unsigned>(cp));
+}
+
+// Characters that a format writes differently, and how.
+using Replacements = std::span<const std::pair<char, std::string_view>>;
+
+// Walks `text` as UTF-8: characters in `replace` become their replacement, hazards and bytes
+// that are not UTF-8 become visible escapes, everything else is copied. Stops before the
+// character whose rendering would make the result longer than `limit` bytes, and says so in
+// `cut`.
+std::string transform(std::string_view text, Replacements replace,
+                      std::size_t limit = std::string::npos, bool* cut = nullptr) {
+  std::string out;
+  out.reserve(std::min(text.size(), limit));
+  std::string piece;
+  while (!text.empty()) {
+    piece.clear();
+    char32_t cp = 0;
+    const std::size_t length = decode_utf8(text, cp);
+    if (length == 0) {
+      piece = fmt::format("\\x{:02x}", static_cast<unsigned char>(text.front()));
+    } else {
+      const auto with = std::ranges::find_if(replace, [&](const auto& r) {
+        return cp < 0x80 && static_cast<char32_t>(r.first) == cp;
+      });
+      if (with != replace.end())
+        piece = with->second;
+      else if (is_hazard(cp))
+        append_escape(piece, cp);
+      else
+        piece = text.substr(0, length);
+    }
+    if (out.size() + piece.size() > limit) {
+      if (cut != nullptr)
+        *cut = true;
+      break;
+    }
+    out += piece;
+    text.remove_prefix(std::max<std::size_t>(length, 1));
+  }
+  return out;
+}
+
+constexpr std::pair<char, std::string_view> k_html[] = {
+    {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}};
+// '>' needs no escape: it opens no tag without '<', and never starts a line here.
+constexpr std::pair<char, std::string_view> k_markdown[] = {
+    {'&', "&amp;"}, {'<', "&lt;"}, {'\\', "\\\\"}, {'`', "\\`"}, {'*', "\\*"},
+    {'_', "\\_"},   {'[', "\\["},  {']', "\\]"},   {'|', "\\|"}, {'~', "\\~"},
+    {'#', "\\#"},   {'!', "\\!"},  {'$', "\\$"}};
+constexpr std::pair<char, std::string_view> k_table_cell[] = {{'|', "\\|"}};
+constexpr std::pair<char, std::string_view> k_github_message[] = {
+    {'%', "%25"}, {'\r', "%0D"}, {'\n', "%0A"}};
+constexpr std::pair<char, std::string_view> k_github_property[] = {
+    {'%', "%25"}, {'\r', "%0D"}, {'\n', "%0A"}, {':', "%3A"}, {',', "%2C"}};
+
+std::size_t longest_backtick_run(std::string_view text) {
+  std::size_t longest = 0;
+  std::size_t run = 0;
+  for (const char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+bool shell_safe(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+}
+
+} // namespace
+
+std::string terminal_safe(std::string_view text) {
+  return transform(text, {});
+}
+
+std::string excerpt(std::string_view text, std::size_t max_bytes) {
+  bool cut = false;
+  auto out = transform(text, {}, max_bytes, &cut);
+  if (cut)
+    out += fmt::format("... ({} bytes in all)", text.size());
+  return out;
+}
+
+std::string ellipsize(std::string_view text, std::size_t limit) {
+  std::size_t points = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0U) == 0x80U)
+      continue;
+    if (points++ == limit)
+      return std::string(text.substr(0, i)) + "…";
+  }
+  return std::string(text);
+}
+
+std::string html_escape(std::string_view text) {
+  return transform(text, k_html);
+}
+
+std::string markdown_text(std::string_view text) {
+  return transform(text, k_markdown);
+}
+
+std::string markdown_code(std::string_view text, InTable in_table) {
+  auto body =
+      transform(text, in_table == InTable::yes ? Replacements(k_table_cell) : Replacements());
+  const std::string fence(longest_backtick_run(body) + 1, '`');
+  // A span that starts or ends with a backtick (or is all spaces) needs a space inside the fence.
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`' ||
+                                     body.find_first_not_of(' ') == std::string::npos);
+  if (body.empty())
+    return "` `";
+  return pad ? fence + " " + body + " " + fence : fence + body + fence;
+}
+
+std::string markdown_fence(std::string_view text) {
+  std::string fence(std::max<std::size_t>(3, longest_backtick_run(text) + 1), '`');
+  return fence;
+}
+
+std::string shell_quote(std::string_view arg) {
+  if (!arg.empty() && std::ranges::all_of(arg, shell_safe))
+    return std::string(arg);
+  const bool has_control = std::ranges::any_of(arg, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte == 0x7F;
+  });
+  if (!has_control) {
+    std::string out = "'";
+    for (const char c : arg)
+      out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
+  std::string out = "$'";
+  for (const char c : arg) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\'' || c == '\\')
+      out += std::string("\\") + c;
+    else if (byte < 0x20 || byte == 0x7F)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(byte));
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& arg : argv) {
+    if (!out.empty())
+      out += ' ';
+    out += shell_quote(arg);
+  }
+  return out;
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos)
+    return std::string(text);
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"')
+      out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string github_message(std::string_view text) {
+  return transform(text, k_github_message);
+}
+
+std::string github_property(std::string_view text) {
+  return transform(text, k_github_property);
+}
+
+} // namespace culprit::report

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Fails when a file includes one of a higher layer: the layers of core/ (core/README.md), then
+core above stats, and cli above core. Prints each backward include as FILE:LINE: A -> B."""
+import pathlib
+import re
+import sys
+
+# core/'s folders, lowest first; a folder may include its own layer and those below.
+LAYERS = [
+    ["util"],
+    ["store", "host", "git", "exec", "parsers", "recipe"],
+    ["build", "measure", "roofline"],
+    ["bisect", "history"],
+    ["evidence"],
+    ["report"],
+]
+RANK = {folder: rank for rank, folders in enumerate(LAYERS) for folder in folders}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:core|stats|cli)/[^"]+)"')
+
+
+def layer(path):
+    """(library, rank within core) of a repository path such as core/measure/sampler.hpp."""
+    parts = pathlib.PurePosixPath(path).parts
+    if parts[0] != "core":
+        return parts[0], None
+    if len(parts) < 3:
+        return "core", None  # a file at the top of core/: it has no folder, which is itself wrong
+    return "core", RANK.get(parts[1])
+
+
+def main():
+    root = pathlib.Path(__file__).resolve().parent.parent
+    bad = []
+    for library in ("stats", "core", "cli"):
+        for file in sorted((root / library).rglob("*")):
+            if file.suffix not in (".cpp", ".hpp", ".h", ".cu", ".cuh"):
+                continue
+            relative = file.relative_to(root).as_posix()
+            lib, rank = layer(relative)
+            if lib == "core" and rank is None:
+                bad.append(f"{relative}: not in a folder of core/'s layers")
+                continue
+            for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+                match = INCLUDE.match(line)
+                if not match:
+                    continue
+                target = match.group(1)
+                to_lib, to_rank = layer(target)
+                if lib == "stats" and to_lib != "stats":
+                    bad.append(f"{relative}:{number}: stats includes {target}")
+                elif lib == "core" and to_lib == "cli":
+                    bad.append(f"{relative}:{number}: core includes {target}")
+                elif lib == "core" and to_lib == "core":
+                    if to_rank is None:
+                        bad.append(f"{relative}:{number}: {target} is in no layer")
+                    elif to_rank > rank:
+                        bad.append(f"{relative}:{number}: layer {rank} includes layer {to_rank}: "
+                                   f"{target}")
+    for line in bad:
+        print(line)
+    if bad:
+        print(f"check-layers: {len(bad)} backward includes (see core/README.md)", file=sys.stderr)
+        return 1
+    print("check-layers: every include goes down the layers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
