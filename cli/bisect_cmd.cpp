@@ -9,10 +9,10 @@
 #include "core/bisect/bisect.hpp"
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
-#include "core/util/escape.hpp"
-#include "core/util/format.hpp"
 #include "core/report/report.hpp"
 #include "core/report/roofline.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -155,9 +155,9 @@ public:
                                             render_options(*evidence, &ctx.repo, global.color));
         !written)
       return report(written.error());
-    if (outcome->status == "not_reproduced")
+    if (outcome->status == BisectStatus::not_reproduced)
       return static_cast<int>(ExitCode::not_reproduced);
-    if (outcome->status == "inconclusive")
+    if (outcome->status == BisectStatus::inconclusive)
       return static_cast<int>(ExitCode::inconclusive);
     return 0;
   }
@@ -168,7 +168,7 @@ private:
                                    const BisectSettings& settings) const {
     Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
     evidence.kind = "bisect";
-    evidence.status = outcome.status;
+    evidence.status = std::string(to_string(outcome.status));
     evidence.host = ctx.session->host_json();
     evidence.executor = ctx.executor_json();
     evidence.warnings = ctx.session->warnings();
@@ -217,14 +217,14 @@ private:
   void print_summary(std::FILE* out, const Evidence& evidence, const BisectOutcome& outcome,
                      const std::string& where) const {
     const auto& b = *evidence.bisect;
-    const bool unconfirmed = outcome.status == "inconclusive" && b.candidates.empty();
+    const bool unconfirmed = outcome.status == BisectStatus::inconclusive && b.candidates.empty();
     if (unconfirmed)
       fmt::print(out, "inconclusive: {}\n", on_terminal(outcome.note));
-    if (outcome.status == "not_reproduced")
+    if (outcome.status == BisectStatus::not_reproduced)
       fmt::print(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
                  m_improvement ? "faster" : "slower", evidence.settings.threshold * 100,
                  on_terminal(m_good), on_terminal(m_bad));
-    if (outcome.status == "not_reproduced" || unconfirmed) {
+    if (outcome.status == BisectStatus::not_reproduced || unconfirmed) {
       for (const auto& c : evidence.comparisons)
         fmt::print(out, "  {}: {}{}{}\n", on_terminal(c.case_name), c.verdict,
                    c.base_runs >= 2 && c.head_runs >= 2

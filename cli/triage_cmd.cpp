@@ -7,12 +7,12 @@
 #include "cli/measure_context.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
-#include "core/util/clock.hpp"
-#include "core/util/fs.hpp"
-#include "core/history/git_support.hpp"
-#include "core/evidence/triage.hpp"
 #include "core/evidence/fill.hpp"
+#include "core/evidence/triage.hpp"
+#include "core/history/git_support.hpp"
+#include "core/util/clock.hpp"
 #include "core/util/format.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -108,9 +108,9 @@ public:
     }
     if (outcome->new_regressions())
       return 1;
-    if (outcome->count("inconclusive") > 0)
+    if (outcome->count(history::TriageStatus::inconclusive) > 0)
       return static_cast<int>(ExitCode::inconclusive);
-    if (outcome->count("failed") > 0)
+    if (outcome->count(history::TriageStatus::failed) > 0)
       return static_cast<int>(ExitCode::infrastructure);
     return 0;
   }
@@ -153,18 +153,20 @@ private:
                    c.at("ci")[0].get<double>(), c.at("ci")[1].get<double>());
     }
     for (const auto& change : outcome.changes)
-      if (change.status == "not_confirmed" || change.status == "inconclusive" ||
-          change.status == "failed")
-        fmt::print(out, "{} {}..{} [{}]: {}{}\n", change.status, change.change.before.substr(0, 12),
-                   change.change.commit.substr(0, 12), on_terminal(change.change.case_name),
+      if (change.status == history::TriageStatus::not_confirmed ||
+          change.status == history::TriageStatus::inconclusive ||
+          change.status == history::TriageStatus::failed)
+        fmt::print(out, "{} {}..{} [{}]: {}{}\n", to_string(change.status),
+                   change.change.before.substr(0, 12), change.change.commit.substr(0, 12),
+                   on_terminal(change.change.case_name),
                    change.change.regression() ? "regression" : "improvement",
                    change.note.empty() ? "" : " (" + on_terminal(change.note) + ")");
     const auto regressions = static_cast<std::size_t>(
         std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }));
     fmt::print(out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",
                report::counted(outcome.changes.size(), "change point", "change points"),
-               outcome.changes.size() - outcome.count("handled_before"),
-               outcome.count("handled_before"),
+               outcome.changes.size() - outcome.count(history::TriageStatus::handled_before),
+               outcome.count(history::TriageStatus::handled_before),
                report::counted(regressions, "regression finding", "regression findings"),
                report::counted(outcome.findings.size() - regressions, "improvement finding",
                                "improvement findings"),

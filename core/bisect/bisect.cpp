@@ -177,9 +177,14 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
     const Job* unresolved = nullptr;
     for (const auto& job : jobs) {
       const auto& c = job.result;
-      BisectStep step{
-          commit_at(job.index), selected.key.case_name, "skip", c.position, c.runs, c.note, "",
-          c.statistic};
+      BisectStep step{commit_at(job.index),
+                      selected.key.case_name,
+                      ProbeClass::skip,
+                      c.position,
+                      c.runs,
+                      c.note,
+                      "",
+                      c.statistic};
       if (job.probe == nullptr) {
         m_skipped.insert(job.index);
         step.note = m_outcome.builds[step.commit].message;
@@ -197,24 +202,24 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
       const Reference here{job.index, job.probe};
       switch (c.step) {
       case stats::StepClass::good_like:
-        step.classified = "good";
+        step.classified = ProbeClass::good;
         if (!above) {
           new_lo = here;
           unresolved = nullptr; // a good-like probe above it: the bracket no longer holds it
         }
         break;
       case stats::StepClass::bad_like:
-        step.classified = "bad";
+        step.classified = ProbeClass::bad;
         if (!above)
           new_hi = here;
         break;
       case stats::StepClass::intermediate:
-        step.classified = "intermediate";
+        step.classified = ProbeClass::intermediate;
         if (!above)
           split = &job;
         break;
       case stats::StepClass::unresolved:
-        step.classified = "unresolved";
+        step.classified = ProbeClass::unresolved;
         if (!above && unresolved == nullptr)
           unresolved = &job;
         break;
@@ -248,7 +253,7 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
 
 BisectOutcome Bisection::so_far() const {
   auto outcome = m_outcome;
-  outcome.status = "interrupted";
+  outcome.status = BisectStatus::interrupted;
   outcome.rounds = m_rounds;
   outcome.lanes = m_lanes.size();
   return outcome;
@@ -283,12 +288,12 @@ Result<BisectOutcome> Bisection::run() {
   }
   if (m_outcome.cases.empty() && m_outcome.confirmation.budget_exhausted) {
     // Not "not reproduced": the budget ran out before the ends could be told apart.
-    m_outcome.status = "inconclusive";
+    m_outcome.status = BisectStatus::inconclusive;
     m_outcome.note = "the time budget ran out before the ends were told apart";
     return std::move(m_outcome);
   }
   if (m_outcome.cases.empty()) {
-    m_outcome.status = "not_reproduced";
+    m_outcome.status = BisectStatus::not_reproduced;
     return std::move(m_outcome);
   }
   for (const auto& selected : m_outcome.cases) {
@@ -298,10 +303,10 @@ Result<BisectOutcome> Bisection::run() {
     m_pending_rounds = 0;
     CULPRIT_TRY(search(selected, {k_good, good}, {last, bad}));
     if (m_outcome.candidates.size() != candidates_before)
-      m_outcome.status = "inconclusive";
+      m_outcome.status = BisectStatus::inconclusive;
   }
-  if (m_outcome.status.empty())
-    m_outcome.status = "culprit_found";
+  if (m_outcome.status == BisectStatus::not_run)
+    m_outcome.status = BisectStatus::culprit_found;
   m_outcome.rounds = m_rounds;
   m_outcome.lanes = m_lanes.size();
   // Say so when the culprits found do not account for the whole change of a case: a smaller
@@ -327,6 +332,38 @@ Result<BisectOutcome> Bisection::run() {
 } // namespace culprit::bisect_detail
 
 namespace culprit {
+
+std::string_view to_string(ProbeClass probe) {
+  switch (probe) {
+  case ProbeClass::good:
+    return "good";
+  case ProbeClass::bad:
+    return "bad";
+  case ProbeClass::skip:
+    return "skip";
+  case ProbeClass::intermediate:
+    return "intermediate";
+  case ProbeClass::unresolved:
+    return "unresolved";
+  }
+  return "unresolved";
+}
+
+std::string_view to_string(BisectStatus status) {
+  switch (status) {
+  case BisectStatus::not_run:
+    return "not_run";
+  case BisectStatus::culprit_found:
+    return "culprit_found";
+  case BisectStatus::not_reproduced:
+    return "not_reproduced";
+  case BisectStatus::inconclusive:
+    return "inconclusive";
+  case BisectStatus::interrupted:
+    return "interrupted";
+  }
+  return "inconclusive";
+}
 
 Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds, Sampler& sampler,
                                  const BisectSettings& settings,

@@ -21,18 +21,20 @@
 // replays with no builds and no runs.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/build/provider.hpp"
 #include "core/measure/compare.hpp"
-#include "core/util/error.hpp"
 #include "core/measure/sampler.hpp"
+#include "core/util/error.hpp"
 #include "stats/step_position.hpp"
 
 namespace culprit {
@@ -52,10 +54,28 @@ struct BisectRange {
   std::vector<std::string> commits; // good..bad, oldest first, bad last
 };
 
+// Where a probe was placed: like the good end, like the bad end, between them (another culprit
+// below it), not yet clear with the runs allowed, or skipped (it does not build).
+enum class ProbeClass : std::uint8_t { good, bad, skip, intermediate, unresolved };
+std::string_view to_string(ProbeClass probe);
+
+// How a bisection ended: a culprit named; the regression between the ends did not reproduce;
+// more than one candidate left (builds that fail, or runs that ran out); or stopped by an
+// interrupt, with what it knew by then. not_run: no bisection was made (a triage group whose
+// change did not reproduce).
+enum class BisectStatus : std::uint8_t {
+  not_run,
+  culprit_found,
+  not_reproduced,
+  inconclusive,
+  interrupted
+};
+std::string_view to_string(BisectStatus status);
+
 struct BisectStep {
   std::string commit;
   std::string case_name;
-  std::string classified; // good | bad | skip | intermediate | unresolved
+  ProbeClass classified = ProbeClass::skip;
   std::optional<stats::StepPosition> position;
   std::size_t runs = 0;
   std::string note;
@@ -82,7 +102,7 @@ struct BisectProgress {
 };
 
 struct BisectOutcome {
-  std::string status; // culprit_found | not_reproduced | inconclusive
+  BisectStatus status = BisectStatus::not_run;
   CompareOutcome confirmation;
   std::vector<SelectedCase> cases; // the ones bisected
   std::vector<BisectStep> steps;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/util/clock.hpp"
 #include "core/measure/stats_bridge.hpp"
+#include "core/util/clock.hpp"
 #include "core/util/version.hpp"
 #include "stats/bootstrap.hpp"
 #include "stats/summary.hpp"
@@ -239,7 +239,7 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
     EvidenceStep s;
     s.commit = step.commit;
     s.case_name = step.case_name;
-    s.classified = step.classified;
+    s.classified = std::string(to_string(step.classified));
     s.runs = static_cast<int>(step.runs);
     s.note = step.note;
     s.host_id = step.host_id;

@@ -20,18 +20,23 @@ json bisect_json(const EvidenceBisect& bisect) {
 
 json change_json(const TriageChange& triaged) {
   const auto& c = triaged.change;
-  return {{"case", c.case_name},      {"metric", c.metric},
-          {"unit", c.unit},           {"before", c.before},
-          {"after", c.commit},        {"ratio", c.ratio},
-          {"p_value", c.p_value},     {"kind", c.regression() ? "regression" : "improvement"},
-          {"status", triaged.status}, {"culprits", triaged.culprits},
+  return {{"case", c.case_name},
+          {"metric", c.metric},
+          {"unit", c.unit},
+          {"before", c.before},
+          {"after", c.commit},
+          {"ratio", c.ratio},
+          {"p_value", c.p_value},
+          {"kind", c.regression() ? "regression" : "improvement"},
+          {"status", to_string(triaged.status)},
+          {"culprits", triaged.culprits},
           {"note", triaged.note}};
 }
 
 std::string status_of(const TriageOutcome& outcome) {
   if (outcome.new_regressions())
     return "culprit_found";
-  if (outcome.count("inconclusive") + outcome.count("failed") > 0)
+  if (outcome.count(TriageStatus::inconclusive) + outcome.count(TriageStatus::failed) > 0)
     return "inconclusive";
   return "no_change";
 }
@@ -50,7 +55,7 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
   std::set<std::string> built;
   for (std::size_t g = 0; g < outcome.groups.size(); ++g) {
     const auto& group = outcome.groups[g];
-    if (group.bisect.status.empty())
+    if (group.bisect.status == BisectStatus::not_run)
       continue; // the bisection failed; its change points say why
     Evidence part;
     Sampler* const lanes[] = {&sampler};

@@ -24,10 +24,10 @@ public:
     for (const auto& change : history.change_points) {
       if (!change.regression() && !m_settings.improvements)
         continue;
-      m_outcome.changes.push_back({change, {}, {}, {}});
+      m_outcome.changes.push_back({change, TriageStatus::pending, {}, {}});
       CULPRIT_TRY_ASSIGN(const bool handled, handled_before(change));
       if (handled) {
-        m_outcome.changes.back().status = "handled_before";
+        m_outcome.changes.back().status = TriageStatus::handled_before;
         continue;
       }
       const auto [before, after] = widened(history, change);
@@ -106,7 +106,7 @@ private:
       if (outcome.error().code == ExitCode::interrupted)
         return std::unexpected(outcome.error());
       for (const auto c : group.changes) {
-        m_outcome.changes[c].status = "failed";
+        m_outcome.changes[c].status = TriageStatus::failed;
         m_outcome.changes[c].note = outcome.error().message;
       }
       return {};
@@ -127,19 +127,19 @@ private:
     const bool confirmed = std::ranges::any_of(
         outcome.cases, [&](const SelectedCase& c) { return c.key.case_name == change.case_name; });
     if (!triaged.culprits.empty()) {
-      triaged.status = "culprit_found";
+      triaged.status = TriageStatus::culprit_found;
     } else if (!confirmed) {
-      triaged.status = "not_confirmed";
+      triaged.status = TriageStatus::not_confirmed;
       for (const auto& verdict : outcome.confirmation.cases)
         if (verdict.selected.key.case_name == change.case_name)
           triaged.note = std::string(stats::to_string(verdict.verdict));
       if (triaged.note == "inconclusive")
-        triaged.status = "inconclusive"; // the runs ran out: try again next time
+        triaged.status = TriageStatus::inconclusive; // the runs ran out: try again next time
     } else {
-      triaged.status = "inconclusive";
+      triaged.status = TriageStatus::inconclusive;
       triaged.note = outcome.note;
     }
-    if (triaged.status == "inconclusive")
+    if (triaged.status == TriageStatus::inconclusive)
       return {};
     return m_ledger.record_handled(
         {.host_id = m_settings.host_id,
@@ -147,7 +147,7 @@ private:
          .metric = change.metric,
          .before = change.before,
          .after = change.commit,
-         .outcome = triaged.status,
+         .outcome = std::string(to_string(triaged.status)),
          .culprit = triaged.culprits.empty() ? std::string() : triaged.culprits.front(),
          .handled_at = store::now()});
   }
@@ -201,7 +201,25 @@ private:
 
 } // namespace
 
-std::size_t TriageOutcome::count(std::string_view status) const {
+std::string_view to_string(TriageStatus status) {
+  switch (status) {
+  case TriageStatus::pending:
+    return "pending";
+  case TriageStatus::culprit_found:
+    return "culprit_found";
+  case TriageStatus::not_confirmed:
+    return "not_confirmed";
+  case TriageStatus::inconclusive:
+    return "inconclusive";
+  case TriageStatus::failed:
+    return "failed";
+  case TriageStatus::handled_before:
+    return "handled_before";
+  }
+  return "pending";
+}
+
+std::size_t TriageOutcome::count(TriageStatus status) const {
   return static_cast<std::size_t>(
       std::ranges::count_if(changes, [&](const TriageChange& c) { return c.status == status; }));
 }

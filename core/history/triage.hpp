@@ -8,8 +8,8 @@
 // 2. Grouped: change points of several cases between the same two measured commits, in the same
 //    direction, are one bisection.
 // 3. Confirmed (never bisect on one noisy point): the bisection starts with compare's sequential
-//    test of the two commits (core/measure/compare.hpp). The tracked runs are its first look; more runs
-//    are bought only while the verdict is uncertain, up to max_runs. A case that does not come
+//    test of the two commits (core/measure/compare.hpp). The tracked runs are its first look; more
+//    runs are bought only while the verdict is uncertain, up to max_runs. A case that does not come
 //    out slower (faster for an improvement) is dismissed, and remembered as not confirmed.
 // 4. Bisected (core/bisect) between the measured commits around the change point, widened by
 //    `margin` measured commits on each side: E-divisive may place a change one point off, and a
@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "core/bisect/bisect.hpp"
-#include "core/util/error.hpp"
 #include "core/history/ledger.hpp"
 #include "core/history/series.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::history {
 
@@ -53,9 +53,22 @@ struct TriageSettings {
   std::size_t margin = 1;   // measured commits added to the range on each side
 };
 
+// What triage made of one change point: a culprit named; not confirmed by a comparison of the
+// commits around it (dismissed); inconclusive (tried again by the next triage); its bisection
+// failed; or an earlier triage handled it. pending: not decided yet.
+enum class TriageStatus : std::uint8_t {
+  pending,
+  culprit_found,
+  not_confirmed,
+  inconclusive,
+  failed,
+  handled_before
+};
+std::string_view to_string(TriageStatus status);
+
 struct TriageChange {
   ChangePoint change;
-  std::string status; // culprit_found | not_confirmed | inconclusive | failed | handled_before
+  TriageStatus status = TriageStatus::pending;
   std::vector<std::string> culprits;
   std::string note;
 };
@@ -80,7 +93,7 @@ struct TriageOutcome {
   std::vector<TriageChange> changes;
   std::vector<TriageGroup> groups;
   std::vector<Finding> findings; // regressions first, most cases first
-  [[nodiscard]] std::size_t count(std::string_view status) const;
+  [[nodiscard]] std::size_t count(TriageStatus status) const;
   [[nodiscard]] bool new_regressions() const;
 };
 

@@ -168,8 +168,8 @@ void triage(Tally& tally, const SimulatedHistory& simulated, const std::vector<S
         break;
       }
   }
-  tally.dismissed += static_cast<int>(outcome->count("not_confirmed"));
-  tally.open += static_cast<int>(outcome->count("inconclusive"));
+  tally.dismissed += static_cast<int>(outcome->count(TriageStatus::not_confirmed));
+  tally.open += static_cast<int>(outcome->count(TriageStatus::inconclusive));
   for (const auto& finding : outcome->findings) {
     if (truth.contains(finding.commit))
       ++tally.exact;

@@ -39,7 +39,7 @@ TEST(Bisect, FindsASingleCulpritWithinLogNPlusTwoProbes) {
   FakeBuildProvider builds;
   auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
-  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c23"));
   EXPECT_LE(probes(*outcome), static_cast<std::size_t>(std::ceil(std::log2(40)) + 2));
   const auto& culprit = outcome->culprits.front();
@@ -57,7 +57,7 @@ TEST(Bisect, NothingChangedIsNotReproduced) {
   FakeBuildProvider builds;
   auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
-  EXPECT_EQ(outcome->status, "not_reproduced");
+  EXPECT_EQ(to_string(outcome->status), "not_reproduced");
   EXPECT_TRUE(outcome->steps.empty());
 }
 
@@ -70,7 +70,7 @@ TEST(Bisect, TwoCasesWithTheirOwnCulprits) {
   FakeBuildProvider builds;
   auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
-  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c07", "softmax@c19"));
 }
 
@@ -83,14 +83,15 @@ TEST(Bisect, AnIntermediateLevelSplitsTheRangeAndFindsBothCulprits) {
   FakeBuildProvider builds;
   auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
-  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c09", "sgemm@c24"));
   for (const auto& c : outcome->culprits) {
     ASSERT_TRUE(c.share.has_value());
     EXPECT_NEAR(*c.share, 0.5, 0.15);
   }
-  EXPECT_TRUE(std::any_of(outcome->steps.begin(), outcome->steps.end(),
-                          [](const BisectStep& s) { return s.classified == "intermediate"; }));
+  EXPECT_TRUE(std::any_of(outcome->steps.begin(), outcome->steps.end(), [](const BisectStep& s) {
+    return s.classified == ProbeClass::intermediate;
+  }));
 }
 
 // The progress line counts rounds per case and never says "round 7 of about 6": the estimate
@@ -132,7 +133,7 @@ TEST(Bisect, ImprovementsAreFoundWhenAskedAndThroughputsTheRightWayRound) {
   FakeBuildProvider builds;
   auto regression = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
   ASSERT_TRUE(regression) << regression.error().message;
-  EXPECT_EQ(regression->status, "not_reproduced") << "a speed-up is not a regression";
+  EXPECT_EQ(to_string(regression->status), "not_reproduced") << "a speed-up is not a regression";
   BisectSettings settings;
   settings.improvement = true;
   auto improvement = run_bisect(history.range, builds, rig.sampler(), settings);
@@ -153,10 +154,10 @@ TEST(Bisect, BuildFailuresAreSkippedAndTheNeighboursTried) {
   builds.fail("c12");
   auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
-  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("k@c11"));
   EXPECT_TRUE(std::any_of(outcome->steps.begin(), outcome->steps.end(),
-                          [](const BisectStep& s) { return s.classified == "skip"; }));
+                          [](const BisectStep& s) { return s.classified == ProbeClass::skip; }));
 }
 
 TEST(Bisect, SkipsNextToTheCulpritLeaveCandidatesNotAGuess) {
@@ -169,7 +170,7 @@ TEST(Bisect, SkipsNextToTheCulpritLeaveCandidatesNotAGuess) {
   builds.fail("c06");
   auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
-  EXPECT_EQ(outcome->status, "inconclusive");
+  EXPECT_EQ(to_string(outcome->status), "inconclusive");
   EXPECT_TRUE(outcome->culprits.empty());
   EXPECT_THAT(outcome->candidates, ElementsAre("c05", "c06", "c07"));
 }

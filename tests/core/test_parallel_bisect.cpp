@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "core/bisect/bisect.hpp"
+#include "core/evidence/fill.hpp"
 #include "core/history/ledger.hpp"
 #include "core/history/track.hpp"
-#include "core/evidence/fill.hpp"
 #include "core/measure/parse_options.hpp"
 #include "tests/support/fake_measure.hpp"
 
@@ -67,7 +67,7 @@ TEST(ParallelBisect, TwoProbesARoundFindTheCulpritInFewerRounds) {
     FakeBuildProvider builds;
     auto outcome = run_bisect(history.range, builds, cluster.lanes, BisectSettings{});
     ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(outcome->status, "culprit_found") << "K=" << k;
+    EXPECT_EQ(to_string(outcome->status), "culprit_found") << "K=" << k;
     EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c37")) << "K=" << k;
     EXPECT_EQ(outcome->lanes, static_cast<std::size_t>(k));
     rounds[k] = outcome->rounds;
@@ -96,7 +96,7 @@ TEST(ParallelBisect, AFixedOffsetBetweenDevicesCannotFlipAVerdict) {
     FakeBuildProvider builds;
     auto outcome = run_bisect(history.range, builds, cluster.lanes, BisectSettings{});
     ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(outcome->status, "culprit_found") << "seed " << seed;
+    EXPECT_EQ(to_string(outcome->status), "culprit_found") << "seed " << seed;
     EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c22")) << "seed " << seed;
     ASSERT_EQ(outcome->culprits.size(), 1U);
     ASSERT_TRUE(outcome->culprits[0].change.has_value());
@@ -133,7 +133,7 @@ TEST(ParallelBisect, TwoCulpritsAndSkippedBuildsWithThreeLanes) {
     builds.fail(history.range.commits[static_cast<std::size_t>(failing)]);
   auto outcome = run_bisect(history.range, builds, cluster.lanes, BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
-  EXPECT_EQ(outcome->status, "culprit_found");
+  EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c11", "sgemm@c35"));
 }
 

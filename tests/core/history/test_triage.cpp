@@ -54,7 +54,7 @@ struct Triaged {
 std::vector<std::string> statuses(const TriageOutcome& outcome) {
   std::vector<std::string> out;
   for (const auto& change : outcome.changes)
-    out.push_back(change.change.case_name + ":" + change.status);
+    out.push_back(change.change.case_name + ":" + std::string(to_string(change.status)));
   return out;
 }
 
