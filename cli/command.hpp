@@ -10,7 +10,7 @@
 
 namespace culprit::cli {
 
-// The global flags of DESIGN.md's command-line contract.
+// The global flags of the command line (culprit(1), GLOBAL OPTIONS).
 struct GlobalOptions {
   std::string repo = ".";
   std::string config;

@@ -110,9 +110,6 @@ int run_main(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return culprit::cli::run_main(argc, argv);
-  } catch (const culprit::Fatal& e) {
-    culprit::cli::print_error(e.what());
-    return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     culprit::cli::print_error(fmt::format(
         "{} (this is a bug in culprit; please report it with the command line)", e.what()));

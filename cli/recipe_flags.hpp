@@ -1,5 +1,5 @@
 #pragma once
-// The recipe flags of DESIGN.md's contract, shared by the commands that build or measure.
+// The recipe flags (culprit(1), RECIPE OPTIONS), shared by the commands that build or measure.
 
 #include <CLI/CLI.hpp>
 

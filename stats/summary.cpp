@@ -90,11 +90,6 @@ Result<double> standard_deviation(std::span<const double> values) {
   return std::sqrt(moments_of(values).variance);
 }
 
-Result<double> median_absolute_deviation(std::span<const double> values) {
-  CULPRIT_STATS_TRY(check_sample(values, "values", 1));
-  return mad_of(values, quantile_of_sorted(sorted_copy(values), 0.5));
-}
-
 Result<Summary> summarize(std::span<const double> values) {
   CULPRIT_STATS_TRY(check_sample(values, "values", 2));
   const std::vector<double> sorted = sorted_copy(values);

@@ -43,8 +43,6 @@ Result<double> median(std::span<const double> values);
 Result<double> mean(std::span<const double> values);
 // Sample standard deviation (divisor n - 1).
 Result<double> standard_deviation(std::span<const double> values);
-// Median absolute deviation from the median, unscaled (multiply by 1.4826 for a normal's sigma).
-Result<double> median_absolute_deviation(std::span<const double> values);
 
 struct Summary {
   std::size_t count = 0;
@@ -55,7 +53,8 @@ struct Summary {
   double q1 = 0.0; // 25% quantile
   double q3 = 0.0; // 75% quantile
   double iqr = 0.0;
-  double mad = 0.0; // unscaled, as median_absolute_deviation
+  double mad = 0.0; // median absolute deviation from the median, unscaled (x 1.4826: a normal's
+                    // sigma)
   double standard_deviation = 0.0;
   // standard_deviation / mean; absent when the mean is zero.
   std::optional<double> coefficient_of_variation;

@@ -1,4 +1,4 @@
-// Writing evidence as JSON (DESIGN.md, "Evidence JSON"); reading it back is
+// Writing evidence as JSON (culprit(1), EVIDENCE); reading it back is
 // core/evidence/read.cpp.
 #include "core/evidence/evidence.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
-// Evidence: the JSON document that records everything a verdict rests on (DESIGN.md, "Evidence
-// JSON"). The structs below are the schema: writers fill them, renderers read them, and
+// Evidence: the JSON document that records everything a verdict rests on (culprit(1),
+// EVIDENCE). The structs below are the schema: writers fill them, renderers read them, and
 // to_json/from_json are the only place that knows the spelling of a key. Keys are stable: new
 // ones may be added, none is ever renamed.
 
@@ -80,8 +80,8 @@ struct EvidenceInterference {
   std::string summary; // the line for people; empty when there is nothing to say
 };
 
-// Where a case stands against its roofline (core/roofline/roofline.hpp), from the median time of one call
-// and the work of one call; `device` names its peaks in Evidence::roofline_peaks.
+// Where a case stands against its roofline (core/roofline/roofline.hpp), from the median time of
+// one call and the work of one call; `device` names its peaks in Evidence::roofline_peaks.
 struct EvidenceRoofline {
   double flops = 0;     // of one call
   double bytes = 0;     // of one call
@@ -192,8 +192,8 @@ struct EvidenceStep {
 };
 
 // What changed between a culprit and its parent, as facts read from git and the build cache
-// (core/evidence/culprit_hints.hpp says how each is found). Every part is optional: what could not be
-// read is left out, and `notes` says why in one line each.
+// (core/evidence/culprit_hints.hpp says how each is found). Every part is optional: what could not
+// be read is left out, and `notes` says why in one line each.
 struct EvidenceFileStat {
   std::string path;
   std::string old_path; // differs from path for renames

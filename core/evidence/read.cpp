@@ -1,5 +1,5 @@
-// Reading evidence back (DESIGN.md, "Evidence JSON"): every key typed and named in its errors,
-// then the invariants of core/evidence_check. The writer is core/evidence/evidence.cpp.
+// Reading evidence back (culprit(1), EVIDENCE): every key typed and named in its errors, then the
+// invariants of core/evidence/check.cpp. The writer is core/evidence/evidence.cpp.
 #include "core/evidence/evidence.hpp"
 
 #include "core/util/fs.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// Which statistic of each run decides a case, and why (DESIGN.md, "Interference is one-sided, and
-// the machine is shared").
+// Which statistic of each run decides a case, and why (README, "Shared machines": interference is
+// one-sided, and the machine is shared).
 //
 // The setting is `auto` or a statistic named as in stats/run_statistic.hpp (median, mean, min,
 // max, p1..p99). `auto` looks at the samples of both sides: where either shows one-sided
@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/util/error.hpp"
 #include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 #include "stats/interference.hpp"
 #include "stats/run_statistic.hpp"
 

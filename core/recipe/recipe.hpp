@@ -67,7 +67,7 @@ struct DecideOptions {
   std::string statistic = "auto";
 };
 
-// Where builds and runs happen (DESIGN.md, "Executors are a seam"). Not part of any hash: the
+// Where builds and runs happen (an executor: local or Slurm). Not part of any hash: the
 // same build and run on a cluster measure the same thing, and runs are keyed by device anyway.
 struct ExecutorRecipe {
   std::string kind = "local";           // local | slurm
@@ -88,9 +88,9 @@ struct RooflineCaseWork {
   std::string bytes;
 };
 
-// How the roofline model (core/roofline/roofline.hpp) reads the cases: the device's peaks (each also a
-// flag; those not given come from the device: measured on the CPU, from a GPU's properties or
-// datasheet), which compute units bound the cases, and work the output does not carry. Not part
+// How the roofline model (core/roofline/roofline.hpp) reads the cases: the device's peaks (each
+// also a flag; those not given come from the device: measured on the CPU, from a GPU's properties
+// or datasheet), which compute units bound the cases, and work the output does not carry. Not part
 // of any hash: it changes what is said about runs, never a run.
 struct RooflineRecipe {
   std::optional<double> peak_gflops;        // vector FP32 peak, GFLOP/s

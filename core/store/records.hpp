@@ -31,17 +31,6 @@ struct HostRecord {
   TimePoint last_seen;
 };
 
-struct BuildRecord {
-  std::string build_key; // hash(tree id, recipe's build part), hex, given by the caller
-  std::string commit_id;
-  std::string tree_id;
-  bool ok = false;
-  double seconds = 0.0;
-  std::string log_path;
-  std::optional<std::string> artifact_id; // content hash of the artifacts; none when not ok
-  TimePoint created;
-};
-
 enum class RunStatus : std::uint8_t { ok, failed, timeout, parse_error, interrupted };
 [[nodiscard]] std::string_view to_string(RunStatus status);
 [[nodiscard]] std::optional<RunStatus> parse_run_status(std::string_view text);
@@ -131,11 +120,9 @@ struct RunCounts {
   std::int64_t failed = 0;  // not warm-up and not ok (failed, timeout, parse_error, interrupted)
 };
 
-// Everything stored about one artifact, for evidence: the builds that produced it and every run
-// of it (any recipe, host, status), in run order, with their samples.
+// Every run stored of one artifact (any recipe, host, status), in run order, with its samples.
 struct ArtifactRecord {
   std::string artifact_id;
-  std::vector<BuildRecord> builds;
   std::vector<RunRecord> runs;
 };
 

@@ -15,9 +15,9 @@
 
 #include <fmt/core.h>
 
-#include "core/util/error.hpp"
 #include "core/store/sqlite.hpp"
 #include "core/store/store.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::store {
 namespace {
@@ -88,7 +88,9 @@ CREATE INDEX runs_by_block ON runs (block);
     // Version 3: the roofline model's inputs. The work of one call of each case (and its axes,
     // as JSON) per artifact and run recipe, as runs report it; the device a measurement ran on;
     // and the peaks of each host's devices (the CPU measured once, a GPU from its properties).
+    // The builds table goes: builds are kept in the build cache, and nothing wrote it.
     R"sql(
+DROP TABLE builds;
 CREATE TABLE case_work (
   artifact_id TEXT NOT NULL,
   recipe_hash TEXT NOT NULL,

@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::store {
 
@@ -50,14 +50,6 @@ public:
   // and the fingerprint are replaced.
   Status record_host(const HostRecord& host);
   Result<std::optional<HostRecord>> find_host(std::string_view host_id);
-
-  // Builds. record_build replaces any build with the same key (a rebuild).
-  Status record_build(const BuildRecord& build);
-  Result<std::optional<BuildRecord>> find_build(std::string_view build_key);
-  Result<std::vector<BuildRecord>> failed_builds();
-  // Forgets a failed build so that it is built again; a successful build is kept. Returns
-  // whether a build was forgotten.
-  Result<bool> forget_failed_build(std::string_view build_key);
 
   // Records one run and all its samples atomically; returns the run's id. The run's host must
   // have been recorded first. Samples must be finite.

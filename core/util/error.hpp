@@ -1,10 +1,9 @@
 #pragma once
 // Errors as values. Every fallible operation in core/ returns Result<T>: an expected value or an
-// Error that carries the exit code of the command-line contract (DESIGN.md) and a one-line
-// message that says what went wrong and what to do about it.
+// Error that carries the exit code of the command-line contract (README, "Exit codes") and a
+// one-line message that says what went wrong and what to do about it.
 
 #include <expected>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -43,16 +42,6 @@ template <class... Args>
 std::unexpected<Error> infra_error(fmt::format_string<Args...> format, Args&&... args) {
   return fail(ExitCode::infrastructure, fmt::format(format, std::forward<Args>(args)...));
 }
-
-// For what cannot go on. Thrown rarely, caught once in main and mapped to its exit code.
-class Fatal : public std::runtime_error {
-public:
-  explicit Fatal(const Error& error) : std::runtime_error(error.message), m_code(error.code) {}
-  [[nodiscard]] ExitCode code() const { return m_code; }
-
-private:
-  ExitCode m_code;
-};
 
 } // namespace culprit
 
