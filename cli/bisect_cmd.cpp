@@ -174,7 +174,8 @@ private:
     evidence.warnings = ctx.session->warnings();
     evidence.settings.direction = m_improvement ? "improvement" : "regression";
     CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
-                                     settings.compare.confidence, settings.compare.seed));
+                                     settings.compare.decide.confidence,
+                                     settings.compare.decide.seed));
     CULPRIT_TRY(ctx.fill_roofline(evidence));
     return evidence;
   }

@@ -6,9 +6,9 @@
 #include "cli/progress.hpp"
 #include "cli/verdict_table.hpp"
 #include "core/evidence/fill.hpp"
-#include "core/util/format.hpp"
 #include "core/report/report.hpp"
 #include "core/report/roofline.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -65,7 +65,7 @@ public:
       for (const auto* subject : {&*base, &*head}) {
         auto m = measurement_entry(ctx.session->sampler(), *subject, verdict.selected,
                                    subject == &*base ? verdict.base_runs : verdict.head_runs,
-                                   settings.confidence, settings.seed);
+                                   settings.decide.confidence, settings.decide.seed);
         if (!m)
           return report(m.error());
         if (!m->runs.empty())

@@ -13,13 +13,13 @@
 #include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
 #include "cli/report_outputs.hpp"
-#include "core/util/fs.hpp"
+#include "core/evidence/roofline_fill.hpp"
 #include "core/history/git_support.hpp"
-#include "core/report/history.hpp"
 #include "core/history/series.hpp"
 #include "core/host/fingerprint.hpp"
-#include "core/evidence/roofline_fill.hpp"
+#include "core/report/history.hpp"
 #include "core/roofline/peaks.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -47,7 +47,7 @@ public:
     sub.add_flag("--all-hosts", m_all_hosts, "show the points of several hosts in one series");
     sub.add_option("--threshold", m_threshold, "the smallest change that matters (2% or 0.02)");
     sub.add_option("--confidence", m_confidence, "of the intervals (default: the recipe's)")
-        ->check(number_between(0, 1, "0.95"));
+        ->check(number_between(0.5, 1, "0.95"));
     sub.add_option("--seed", m_seed, "of the bootstrap and the permutation test")
         ->check(whole_number(0, k_max_seed));
     sub.add_flag("--ascii", m_ascii, "draw the trend lines in ASCII");
@@ -101,15 +101,14 @@ private:
   Result<history::HistoryOptions> history_options(const GlobalOptions& global,
                                                   const git::Repository& repo) const {
     history::HistoryOptions options;
+    DecideOptions decide;
     const auto path = recipe_path(global, repo);
     std::error_code ec;
     if (!global.config.empty() || std::filesystem::exists(path, ec)) {
       CULPRIT_TRY_ASSIGN(const auto recipe, culprit::load_recipe(path));
       options.case_globs = recipe.run.cases;
       options.metric = recipe.run.metric;
-      options.confidence = recipe.decide.confidence;
-      options.seed = recipe.decide.seed;
-      options.change.min_change = recipe.decide.threshold;
+      decide = recipe.decide;
       m_roofline_recipe = recipe.roofline;
       m_cpus = recipe.run.cpus;
     }
@@ -117,19 +116,16 @@ private:
       options.case_globs = m_cases;
     if (!m_metric.empty())
       options.metric = m_metric;
-    if (!m_threshold.empty()) {
-      CULPRIT_TRY_ASSIGN(options.change.min_change, parse_threshold(m_threshold));
-    }
-    if (m_confidence) {
-      if (*m_confidence <= 0 || *m_confidence >= 1 || std::isnan(*m_confidence))
-        return usage_error("--confidence {}: give a probability between 0 and 1, e.g. 0.95",
-                           *m_confidence);
-      options.confidence = *m_confidence;
-    }
-    if (m_seed)
-      options.seed = *m_seed;
-    options.change.seed = options.seed;
-    options.change.confidence = options.confidence;
+    // The deciding flags go the recipe's way: the same parsing, the same bounds.
+    RecipeOverrides flags;
+    if (!m_threshold.empty())
+      flags.threshold = m_threshold;
+    flags.confidence = m_confidence;
+    flags.seed = m_seed;
+    CULPRIT_TRY_ASSIGN(decide, apply_decide_overrides(std::move(decide), flags));
+    options.confidence = options.change.confidence = decide.confidence;
+    options.seed = options.change.seed = decide.seed;
+    options.change.min_change = decide.threshold;
     options.all_hosts = m_all_hosts;
     return options;
   }

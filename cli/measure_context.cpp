@@ -6,10 +6,10 @@
 #include "cli/output.hpp"
 #include "cli/recipe_flags.hpp"
 #include "core/build/pool.hpp"
-#include "core/util/fs.hpp"
-#include "core/host/cpus.hpp"
-#include "core/util/interrupt.hpp"
 #include "core/evidence/roofline_fill.hpp"
+#include "core/host/cpus.hpp"
+#include "core/util/fs.hpp"
+#include "core/util/interrupt.hpp"
 
 #include <utility>
 
@@ -198,18 +198,7 @@ Result<Subject> MeasureContext::build_subject(const std::string& revision) {
 }
 
 CompareSettings MeasureContext::compare_settings() const {
-  CompareSettings settings;
-  settings.threshold = recipe.decide.threshold;
-  settings.confidence = recipe.decide.confidence;
-  settings.min_runs = static_cast<std::size_t>(recipe.decide.min_runs);
-  settings.max_runs = static_cast<std::size_t>(recipe.decide.max_runs);
-  settings.seed = recipe.decide.seed;
-  settings.case_globs = recipe.run.cases;
-  settings.metric = recipe.run.metric;
-  settings.statistic =
-      StatisticSetting::parse(recipe.decide.statistic).value_or(StatisticSetting{});
-  settings.duet = recipe.run.duet;
-  return settings;
+  return compare_settings_of(recipe);
 }
 
 Status MeasureContext::fill_roofline(Evidence& evidence) {

@@ -1,5 +1,7 @@
 #include "cli/recipe_flags.hpp"
 
+#include <fmt/format.h>
+
 #include "cli/flag_checks.hpp"
 
 namespace culprit::cli {
@@ -24,27 +26,36 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
   app.add_option("--case", o.cases, "only cases matching this glob (repeatable)")
       ->allow_extra_args(false)
       ->group("Recipe");
-  app.add_option("--threshold", o.threshold, "the smallest change that matters: 2% or 0.02")
+  const DecideOptions decide;
+  app.add_option("--threshold", o.threshold,
+                 fmt::format("the smallest change that matters: 2% or 0.02 (default {:g}%)",
+                             decide.threshold * 100))
       ->group("Decision");
-  app.add_option("--confidence", o.confidence, "confidence level of intervals (default 0.95)")
+  app.add_option("--confidence", o.confidence,
+                 fmt::format("confidence level of intervals (default {:g})", decide.confidence))
       ->check(number_between(0.5, 1, "0.95"))
       ->group("Decision");
-  app.add_option("--min-runs", o.min_runs, "runs per revision before deciding (default 5)")
+  app.add_option("--min-runs", o.min_runs,
+                 fmt::format("runs per revision before deciding (default {})", decide.min_runs))
       ->check(whole_number(2, k_max_run_count))
       ->group("Decision");
-  app.add_option("--max-runs", o.max_runs, "most runs per revision (default 40)")
+  app.add_option("--max-runs", o.max_runs,
+                 fmt::format("most runs per revision (default {})", decide.max_runs))
       ->check(whole_number(2, k_max_run_count))
       ->group("Decision");
   app.add_option("--warmup", o.warmup, "warm-up runs per revision, recorded, not counted")
       ->check(whole_number(0, k_max_run_count))
       ->group("Decision");
-  app.add_option("--timeout", o.timeout, "seconds one run may take (default 60)")
+  app.add_option(
+         "--timeout", o.timeout,
+         fmt::format("seconds one run may take (default {:g})", RunRecipe{}.timeout.count()))
       ->check(seconds_up_to(k_max_seconds))
       ->group("Decision");
   app.add_option("--budget", o.budget, "seconds of measuring at most, across revisions")
       ->check(seconds_up_to(k_max_seconds))
       ->group("Decision");
-  app.add_option("--seed", o.seed, "seed for run order and resampling (default 1)")
+  app.add_option("--seed", o.seed,
+                 fmt::format("seed for run order and resampling (default {})", decide.seed))
       ->check(whole_number(0, k_max_seed))
       ->group("Decision");
   app.add_option("--statistic", o.statistic,

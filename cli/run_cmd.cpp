@@ -12,12 +12,12 @@
 #include "cli/measure_context.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
-#include "core/measure/case_select.hpp"
 #include "core/evidence/fill.hpp"
-#include "core/util/escape.hpp"
-#include "core/util/format.hpp"
+#include "core/measure/case_select.hpp"
 #include "core/report/report.hpp"
 #include "core/report/roofline.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -56,8 +56,8 @@ public:
     bool budget_hit = false; // before the runs asked for were made
     bool precise = true;
     std::vector<std::string> wide; // cases whose interval is wider than the target, and by how much
-    for (std::size_t n = settings.min_runs;;
-         n = std::min(n + settings.min_runs, settings.max_runs)) {
+    for (std::size_t n = settings.min_runs();;
+         n = std::min(n + settings.min_runs(), settings.max_runs())) {
       const std::vector<Want> wants = {{&*subject, n}};
       auto complete = sampler.ensure(wants);
       if (!complete)
@@ -71,18 +71,19 @@ public:
       evidence.measurements.clear();
       wide.clear();
       for (const auto& s : *selected) {
-        auto m = measurement_entry(sampler, *subject, s, n, settings.confidence, settings.seed);
+        auto m = measurement_entry(sampler, *subject, s, n, settings.decide.confidence,
+                                   settings.decide.seed);
         if (!m)
           return report(m.error());
         const double half_width = (m->summary.ci[1] - m->summary.ci[0]) / 2;
-        if (m->runs.size() < 2 || half_width > settings.threshold / 2 * m->summary.median)
+        if (m->runs.size() < 2 || half_width > settings.decide.threshold / 2 * m->summary.median)
           wide.push_back(fmt::format("{} ±{:.2g}%", report::excerpt(s.key.case_name),
                                      100 * half_width / m->summary.median));
         evidence.measurements.push_back(std::move(*m));
       }
       precise = wide.empty();
       budget_hit = !*complete;
-      if (precise || budget_hit || n >= settings.max_runs)
+      if (precise || budget_hit || n >= settings.max_runs())
         break;
     }
     progress.clear();
@@ -94,8 +95,8 @@ public:
       evidence.warnings.push_back(
           fmt::format("stopped at max_runs ({}) before every {:.0f}% interval was within ±{:.2g}% "
                       "of its median: {}; raise --max-runs, or see 'culprit env --noise'",
-                      settings.max_runs, settings.confidence * 100, settings.threshold * 50,
-                      fmt::join(wide, ", ")));
+                      settings.max_runs(), settings.decide.confidence * 100,
+                      settings.decide.threshold * 50, fmt::join(wide, ", ")));
     evidence.executor = ctx.executor_json();
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
@@ -103,7 +104,8 @@ public:
       return report(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
     fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
-               fmt::format("{:.0f}% CI", settings.confidence * 100), "runs", "cv", "outliers");
+               fmt::format("{:.0f}% CI", settings.decide.confidence * 100), "runs", "cv",
+               "outliers");
     for (const auto& m : evidence.measurements)
       fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n",
                  on_terminal(m.case_name, 40), report::format_quantity(m.summary.median, m.unit),

@@ -76,7 +76,7 @@ public:
     header.warnings = ctx.session->warnings();
     auto document = history::triage_document(
         std::move(header), *outcome, ctx.repo, &ctx.builder->cache(), &ctx.executor, sampler,
-        settings.bisect.compare.confidence, settings.bisect.compare.seed);
+        settings.bisect.compare.decide.confidence, settings.bisect.compare.decide.seed);
     if (!document)
       return report(document.error());
     auto stamp = utc_now_iso8601();

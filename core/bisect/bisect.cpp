@@ -45,16 +45,13 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
     // that classified the culprit (blocks made there with both, while bisecting, count).
     const auto lane_it = m_lane_of.find(culprit.commit);
     auto& lane = lane_it != m_lane_of.end() ? *lane_it->second : m_sampler;
-    const std::size_t blocks = std::max<std::size_t>(2 * compare.min_runs, 10);
+    const std::size_t blocks = std::max<std::size_t>(2 * compare.min_runs(), 10);
     const std::array<const Subject*, 2> group = {parent.subject, subject};
     CULPRIT_TRY(lane.ensure_blocks({{parent.subject, subject}, blocks}));
     CULPRIT_TRY_ASSIGN(const auto runs, lane.block_runs(group, selected.key, blocks));
     if (runs.blocks.size() >= 2) {
       const auto statistic = estimator_of(selected).statistic;
-      stats::PairedOptions options;
-      options.rule.threshold = compare.threshold;
-      options.rule.direction = to_stats(selected.direction);
-      options.confidence = compare.confidence;
+      const auto options = paired_options(compare.decide, selected.direction);
       CULPRIT_TRY_ASSIGN(
           culprit.change,
           lift(stats::compare_paired(stats::run_values(runs.runs[0], statistic),
@@ -279,7 +276,7 @@ Result<BisectOutcome> Bisection::run() {
       // the probes'. A machine that turned noisy after that look would otherwise leave every
       // probe judged by a median of two speed states, and a probe unresolved.
       auto& estimator = m_estimators[verdict.selected.key] = *verdict.estimator;
-      if (auto later = judge_later_by(m_settings.compare.statistic, verdict.selected.direction,
+      if (auto later = judge_later_by(m_settings.compare.statistic(), verdict.selected.direction,
                                       estimator, verdict.interference, "the ends' runs"))
         estimator = std::move(*later);
     }
@@ -320,7 +317,7 @@ Result<BisectOutcome> Bisection::run() {
         known = true;
       }
     }
-    if (known && explained < 0.75)
+    if (known && explained < m_settings.compare.decide.explained_share)
       m_outcome.note +=
           fmt::format("{}the culprits found explain {:.0f}% of the change of {}; a "
                       "smaller culprit may remain in the range",

@@ -40,10 +40,11 @@
 namespace culprit {
 
 struct BisectSettings {
-  CompareSettings compare;  // threshold, confidence, runs, cases, metric, seed
+  // threshold, confidence, classification confidence, explained share, runs, cases, metric,
+  // seed
+  CompareSettings compare;
   bool improvement = false; // look for the commit that made things faster
   std::size_t reference_runs_per_batch = 2;
-  double classify_confidence = 0.99;
 };
 
 struct BisectRange {

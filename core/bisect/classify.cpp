@@ -19,13 +19,7 @@ constexpr std::size_t k_min_blocks = 3;
 
 stats::StepOptions Bisection::step_options() const {
   const auto& compare = m_settings.compare;
-  stats::StepOptions options;
-  options.threshold = compare.threshold;
-  options.bootstrap.confidence = m_settings.classify_confidence;
-  options.bootstrap.seed = compare.seed;
-  options.bootstrap.threads = compare.threads;
-  options.bootstrap.resamples = k_position_resamples;
-  return options;
+  return culprit::step_options(compare.decide, compare.threads, k_position_resamples);
 }
 
 const Estimator& Bisection::estimator_of(const SelectedCase& selected) const {
@@ -60,9 +54,9 @@ Bisection::position_in(const SelectedCase& selected, Sampler& lane, const Subjec
 Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
                            const Reference& lo, const Reference& hi) {
   const auto& compare = m_settings.compare;
-  const std::size_t first = std::max(compare.min_runs, k_min_blocks);
-  const std::size_t batch = compare.batch > 0 ? compare.batch : compare.min_runs;
-  const std::size_t most = std::max(compare.max_runs, first);
+  const std::size_t first = std::max(compare.min_runs(), k_min_blocks);
+  const std::size_t batch = compare.batch > 0 ? compare.batch : compare.min_runs();
+  const std::size_t most = std::max(compare.max_runs(), first);
   for (auto& job : jobs) {
     // Byte-identical artifacts: the same measurement, no run needed.
     const bool like_lo = job.probe->artifact_id == lo.subject->artifact_id;
@@ -129,7 +123,7 @@ Status Bisection::learn_interference(const SelectedCase& selected, const std::ve
     for (const auto& runs : blocks.runs)
       diagnoses.push_back(diagnose(runs, selected.direction));
   }
-  if (auto later = judge_later_by(m_settings.compare.statistic, selected.direction, it->second,
+  if (auto later = judge_later_by(m_settings.compare.statistic(), selected.direction, it->second,
                                   diagnoses, "the probes' runs"))
     it->second = std::move(*later);
   return {};
@@ -140,7 +134,7 @@ Status Bisection::learn_interference(const SelectedCase& selected, const std::ve
 Result<Bisection::Classification>
 Bisection::confirm_intermediate(const SelectedCase& selected, Sampler& lane, const Subject& probe,
                                 const Reference& lo, const Reference& hi, std::size_t blocks) {
-  const std::size_t fresh = std::max<std::size_t>(2 * m_settings.compare.min_runs, 10);
+  const std::size_t fresh = std::max<std::size_t>(2 * m_settings.compare.min_runs(), 10);
   const std::size_t to = blocks + fresh;
   CULPRIT_TRY(lane.ensure_blocks({{lo.subject, hi.subject, &probe}, to}));
   Classification result;

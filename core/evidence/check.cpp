@@ -1,5 +1,5 @@
-// The invariants of evidence read back (core/evidence/evidence.hpp, check_evidence): what culprit itself
-// writes always holds them, so a document that breaks one was damaged or made by hand, and
+// The invariants of evidence read back (core/evidence/evidence.hpp, check_evidence): what culprit
+// itself writes always holds them, so a document that breaks one was damaged or made by hand, and
 // rendering it would state things that are not so.
 
 #include <algorithm>
@@ -63,13 +63,23 @@ Status interval(std::string_view path, const std::array<double, 2>& ci, double l
   return {};
 }
 
-// Settings every writer fills: a threshold and a confidence are fractions in (0, 1).
+// Settings every writer fills: a threshold and a confidence are fractions in (0, 1), the
+// bisection's shares in (0, 1], a budget positive.
 Status check_settings(const EvidenceSettings& s) {
   if (s.threshold <= 0 || s.threshold >= 1 || std::isnan(s.threshold))
     return bad_key("settings.threshold", fmt::format("is {:g}, not between 0 and 1", s.threshold));
   if (s.confidence <= 0 || s.confidence >= 1 || std::isnan(s.confidence))
     return bad_key("settings.confidence",
                    fmt::format("is {:g}, not between 0 and 1", s.confidence));
+  for (const auto& [key, share] : {std::pair{"settings.classify_confidence", s.classify_confidence},
+                                   std::pair{"settings.explained_share", s.explained_share}}) {
+    if (share && !(*share > 0 && *share <= 1))
+      return bad_key(key, fmt::format("is {:g}, not in (0, 1]", *share));
+  }
+  if (s.budget && !(*s.budget > 0))
+    return bad_key("settings.budget", fmt::format("is {:g}; give a positive number of seconds "
+                                                  "or null",
+                                                  *s.budget));
   return {};
 }
 

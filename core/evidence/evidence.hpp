@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/recipe/recipe.hpp"
 #include "core/util/error.hpp"
 
 namespace culprit {
@@ -24,9 +25,15 @@ struct EvidenceSettings {
   std::string run;
   std::string format;
   std::string metric;
-  double threshold = 0.02;
-  double confidence = 0.95;
-  std::uint64_t seed = 1;
+  double threshold = DecideOptions{}.threshold;
+  double confidence = DecideOptions{}.confidence;
+  std::uint64_t seed = DecideOptions{}.seed;
+  // A bisection's probe classification level and the share of a change its culprits must
+  // explain before it stops warning; the time budget in seconds (none: unbounded). Absent from
+  // evidence written before they were recorded.
+  std::optional<double> classify_confidence;
+  std::optional<double> explained_share;
+  std::optional<double> budget;
   int min_runs = 0;
   int max_runs = 0;
   int warmup = 0;

@@ -34,6 +34,10 @@ Evidence evidence_header(const std::vector<std::string>& command, const git::Rep
   s.threshold = recipe.decide.threshold;
   s.confidence = recipe.decide.confidence;
   s.seed = recipe.decide.seed;
+  s.classify_confidence = recipe.decide.classify_confidence;
+  s.explained_share = recipe.decide.explained_share;
+  if (recipe.decide.budget)
+    s.budget = recipe.decide.budget->count();
   s.min_runs = recipe.decide.min_runs;
   s.max_runs = recipe.decide.max_runs;
   s.warmup = recipe.decide.warmup;

@@ -393,6 +393,9 @@ Result<Evidence> evidence_from_json(const nlohmann::json& doc) {
   CULPRIT_TRY(settings.get("threshold", s.threshold));
   CULPRIT_TRY(settings.get("confidence", s.confidence));
   CULPRIT_TRY(settings.get("seed", s.seed));
+  CULPRIT_TRY(settings.get_optional("classify_confidence", s.classify_confidence));
+  CULPRIT_TRY(settings.get_optional("explained_share", s.explained_share));
+  CULPRIT_TRY(settings.get_optional("budget", s.budget));
   CULPRIT_TRY(settings.get("min_runs", s.min_runs, false));
   CULPRIT_TRY(settings.get("max_runs", s.max_runs, false));
   CULPRIT_TRY(settings.get("warmup", s.warmup, false));

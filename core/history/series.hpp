@@ -36,10 +36,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/history/ledger.hpp"
 #include "core/parsers/metric.hpp"
+#include "core/recipe/recipe.hpp"
 #include "core/store/store.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::history {
 
@@ -100,15 +101,17 @@ struct ChangeOptions {
   double significance = 0.01;
   std::size_t permutations = 499;
   std::size_t min_segment = 3;
-  double min_change = 0.02; // the threshold: smaller steps are dropped
-  double confidence = 0.95; // of the step's interval
+  // The threshold (smaller steps are dropped), the level of the step's interval and the seed:
+  // the recipe's [decide] settings.
+  double min_change = DecideOptions{}.threshold;
+  double confidence = DecideOptions{}.confidence;
   std::size_t resamples = 1000;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = DecideOptions{}.seed;
   unsigned threads = 0;
 };
 
-// The least time one call of a case can take at a point (its roofline bound, core/roofline/roofline.hpp),
-// or why there is none.
+// The least time one call of a case can take at a point (its roofline bound,
+// core/roofline/roofline.hpp), or why there is none.
 struct RooflineBound {
   std::optional<double> seconds;
   std::string reason;
@@ -121,8 +124,8 @@ struct HistoryOptions {
   std::string metric;                  // empty: each case's primary metric
   std::optional<std::string> host;     // only this host's points
   bool all_hosts = false;              // allow points of several hosts in one series
-  double confidence = 0.95;
-  std::uint64_t seed = 1;
+  double confidence = DecideOptions{}.confidence;
+  std::uint64_t seed = DecideOptions{}.seed;
   std::size_t resamples = 1000; // of the bootstrap interval of each point
   ChangeOptions change;
   // When set, each point shows its share of its roofline bound (bound / level, in percent,

@@ -13,9 +13,17 @@
 
 namespace culprit {
 
-stats::Direction to_stats(Direction direction) {
-  return direction == Direction::lower_is_better ? stats::Direction::lower_is_better
-                                                 : stats::Direction::higher_is_better;
+StatisticSetting CompareSettings::statistic() const {
+  return StatisticSetting::parse(decide.statistic).value_or(StatisticSetting{});
+}
+
+CompareSettings compare_settings_of(const Recipe& recipe) {
+  CompareSettings settings;
+  settings.decide = recipe.decide;
+  settings.case_globs = recipe.run.cases;
+  settings.metric = recipe.run.metric;
+  settings.duet = recipe.run.duet;
+  return settings;
 }
 
 bool is_gpu_metric(std::string_view metric) {
@@ -60,15 +68,6 @@ struct Pending {
   bool resolved = false;
 };
 
-stats::PairedOptions paired_options(const CompareSettings& settings, Direction direction,
-                                    double confidence) {
-  stats::PairedOptions options;
-  options.rule.threshold = settings.threshold;
-  options.rule.direction = to_stats(direction);
-  options.confidence = confidence;
-  return options;
-}
-
 // Looks at one case with the blocks made so far; true when its verdict is final.
 Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& group,
                      const stats::SequentialPlan& plan, std::size_t look,
@@ -102,7 +101,7 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
   // hypotheses under one error rate. The first look of a sequential plan cannot decide anything
   // (its level is 1 - 5e-10), so the choice costs no verdict its honesty.
   if (!verdict.estimator)
-    verdict.estimator = choose_estimator(settings.statistic, direction, verdict.interference);
+    verdict.estimator = choose_estimator(settings.statistic(), direction, verdict.interference);
   const auto base = stats::run_values(blocks.runs[0], verdict.estimator->statistic);
   const auto head = stats::run_values(blocks.runs[1], verdict.estimator->statistic);
   verdict.levels = {stats::evaluate(stats::RunStatistic::median(), base),
@@ -112,7 +111,8 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
       lift(stats::decide_at_look(plan, look,
                                  [&](double confidence) {
                                    return stats::compare_paired(
-                                       base, head, paired_options(settings, direction, confidence));
+                                       base, head,
+                                       paired_options(settings.decide, direction, confidence));
                                  }),
            key.case_name));
   verdict.comparison = decision.comparison;
@@ -131,8 +131,8 @@ Status look_at_tail(Sampler& sampler, const std::array<const Subject*, 2>& group
   const auto statistic = slow_side(verdict.selected.direction);
   const auto base = stats::run_values(blocks.runs[0], statistic);
   const auto head = stats::run_values(blocks.runs[1], statistic);
-  auto tail = stats::compare_paired(
-      base, head, paired_options(settings, verdict.selected.direction, settings.confidence));
+  auto tail = stats::compare_paired(base, head,
+                                    paired_options(settings.decide, verdict.selected.direction));
   if (tail &&
       (tail->verdict == stats::Verdict::slower || tail->verdict == stats::Verdict::faster) &&
       tail->verdict != verdict.verdict)
@@ -206,7 +206,7 @@ Result<CompareOutcome> identical_outcome(Sampler& sampler, const Subject& base,
     stats::Comparison same;
     same.ratio = {1.0, 1.0, 1.0, 0.0};
     same.p_value = 1.0;
-    same.confidence = same.interval_confidence = settings.confidence;
+    same.confidence = same.interval_confidence = settings.decide.confidence;
     same.verdict = stats::Verdict::same;
     verdict.comparison = same;
     verdict.note = fmt::format("identical binaries: both builds have artifacts {}, so nothing "
@@ -223,10 +223,10 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
                                         const CompareSettings& settings) {
   if (base.artifact_id == head.artifact_id)
     return identical_outcome(sampler, base, settings);
-  const std::size_t batch = settings.batch > 0 ? settings.batch : settings.min_runs;
+  const std::size_t batch = settings.batch > 0 ? settings.batch : settings.min_runs();
   CULPRIT_TRY_ASSIGN(const auto plan,
-                     lift(stats::make_sequential_plan(settings.min_runs, settings.max_runs, batch,
-                                                      settings.confidence)));
+                     lift(stats::make_sequential_plan(settings.min_runs(), settings.max_runs(),
+                                                      batch, settings.decide.confidence)));
   const std::array<const Subject*, 2> group = {&base, &head};
   CompareOutcome outcome;
   bool duet = settings.duet == DuetMode::on;
@@ -271,15 +271,15 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
     if (look == 0 && settings.duet == DuetMode::automatic)
       duet = want_duet(pending, sampler, outcome);
   }
-  CULPRIT_TRY(control_false_discoveries(pending, settings.confidence));
+  CULPRIT_TRY(control_false_discoveries(pending, settings.decide.confidence));
 
   for (auto& p : pending) {
     auto& v = p.verdict;
     CULPRIT_TRY(look_at_tail(sampler, group, settings, v));
     if (v.comparison) {
       stats::PlanningOptions planning;
-      planning.threshold = settings.threshold;
-      planning.confidence = settings.confidence;
+      planning.threshold = settings.decide.threshold;
+      planning.confidence = settings.decide.confidence;
       if (auto budget = stats::plan_runs(*v.comparison, planning))
         v.min_detectable = budget->minimum_detectable_effect;
     }

@@ -27,30 +27,35 @@
 #include <string>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/measure/estimator.hpp"
 #include "core/measure/sampler.hpp"
 #include "core/measure/subject.hpp"
 #include "core/recipe/recipe.hpp"
+#include "core/util/error.hpp"
 #include "stats/decision.hpp"
 #include "stats/interference.hpp"
 
 namespace culprit {
 
+// What a comparison is asked: the recipe's deciding settings (each default is written in
+// DecideOptions alone) and the cases it looks at.
 struct CompareSettings {
-  double threshold = 0.02;
-  double confidence = 0.95;
-  std::size_t min_runs = 5;
-  std::size_t max_runs = 40;
+  DecideOptions decide;  // threshold, confidence, runs, seed, statistic, classification
   std::size_t batch = 0; // blocks between looks; 0: min_runs
-  std::uint64_t seed = 1;
   std::vector<std::string> case_globs;
   std::string metric;
-  StatisticSetting statistic;
   DuetMode duet = DuetMode::off;
-  unsigned threads = 0;
+  unsigned threads = 0; // bootstrap threads; 0: the hardware's
+
+  [[nodiscard]] std::size_t min_runs() const { return static_cast<std::size_t>(decide.min_runs); }
+  [[nodiscard]] std::size_t max_runs() const { return static_cast<std::size_t>(decide.max_runs); }
+  // The statistic setting (validated when the recipe was read; auto if it somehow is not).
+  [[nodiscard]] StatisticSetting statistic() const;
 };
+
+// The comparison a recipe asks for: its [decide] settings, cases, metric and duets.
+CompareSettings compare_settings_of(const Recipe& recipe);
 
 // A comparison of each run's slow side, beside a verdict made with the fast side.
 struct TailChange {
@@ -108,8 +113,6 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
 Result<std::vector<SelectedCase>> select_common_cases(Sampler& sampler,
                                                       const std::vector<const Subject*>& subjects,
                                                       const CompareSettings& settings);
-
-stats::Direction to_stats(Direction direction);
 
 // Whether a metric is a GPU time (gpu_time, batch_gpu_time, ...): such runs never duet.
 bool is_gpu_metric(std::string_view metric);

@@ -1,13 +1,18 @@
 #pragma once
-// core/ calls into culprit_stats, whose errors are its own: this maps them to core's Error.
-// Bad data from a benchmark (a zero time where a ratio is asked, a NaN) is the benchmark's
-// problem, reported as an infrastructure failure naming the case.
+// core/ calls into culprit_stats, whose options and errors are its own: this fills the options
+// from the recipe's deciding settings (the one place they are converted) and maps the errors to
+// core's Error. Bad data from a benchmark (a zero time where a ratio is asked, a NaN) is the
+// benchmark's problem, reported as an infrastructure failure naming the case.
 
 #include <string_view>
 #include <utility>
 
+#include "core/parsers/metric.hpp"
+#include "core/recipe/recipe.hpp"
 #include "core/util/error.hpp"
 #include "stats/error.hpp"
+#include "stats/paired.hpp"
+#include "stats/step_position.hpp"
 
 namespace culprit {
 
@@ -26,5 +31,17 @@ template <class T> Result<T> lift(stats::Result<T> result, std::string_view cont
   else
     return std::move(*result);
 }
+
+stats::Direction to_stats(Direction direction);
+
+// A paired comparison at the settings' threshold, in the case's direction, at the given level
+// (the settings' confidence unless a sequential look asks for its own).
+stats::PairedOptions paired_options(const DecideOptions& decide, Direction direction,
+                                    double confidence);
+stats::PairedOptions paired_options(const DecideOptions& decide, Direction direction);
+
+// A bisection probe's position between the ends, at the classification confidence.
+stats::StepOptions step_options(const DecideOptions& decide, unsigned threads,
+                                std::size_t resamples);
 
 } // namespace culprit

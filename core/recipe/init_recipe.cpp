@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/recipe/recipe.hpp"
 #include "core/util/fs.hpp"
 
 namespace culprit {
@@ -82,6 +83,7 @@ std::string initial_recipe(const ProjectGuess& guess) {
     run += k_gbench_flags;
   else if (guess.format == "nvbench")
     run += k_nvbench_flags;
+  const DecideOptions decide;
   return fmt::format(
       R"(# culprit.toml: how culprit builds and runs this project's benchmarks.
 # culprit reads this file from your current checkout (never from the revision it measures), so
@@ -103,17 +105,23 @@ command = "{run}"
 format = "{format}"           # auto | culprit | gbench | nvbench | csv | regex | time
 # metric = "real_time"     # default: the format's primary time metric
 # cases = ["BM_Sgemm/*"]   # globs; default: every case
-timeout = 60               # seconds per run
+timeout = {timeout:<17g}# seconds per run
 
 [decide]
-threshold = 0.02           # the smallest change that matters (or "2%")
-confidence = 0.95
-min_runs = 5
-max_runs = 40
+threshold = {threshold:<15g}# the smallest change that matters (or "2%")
+confidence = {confidence:g}
+min_runs = {min_runs}
+max_runs = {max_runs}
 # warmup = 1               # runs per revision that are recorded but not counted
+# classify_confidence = {classify:<5g}# level at which a bisection places a probe
+# explained_share = {explained:<9g}# below it, a bisection says a culprit may remain
 )",
-      fmt::arg("kind", guess.kind), fmt::arg("build", build), fmt::arg("artifacts", artifacts),
-      fmt::arg("run", run), fmt::arg("format", guess.format),
+      fmt::arg("timeout", RunRecipe{}.timeout.count()), fmt::arg("threshold", decide.threshold),
+      fmt::arg("confidence", decide.confidence), fmt::arg("min_runs", decide.min_runs),
+      fmt::arg("max_runs", decide.max_runs), fmt::arg("classify", decide.classify_confidence),
+      fmt::arg("explained", decide.explained_share), fmt::arg("kind", guess.kind),
+      fmt::arg("build", build), fmt::arg("artifacts", artifacts), fmt::arg("run", run),
+      fmt::arg("format", guess.format),
       fmt::arg("found",
                guess.targets.empty()
                    ? std::string()

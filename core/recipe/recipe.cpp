@@ -9,10 +9,10 @@
 #include <toml++/toml.h>
 
 #include "core/exec/slurm_executor.hpp"
-#include "core/util/fs.hpp"
 #include "core/git/hash.hpp"
-#include "core/util/escape.hpp"
 #include "core/recipe/work_expression.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/fs.hpp"
 #include "stats/run_statistic.hpp"
 
 namespace culprit {
@@ -377,6 +377,13 @@ Status read_decide(TableReader& reader, DecideOptions& decide) {
       *target = static_cast<int>(*integer);
     }
   }
+  for (auto [key, target] : {std::pair{"classify_confidence", &decide.classify_confidence},
+                             std::pair{"explained_share", &decide.explained_share}}) {
+    std::optional<double> value;
+    CULPRIT_TRY(reader.read_number(key, value));
+    if (value)
+      *target = *value;
+  }
   std::optional<double> budget;
   CULPRIT_TRY(reader.read_number("budget", budget));
   if (budget)
@@ -505,7 +512,32 @@ Result<Recipe> load_recipe(const std::filesystem::path& file) {
 
 namespace {
 
-Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
+// The deciding flags over decide; parse errors only (check_decide bounds the result).
+Status apply_decide_flags(DecideOptions& decide, const RecipeOverrides& o) {
+  if (o.threshold) {
+    CULPRIT_TRY_ASSIGN(decide.threshold, parse_threshold(*o.threshold));
+  }
+  if (o.confidence)
+    decide.confidence = *o.confidence;
+  if (o.min_runs)
+    decide.min_runs = *o.min_runs;
+  if (o.max_runs)
+    decide.max_runs = *o.max_runs;
+  if (o.warmup)
+    decide.warmup = *o.warmup;
+  if (o.budget)
+    decide.budget = std::chrono::duration<double>(*o.budget);
+  if (o.seed)
+    decide.seed = *o.seed;
+  if (o.statistic) {
+    CULPRIT_TRY(check_statistic(*o.statistic));
+    decide.statistic = *o.statistic;
+  }
+  return {};
+}
+
+// Every flag but the deciding ones over the recipe.
+void apply_other_flags(Recipe& recipe, const RecipeOverrides& o) {
   if (o.build_command)
     recipe.build.command = *o.build_command;
   if (o.artifacts)
@@ -518,37 +550,18 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
     recipe.run.metric = *o.metric;
   if (o.cases)
     recipe.run.cases = *o.cases;
-  if (o.threshold) {
-    CULPRIT_TRY_ASSIGN(recipe.decide.threshold, parse_threshold(*o.threshold));
-  }
-  if (o.confidence)
-    recipe.decide.confidence = *o.confidence;
-  if (o.min_runs)
-    recipe.decide.min_runs = *o.min_runs;
-  if (o.max_runs)
-    recipe.decide.max_runs = *o.max_runs;
-  if (o.warmup)
-    recipe.decide.warmup = *o.warmup;
   if (o.timeout)
     recipe.run.timeout = std::chrono::duration<double>(*o.timeout);
-  if (o.budget)
-    recipe.decide.budget = std::chrono::duration<double>(*o.budget);
-  if (o.seed)
-    recipe.decide.seed = *o.seed;
   if (o.cpus)
     recipe.run.cpus = *o.cpus;
+  if (o.duet)
+    recipe.run.duet = *o.duet;
   if (o.executor)
     recipe.executor.kind = *o.executor;
   if (o.parallel)
     recipe.executor.parallel = *o.parallel;
   if (o.parallel_runs)
     recipe.executor.parallel_runs = *o.parallel_runs;
-  if (o.statistic) {
-    CULPRIT_TRY(check_statistic(*o.statistic));
-    recipe.decide.statistic = *o.statistic;
-  }
-  if (o.duet)
-    recipe.run.duet = *o.duet;
   if (o.peak_gflops)
     recipe.roofline.peak_gflops = o.peak_gflops;
   if (o.peak_tensor_gflops)
@@ -557,35 +570,55 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
     recipe.roofline.peak_gbps = o.peak_gbps;
   if (o.peak_device)
     recipe.roofline.device = *o.peak_device;
-  CULPRIT_TRY(check_roofline(recipe.roofline));
+}
 
+// Whether a share lies in (low, 1) (or (low, 1] when one is allowed): NaN never does.
+bool within(double value, double low, bool one_allowed) {
+  return value > low && (value < 1 || (one_allowed && value == 1));
+}
+
+Status check_decide(const DecideOptions& decide) {
+  if (!within(decide.confidence, 0.5, false))
+    return usage_error("confidence {} must lie between 0.5 and 1, e.g. 0.95", decide.confidence);
+  if (!within(decide.classify_confidence, 0.5, false))
+    return usage_error("[decide] classify_confidence {} must lie between 0.5 and 1, e.g. 0.99",
+                       decide.classify_confidence);
+  if (!within(decide.explained_share, 0, true))
+    return usage_error("[decide] explained_share {} must lie in (0, 1], e.g. 0.75",
+                       decide.explained_share);
+  if (decide.min_runs < 2)
+    return usage_error("min_runs is {}; at least 2 runs per revision are needed for an interval",
+                       decide.min_runs);
+  if (decide.max_runs < decide.min_runs)
+    return usage_error("max_runs ({}) is below min_runs ({}); raise max_runs", decide.max_runs,
+                       decide.min_runs);
+  if (decide.warmup < 0)
+    return usage_error("warmup is {}; it counts warm-up runs, so give 0 or more", decide.warmup);
+  if (decide.budget && (!(decide.budget->count() > 0) || decide.budget->count() > k_max_seconds))
+    return usage_error("the budget must be more than 0 and at most {:g} seconds (a week); give "
+                       "--budget or [decide] budget in seconds",
+                       k_max_seconds);
+  return {};
+}
+
+bool blank(std::string_view text) {
+  return text.find_first_not_of(" \t\n") == std::string::npos;
+}
+
+Status check_commands(const Recipe& recipe) {
   const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
-  if (recipe.build.command.find_first_not_of(" \t\n") == std::string::npos)
+  if (blank(recipe.build.command))
     return usage_error("no build command: set [build] command in {} or pass --build CMD", where);
   const bool no_run = std::visit(
       [](const auto& c) {
         if constexpr (std::is_same_v<std::decay_t<decltype(c)>, std::string>)
-          return c.find_first_not_of(" \t\n") == std::string::npos;
+          return blank(c);
         else
           return c.empty() || c.front().empty();
       },
       recipe.run.command);
   if (no_run)
     return usage_error("no run command: set [run] command in {} or pass --run CMD", where);
-  if (std::find(std::begin(k_formats), std::end(k_formats), recipe.run.format) ==
-      std::end(k_formats))
-    return usage_error("unknown format '{}'; use one of {}", report::excerpt(recipe.run.format),
-                       fmt::join(k_formats, ", "));
-  if (recipe.decide.confidence <= 0.5 || recipe.decide.confidence >= 1 ||
-      std::isnan(recipe.decide.confidence))
-    return usage_error("confidence {} must lie between 0.5 and 1, e.g. 0.95",
-                       recipe.decide.confidence);
-  if (recipe.decide.min_runs < 2)
-    return usage_error("min_runs is {}; at least 2 runs per revision are needed for an interval",
-                       recipe.decide.min_runs);
-  if (recipe.decide.max_runs < recipe.decide.min_runs)
-    return usage_error("max_runs ({}) is below min_runs ({}); raise max_runs",
-                       recipe.decide.max_runs, recipe.decide.min_runs);
   for (const auto& glob : recipe.build.artifacts) {
     const std::filesystem::path path(glob);
     if (glob.starts_with('/'))
@@ -597,46 +630,72 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
                          "inside the build directory ('{{src}}/...' for the source tree)",
                          glob);
   }
-  if (recipe.decide.warmup < 0)
-    return usage_error("warmup is {}; it counts warm-up runs, so give 0 or more",
-                       recipe.decide.warmup);
-  if (!(recipe.run.timeout.count() > 0) || recipe.run.timeout.count() > k_max_seconds)
+  return {};
+}
+
+Status check_run(const RunRecipe& run) {
+  if (std::find(std::begin(k_formats), std::end(k_formats), run.format) == std::end(k_formats))
+    return usage_error("unknown format '{}'; use one of {}", report::excerpt(run.format),
+                       fmt::join(k_formats, ", "));
+  if (!(run.timeout.count() > 0) || run.timeout.count() > k_max_seconds)
     return usage_error("the run timeout must be more than 0 and at most {:g} seconds (a week); "
                        "give --timeout or [run] timeout in seconds",
                        k_max_seconds);
-  if (recipe.decide.budget &&
-      (!(recipe.decide.budget->count() > 0) || recipe.decide.budget->count() > k_max_seconds))
-    return usage_error("the budget must be more than 0 and at most {:g} seconds (a week); give "
-                       "--budget or [decide] budget in seconds",
-                       k_max_seconds);
-  if (recipe.executor.kind != "local" && recipe.executor.kind != "slurm")
+  if (!run.direction.empty() && run.direction != "lower" && run.direction != "higher")
+    return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
+                       report::excerpt(run.direction));
+  return {};
+}
+
+Status check_executor(const Recipe& recipe) {
+  const auto& executor = recipe.executor;
+  if (executor.kind != "local" && executor.kind != "slurm")
     return usage_error(R"(unknown executor '{}'; use "local" or "slurm")",
-                       report::excerpt(recipe.executor.kind));
-  if (recipe.executor.build_on != "local" && recipe.executor.build_on != "slurm")
+                       report::excerpt(executor.kind));
+  if (executor.build_on != "local" && executor.build_on != "slurm")
     return usage_error(R"([executor] build_on '{}' must be "local" or "slurm")",
-                       report::excerpt(recipe.executor.build_on));
-  if (recipe.executor.parallel < 1 || recipe.executor.parallel > k_max_parallel)
+                       report::excerpt(executor.build_on));
+  if (executor.parallel < 1 || executor.parallel > k_max_parallel)
     return usage_error("--parallel {} is out of range: give a whole number from 1 to {}",
-                       recipe.executor.parallel, k_max_parallel);
+                       executor.parallel, k_max_parallel);
   if (recipe.run.duet == DuetMode::on) {
-    if (recipe.executor.kind == "slurm" || recipe.executor.parallel_runs)
+    if (executor.kind == "slurm" || executor.parallel_runs)
       return usage_error("duets run on this machine only: turn off --duet ([run] duet) or use "
                          "the local executor without --parallel-runs");
     if (recipe.run.format == "nvbench" || recipe.run.metric.find("gpu") != std::string::npos)
       return usage_error("a duet runs two revisions at once, and these runs time a GPU, which "
                          "both would share: turn off --duet ([run] duet)");
   }
-  if (!recipe.run.direction.empty() && recipe.run.direction != "lower" &&
-      recipe.run.direction != "higher")
-    return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
-                       report::excerpt(recipe.run.direction));
+  return {};
+}
+
+// The flags over the recipe, then the whole recipe checked, the way the file alone is not (the
+// flags may fill what it leaves out).
+Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
+  CULPRIT_TRY(apply_decide_flags(recipe.decide, o));
+  apply_other_flags(recipe, o);
+  CULPRIT_TRY(check_roofline(recipe.roofline));
+  CULPRIT_TRY(check_commands(recipe));
+  CULPRIT_TRY(check_run(recipe.run));
+  CULPRIT_TRY(check_decide(recipe.decide));
+  CULPRIT_TRY(check_executor(recipe));
   return recipe;
+}
+
+Result<DecideOptions> check_decide_overrides(DecideOptions decide, const RecipeOverrides& o) {
+  CULPRIT_TRY(apply_decide_flags(decide, o));
+  CULPRIT_TRY(check_decide(decide));
+  return decide;
 }
 
 } // namespace
 
 Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
   return one_line(check_overrides(std::move(recipe), o));
+}
+
+Result<DecideOptions> apply_decide_overrides(DecideOptions decide, const RecipeOverrides& o) {
+  return one_line(check_decide_overrides(std::move(decide), o));
 }
 
 std::string build_recipe_hash(const BuildRecipe& build) {

@@ -54,6 +54,10 @@ struct RunRecipe {
   std::string direction;                 // csv/regex: "lower" or "higher" (default lower)
 };
 
+// Everything that shapes a verdict, each default written here and nowhere else: [decide] and the
+// flags fill it, compare, bisect, run, track and history read it (CompareSettings carries it),
+// the evidence records it, and core/measure/stats_bridge.hpp turns it into the statistics'
+// options.
 struct DecideOptions {
   double threshold = 0.02; // the smallest change that matters, as a fraction
   double confidence = 0.95;
@@ -65,6 +69,12 @@ struct DecideOptions {
   // The statistic of each run that verdicts compare: "auto", "median", "mean", "min", "max" or a
   // percentile "p1".."p99" (stats/run_statistic.hpp; auto: core/measure/estimator.hpp).
   std::string statistic = "auto";
+  // The level of a bisection probe's interval between the ends: high, because one probe placed
+  // on the wrong side sends the search into the wrong half.
+  double classify_confidence = 0.99;
+  // When the culprits a bisection names explain less than this share of a case's whole change,
+  // it says so: a smaller culprit may hide behind a probe that looked like one end.
+  double explained_share = 0.75;
 };
 
 // Where builds and runs happen (an executor: local or Slurm). Not part of any hash: the
@@ -164,6 +174,11 @@ Result<Recipe> load_recipe(const std::filesystem::path& file);
 // Applies the flags, then checks the whole recipe (a build and a run command are required, runs
 // are positive and ordered, and so on).
 Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& overrides);
+
+// The deciding part alone, for commands that decide without building or running (history): the
+// same flags, the same bounds as apply_overrides.
+Result<DecideOptions> apply_decide_overrides(DecideOptions decide,
+                                             const RecipeOverrides& overrides);
 
 // "2%", "0.02" or "2" (as a percentage only with %): the threshold as a fraction in (0, 1).
 Result<double> parse_threshold(std::string_view text);

@@ -131,7 +131,8 @@ const char* name_of(Model model) {
 int main(int argc, char** argv) {
   const int trials = argc > 1 ? std::atoi(argv[1]) : 12;
   const std::string which = argc > 2 ? argv[2] : "all";
-  const auto statistic = StatisticSetting::parse(argc > 3 ? argv[3] : "auto");
+  const std::string statistic_name = argc > 3 ? argv[3] : "auto";
+  const auto statistic = StatisticSetting::parse(statistic_name);
   if (!statistic) {
     std::fprintf(stderr, "bench_bisect: %s\n", statistic.error().message.c_str());
     return 2;
@@ -185,8 +186,8 @@ int main(int argc, char** argv) {
                                   level(config, 1e-3 * (1 + config.step)));
       FakeBuildProvider builds;
       BisectSettings settings;
-      settings.compare.seed = static_cast<std::uint64_t>(trial) + 1;
-      settings.compare.statistic = *statistic;
+      settings.compare.decide.seed = static_cast<std::uint64_t>(trial) + 1;
+      settings.compare.decide.statistic = statistic_name;
       auto outcome = run_bisect(range, builds, rig.sampler(), settings);
       ++tally.trials;
       if (!outcome) {

@@ -152,7 +152,7 @@ void triage(Tally& tally, const SimulatedHistory& simulated, const std::vector<S
   ChainGraph graph(simulated.commits());
   TriageSettings settings;
   settings.host_id = "fake-host";
-  settings.bisect.compare.threshold = 0.02;
+  settings.bisect.compare.decide.threshold = 0.02;
   auto outcome = run_triage(history, builds, rig.sampler(), graph, ledger, settings);
   if (!outcome) {
     std::fprintf(stderr, "triage: %s\n", outcome.error().message.c_str());

@@ -30,8 +30,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/measure/compare.hpp"
 #include "core/measure/case_select.hpp"
+#include "core/measure/compare.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/sequential.hpp"
 #include "tests/support/fake_measure.hpp"
@@ -155,8 +155,8 @@ int main(int argc, char** argv) {
       FakeRig rig(static_cast<std::uint64_t>(trial) + 1);
       set_up(rig, model, 1.0);
       CompareSettings settings;
-      settings.threshold = threshold;
-      settings.seed = static_cast<std::uint64_t>(trial) + 1;
+      settings.decide.threshold = threshold;
+      settings.decide.seed = static_cast<std::uint64_t>(trial) + 1;
       const auto verdict = compare_once(rig, settings);
       return verdict && (verdict->verdict == stats::Verdict::slower ||
                          verdict->verdict == stats::Verdict::faster);
@@ -168,8 +168,8 @@ int main(int argc, char** argv) {
       FakeRig rig(static_cast<std::uint64_t>(trial) + 10'001);
       set_up(rig, model, 1.05);
       CompareSettings settings;
-      settings.min_runs = settings.max_runs = 20;
-      settings.seed = static_cast<std::uint64_t>(trial) + 1;
+      settings.decide.min_runs = settings.decide.max_runs = 20;
+      settings.decide.seed = static_cast<std::uint64_t>(trial) + 1;
       const auto verdict = compare_once(rig, settings);
       return verdict && verdict->comparison && verdict->comparison->ratio.lower <= 1.05 &&
              1.05 <= verdict->comparison->ratio.upper;
@@ -181,8 +181,8 @@ int main(int argc, char** argv) {
         FakeRig rig(static_cast<std::uint64_t>(trial) + 20'001);
         set_up(rig, model, 1.10);
         CompareSettings settings;
-        settings.max_runs = k_most_blocks;
-        settings.seed = static_cast<std::uint64_t>(trial) + 1;
+        settings.decide.max_runs = static_cast<int>(k_most_blocks);
+        settings.decide.seed = static_cast<std::uint64_t>(trial) + 1;
         const auto verdict = compare_once(rig, settings);
         auto_blocks += verdict ? static_cast<double>(verdict->blocks) : k_most_blocks;
       }

@@ -165,7 +165,7 @@ TEST(Compare, AutoDuetsStartAfterTheFirstLookWhenInterferenceShows) {
   ASSERT_TRUE(k.estimator);
   EXPECT_EQ(k.estimator->statistic, stats::RunStatistic::minimum());
   EXPECT_TRUE(outcome->duet);
-  EXPECT_EQ(k.duets, k.blocks - settings.min_runs);
+  EXPECT_EQ(k.duets, k.blocks - settings.min_runs());
   EXPECT_THAT(outcome->duet_reason, ::testing::HasSubstr("one-sided interference"));
 }
 

@@ -127,7 +127,7 @@ TEST(Compare, NoisyDataRunUntilMaxRunsAndReportWhatTheyCouldResolve) {
   rig.executor().set_commit("base", model({fake_case("k", 1e-3, 0.2)}, 2));
   rig.executor().set_commit("head", model({fake_case("k", 1e-3, 0.2)}, 2));
   CompareSettings settings;
-  settings.max_runs = 10;
+  settings.decide.max_runs = 10;
   auto outcome =
       compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"), settings);
   ASSERT_TRUE(outcome) << outcome.error().message;

@@ -27,6 +27,8 @@ Evidence sample() {
   e.settings.run = "./bench";
   e.settings.format = "culprit";
   e.settings.metric = "time";
+  e.settings.classify_confidence = 0.99;
+  e.settings.explained_share = 0.75;
   e.builds.push_back({"c1", "k1", true, 1.5, "built", "a1", "/log", ""});
   EvidenceMeasurement m;
   m.commit = "c1";
@@ -91,6 +93,10 @@ TEST(Evidence, RoundTripsThroughJsonWithTheDesignKeys) {
   EXPECT_FALSE(json["bisect"]["steps"][1].contains("statistic")) << "nothing measured it";
   EXPECT_EQ(json["measurements"][0]["blocks"], nlohmann::json::parse(R"(["s-1", null])"));
   EXPECT_EQ(json["measurements"][0]["duets"], nlohmann::json::parse("[true, false]"));
+  // Every constant that shapes a bisection's verdict is a setting it records.
+  EXPECT_EQ(json["settings"]["classify_confidence"], 0.99);
+  EXPECT_EQ(json["settings"]["explained_share"], 0.75);
+  EXPECT_TRUE(json["settings"]["budget"].is_null());
   auto back = evidence_from_json(json);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(to_json(*back), json);
@@ -147,6 +153,10 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
       {[](auto& j) { j["status"] = "great"; }, "'status'"},
       {[](auto& j) { j.erase("bisect"); }, "'bisect' in the evidence is missing"},
       {[](auto& j) { j["settings"]["confidence"] = 95; }, "'settings.confidence'"},
+      {[](auto& j) { j["settings"]["classify_confidence"] = 1.5; },
+       "'settings.classify_confidence'"},
+      {[](auto& j) { j["settings"]["explained_share"] = 0; }, "'settings.explained_share'"},
+      {[](auto& j) { j["settings"]["budget"] = -1; }, "'settings.budget'"},
       {[](auto& j) { j["measurements"][0]["summary"]["ci"] = {2, 1}; },
        "'measurements[0].summary.ci'"},
       {[](auto& j) { j["builds"][0]["seconds"] = -3; }, "'builds[0].seconds'"},

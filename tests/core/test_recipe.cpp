@@ -144,6 +144,62 @@ TEST(Recipe, FlagsOverrideTheFileAndTheResultIsChecked) {
   EXPECT_THAT(apply_overrides(recipe, format).error().message, HasSubstr("unknown format 'xml'"));
 }
 
+TEST(Recipe, TheBisectionsLevelsAreDecideSettingsWithBounds) {
+  auto defaults = parse_recipe(k_example, "culprit.toml").value();
+  EXPECT_DOUBLE_EQ(defaults.decide.classify_confidence, 0.99);
+  EXPECT_DOUBLE_EQ(defaults.decide.explained_share, 0.75);
+
+  auto set = parse_recipe(std::string(k_example) + "classify_confidence = 0.995\n"
+                                                   "explained_share = 0.9\n",
+                          "culprit.toml");
+  ASSERT_TRUE(set) << set.error().message;
+  auto checked = apply_overrides(*set, {});
+  ASSERT_TRUE(checked) << checked.error().message;
+  EXPECT_DOUBLE_EQ(checked->decide.classify_confidence, 0.995);
+  EXPECT_DOUBLE_EQ(checked->decide.explained_share, 0.9);
+
+  for (const auto& [line, message] :
+       {std::pair{"classify_confidence = 0.4",
+                  "classify_confidence 0.4 must lie between 0.5 and 1"},
+        std::pair{"classify_confidence = 1.0", "classify_confidence 1 must lie between 0.5 and 1"},
+        std::pair{"explained_share = 0.0", "explained_share 0 must lie in (0, 1]"},
+        std::pair{"explained_share = 1.5", "explained_share 1.5 must lie in (0, 1]"}}) {
+    auto recipe = parse_recipe(std::string(k_example) + line + "\n", "culprit.toml");
+    ASSERT_TRUE(recipe) << line;
+    auto bad = apply_overrides(*recipe, {});
+    ASSERT_FALSE(bad) << line;
+    EXPECT_EQ(bad.error().code, ExitCode::usage);
+    EXPECT_THAT(bad.error().message, HasSubstr(message));
+  }
+}
+
+TEST(Recipe, DecideOverridesAloneTakeTheSameFlagsAndBounds) {
+  auto nan = parse_recipe(std::string(k_example) + "explained_share = nan\n", "culprit.toml");
+  ASSERT_FALSE(nan);
+  EXPECT_THAT(nan.error().message, HasSubstr("explained_share must be a finite number"));
+
+  RecipeOverrides flags;
+  flags.threshold = "5%";
+  flags.confidence = 0.9;
+  flags.seed = 7;
+  auto decide = apply_decide_overrides(DecideOptions{}, flags);
+  ASSERT_TRUE(decide) << decide.error().message;
+  EXPECT_DOUBLE_EQ(decide->threshold, 0.05);
+  EXPECT_DOUBLE_EQ(decide->confidence, 0.9);
+  EXPECT_EQ(decide->seed, 7U);
+  EXPECT_DOUBLE_EQ(decide->classify_confidence, DecideOptions{}.classify_confidence);
+
+  // The recipe's bounds, not looser ones: a 30% interval is refused here as for compare.
+  RecipeOverrides low;
+  low.confidence = 0.3;
+  auto refused = apply_decide_overrides(DecideOptions{}, low);
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, HasSubstr("confidence 0.3 must lie between 0.5 and 1"));
+  RecipeOverrides typo;
+  typo.threshold = "two";
+  EXPECT_FALSE(apply_decide_overrides(DecideOptions{}, typo));
+}
+
 TEST(Recipe, HashesChangeWithWhatChangesTheProduct) {
   auto recipe = parse_recipe(k_example, "culprit.toml").value();
   auto other = recipe;

@@ -206,7 +206,15 @@ TEST_F(HistoryCli, BadInputGetsOneLineAndTheDocumentedExitCode) {
   auto format = culprit_cli({"import", text.string(), "--commit", "HEAD"});
   EXPECT_EQ(format.exit_code, 2);
   EXPECT_THAT(format.err, HasSubstr("not Google Benchmark JSON"));
-  for (const auto* output : {&nothing, &no_triage, &empty, &since, &unknown, &format})
+  // The deciding flags take the recipe's bounds, as compare's do.
+  auto low = culprit_cli({"history", "--confidence", "0.3"});
+  EXPECT_EQ(low.exit_code, 2);
+  EXPECT_THAT(low.err, HasSubstr("more than 0.5 and less than 1"));
+  auto threshold = culprit_cli({"history", "--threshold", "250%"});
+  EXPECT_EQ(threshold.exit_code, 2);
+  EXPECT_THAT(threshold.err, HasSubstr("threshold"));
+  for (const auto* output :
+       {&nothing, &no_triage, &empty, &since, &unknown, &format, &low, &threshold})
     EXPECT_EQ(std::ranges::count(output->err, '\n'), 1) << output->err;
 }
 

@@ -1,0 +1,34 @@
+#include "core/measure/stats_bridge.hpp"
+
+namespace culprit {
+
+stats::Direction to_stats(Direction direction) {
+  return direction == Direction::lower_is_better ? stats::Direction::lower_is_better
+                                                 : stats::Direction::higher_is_better;
+}
+
+stats::PairedOptions paired_options(const DecideOptions& decide, Direction direction,
+                                    double confidence) {
+  stats::PairedOptions options;
+  options.rule.threshold = decide.threshold;
+  options.rule.direction = to_stats(direction);
+  options.confidence = confidence;
+  return options;
+}
+
+stats::PairedOptions paired_options(const DecideOptions& decide, Direction direction) {
+  return paired_options(decide, direction, decide.confidence);
+}
+
+stats::StepOptions step_options(const DecideOptions& decide, unsigned threads,
+                                std::size_t resamples) {
+  stats::StepOptions options;
+  options.threshold = decide.threshold;
+  options.bootstrap.confidence = decide.classify_confidence;
+  options.bootstrap.seed = decide.seed;
+  options.bootstrap.threads = threads;
+  options.bootstrap.resamples = resamples;
+  return options;
+}
+
+} // namespace culprit
