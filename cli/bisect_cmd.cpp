@@ -67,7 +67,32 @@ public:
 
   int run(const GlobalOptions& global) override {
     std::optional<BisectRange> range;
-    auto context = MeasureContext::open(
+    auto context = open_context(global, range);
+    if (!context)
+      return report(context.error());
+    auto& ctx = **context;
+    print_host_warnings(*ctx.session, global.verbosity);
+
+    BisectSettings settings;
+    settings.compare = ctx.compare_settings();
+    settings.improvement = m_improvement;
+    BisectOutcome so_far;
+    auto outcome = search(global.verbosity, ctx, *range, settings, so_far);
+    ctx.release_allocations();
+    if (!outcome && outcome.error().code == ExitCode::interrupted)
+      return keep_interrupted(global, ctx, *range, so_far, settings);
+    if (!outcome)
+      return report(outcome.error());
+    return conclude(global, ctx, *range, *outcome, settings);
+  }
+
+private:
+  // The recipe, the repository and the range, in a session whose runs are this bisection's own:
+  // run again, it replays what it found, and the runs of other commands (a compare of the same
+  // commits) never change a closed verdict.
+  Result<std::unique_ptr<MeasureContext>> open_context(const GlobalOptions& global,
+                                                       std::optional<BisectRange>& range) {
+    return MeasureContext::open(
         global, m_flags,
         [&](const git::Repository& repo) -> Status {
           CULPRIT_TRY_ASSIGN(range, resolve_range(repo, m_good, m_bad,
@@ -75,24 +100,19 @@ public:
                                                                 : git::History::first_parent));
           return {};
         },
-        // A bisection counts its own runs only: run again, it replays what it found, and the
-        // runs of other commands (a compare of the same commits) never change a closed verdict.
         [&]() -> std::optional<std::string> {
           return fmt::format("bisect:{}..{}{}{}", range->good, range->bad,
                              m_all_commits ? ":all-commits" : "",
                              m_improvement ? ":improvement" : "");
         });
-    if (!context)
-      return report(context.error());
-    auto& ctx = **context;
-    print_host_warnings(*ctx.session, global.verbosity);
+  }
 
-    ProgressLine progress(global.verbosity);
+  // The bisection, with a progress line: the ends compared, then round after round of probes.
+  Result<BisectOutcome> search(int verbosity, MeasureContext& ctx, const BisectRange& range,
+                               const BisectSettings& settings, BisectOutcome& so_far) {
+    ProgressLine progress(verbosity);
     std::string status_line = "building the ends...";
     progress.update(status_line);
-    BisectSettings settings;
-    settings.compare = ctx.compare_settings();
-    settings.improvement = m_improvement;
     const auto builds = ctx.build_provider();
     const auto lanes = ctx.lanes();
     bool searching = false;
@@ -100,15 +120,14 @@ public:
       lane->on_run([&](const RunEvent& event) {
         // Runs before the first round compare the two ends.
         if (!searching)
-          status_line = fmt::format("comparing the ends {}..{}", range->good.substr(0, 12),
-                                    range->bad.substr(0, 12));
+          status_line = fmt::format("comparing the ends {}..{}", range.good.substr(0, 12),
+                                    range.bad.substr(0, 12));
         progress.update(
             fmt::format("{} ({})", status_line,
                         report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
       });
-    BisectOutcome so_far;
     auto outcome = run_bisect(
-        *range, *builds, lanes, settings,
+        range, *builds, lanes, settings,
         [&](const BisectProgress& p) {
           searching = true;
           auto info = ctx.repo.commit_info(p.commit);
@@ -122,24 +141,26 @@ public:
                           report::counted(static_cast<std::size_t>(p.runs_made), "run", "runs")));
         },
         &so_far);
+    for (auto* lane : lanes)
+      lane->on_run(nullptr);
     progress.clear();
-    ctx.release_allocations();
-    if (!outcome && outcome.error().code == ExitCode::interrupted)
-      return keep_interrupted(global, ctx, *range, so_far, settings);
-    if (!outcome)
-      return report(outcome.error());
+    return outcome;
+  }
 
-    auto evidence = bisect_evidence(global, ctx, *range, *outcome, settings);
+  // The evidence kept (in the cache unless --json says where), the summary, the reports and the
+  // exit code of the outcome.
+  int conclude(const GlobalOptions& global, MeasureContext& ctx, const BisectRange& range,
+               const BisectOutcome& outcome, const BisectSettings& settings) {
+    auto evidence = bisect_evidence(global, ctx, range, outcome, settings);
     if (!evidence)
       return report(evidence.error());
     if (auto described =
             describe_culprits(*evidence, ctx.repo, &ctx.builder->cache(), &ctx.executor);
         !described)
       return report(described.error());
-    // The evidence is always kept: in the cache unless --json says where.
     auto outputs = m_flags.outputs;
     if (outputs.json.empty() || outputs.json == "-") {
-      auto file = save_in_cache(ctx, *range, *evidence);
+      auto file = save_in_cache(ctx, range, *evidence);
       if (!file)
         return report(file.error());
       if (outputs.json.empty())
@@ -147,7 +168,7 @@ public:
     }
     std::FILE* out = summary_stream(outputs);
     m_executor_summary = ctx.executor_summary();
-    print_summary(out, *evidence, *outcome, outputs.json == "-" ? "standard output" : outputs.json);
+    print_summary(out, *evidence, outcome, outputs.json == "-" ? "standard output" : outputs.json);
     if (global.verbosity >= 0)
       fmt::print(out, "{}", report::render_noise_lines(*evidence));
     std::fflush(out);
@@ -155,14 +176,13 @@ public:
                                             render_options(*evidence, &ctx.repo, global.color));
         !written)
       return report(written.error());
-    if (outcome->status == BisectStatus::not_reproduced)
+    if (outcome.status == BisectStatus::not_reproduced)
       return static_cast<int>(ExitCode::not_reproduced);
-    if (outcome->status == BisectStatus::inconclusive)
+    if (outcome.status == BisectStatus::inconclusive)
       return static_cast<int>(ExitCode::inconclusive);
     return 0;
   }
 
-private:
   Result<Evidence> bisect_evidence(const GlobalOptions& global, MeasureContext& ctx,
                                    const BisectRange& range, const BisectOutcome& outcome,
                                    const BisectSettings& settings) const {

@@ -123,9 +123,7 @@ private:
     flags.confidence = m_confidence;
     flags.seed = m_seed;
     CULPRIT_TRY_ASSIGN(decide, apply_decide_overrides(std::move(decide), flags));
-    options.confidence = options.change.confidence = decide.confidence;
-    options.seed = options.change.seed = decide.seed;
-    options.change.min_change = decide.threshold;
+    options.decide_by(decide);
     options.all_hosts = m_all_hosts;
     return options;
   }

@@ -46,23 +46,7 @@ public:
     settings.bisect.compare = ctx.compare_settings();
     settings.host_id = sampler.options().host_id;
     settings.improvements = !m_no_improvements;
-    ProgressLine progress(global.verbosity);
-    std::string status_line = "confirming change points...";
-    sampler.on_run([&](const RunEvent& event) {
-      progress.update(
-          fmt::format("{} ({})", status_line,
-                      report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
-    });
-    BuilderProvider builds(*ctx.builder, ctx.build_options);
-    history::RepositoryGraph graph(ctx.repo);
-    auto outcome = history::run_triage(
-        *history, builds, sampler, graph, *ledger, settings, [&](const history::TriageProgress& p) {
-          status_line = fmt::format("change {} of {}: bisecting {}: round {} of about {}",
-                                    p.group + 1, p.groups, on_terminal(p.bisect.case_name),
-                                    p.bisect.round, p.bisect.expected_rounds);
-          progress.update(status_line);
-        });
-    progress.clear();
+    auto outcome = search(global.verbosity, ctx, *history, *ledger, settings);
     ctx.release_allocations();
     if (!outcome) {
       if (outcome.error().code == ExitCode::interrupted)
@@ -79,24 +63,10 @@ public:
         settings.bisect.compare.decide.confidence, settings.bisect.compare.decide.seed);
     if (!document)
       return report(document.error());
-    auto stamp = utc_now_iso8601();
-    std::ranges::replace(stamp, ':', '-');
-    // The triage document has keys of its own (change_points, findings), so it is written here;
-    // the other formats render its common part like any evidence.
-    const auto& json_flag = m_flags.outputs.json;
-    const std::filesystem::path file =
-        json_flag.empty() || json_flag == "-"
-            ? ctx.cache / "evidence" / fmt::format("triage-{}.json", stamp)
-            : std::filesystem::path(json_flag);
-    std::error_code ec;
-    std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
-    const std::string text = document->json.dump(2) + "\n";
-    if (auto saved = write_file_atomic(file, text); !saved)
-      return report(saved.error());
-    if (json_flag == "-")
-      if (auto shown = write_stdout(text); !shown)
-        return report(shown.error());
-    print_summary(summary_stream(m_flags.outputs), *outcome, document->json, file);
+    auto file = write_document(ctx, *document);
+    if (!file)
+      return report(file.error());
+    print_summary(summary_stream(m_flags.outputs), *outcome, document->json, *file);
     auto others = m_flags.outputs;
     others.json.clear();
     if (others.any()) {
@@ -106,27 +76,76 @@ public:
           !written)
         return report(written.error());
     }
-    if (outcome->new_regressions())
+    return exit_code(*outcome);
+  }
+
+private:
+  // Each change point confirmed and bisected, with a progress line.
+  static Result<history::TriageOutcome> search(int verbosity, MeasureContext& ctx,
+                                               const history::History& history,
+                                               history::Ledger& ledger,
+                                               const history::TriageSettings& settings) {
+    auto& sampler = ctx.session->sampler();
+    ProgressLine progress(verbosity);
+    std::string status_line = "confirming change points...";
+    sampler.on_run([&](const RunEvent& event) {
+      progress.update(
+          fmt::format("{} ({})", status_line,
+                      report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
+    });
+    BuilderProvider builds(*ctx.builder, ctx.build_options);
+    history::RepositoryGraph graph(ctx.repo);
+    auto outcome = history::run_triage(
+        history, builds, sampler, graph, ledger, settings, [&](const history::TriageProgress& p) {
+          status_line = fmt::format("change {} of {}: bisecting {}: round {} of about {}",
+                                    p.group + 1, p.groups, on_terminal(p.bisect.case_name),
+                                    p.bisect.round, p.bisect.expected_rounds);
+          progress.update(status_line);
+        });
+    sampler.on_run(nullptr);
+    progress.clear();
+    return outcome;
+  }
+
+  // The triage document has keys of its own (change_points, findings), so it is written here,
+  // in the cache unless --json says where; the other formats render its common part like any
+  // evidence.
+  Result<std::filesystem::path> write_document(const MeasureContext& ctx,
+                                               const history::TriageDocument& document) const {
+    auto stamp = utc_now_iso8601();
+    std::ranges::replace(stamp, ':', '-');
+    const auto& json_flag = m_flags.outputs.json;
+    const std::filesystem::path file =
+        json_flag.empty() || json_flag == "-"
+            ? ctx.cache / "evidence" / fmt::format("triage-{}.json", stamp)
+            : std::filesystem::path(json_flag);
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
+    const std::string text = document.json.dump(2) + "\n";
+    CULPRIT_TRY(write_file_atomic(file, text));
+    if (json_flag == "-")
+      CULPRIT_TRY(write_stdout(text));
+    return file;
+  }
+
+  // 1 for a new regression, else what kept a change point from an answer.
+  static int exit_code(const history::TriageOutcome& outcome) {
+    if (outcome.new_regressions())
       return 1;
-    if (outcome->count(history::TriageStatus::inconclusive) > 0)
+    if (outcome.count(history::TriageStatus::inconclusive) > 0)
       return static_cast<int>(ExitCode::inconclusive);
-    if (outcome->count(history::TriageStatus::failed) > 0)
+    if (outcome.count(history::TriageStatus::failed) > 0)
       return static_cast<int>(ExitCode::infrastructure);
     return 0;
   }
 
-private:
   // The change points of this host's tracked history.
   static Result<history::History> load_history(MeasureContext& ctx, history::Ledger& ledger) {
     history::HistoryOptions options;
     options.case_globs = ctx.recipe.run.cases;
     options.metric = ctx.recipe.run.metric;
     options.host = ctx.session->sampler().options().host_id;
-    options.confidence = ctx.recipe.decide.confidence;
-    options.seed = ctx.recipe.decide.seed;
-    options.change.min_change = ctx.recipe.decide.threshold;
-    options.change.seed = options.seed;
-    options.change.confidence = options.confidence;
+    options.decide_by(ctx.recipe.decide);
     CULPRIT_TRY_ASSIGN(const auto tracked, ledger.tracked());
     CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
     if (points.empty())

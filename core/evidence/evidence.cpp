@@ -22,6 +22,14 @@ template <class T> json optional_json(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
+// A JSON array of each element as `element_json` writes it.
+template <class T, class F> json array_json(const std::vector<T>& elements, F element_json) {
+  json out = json::array();
+  for (const auto& element : elements)
+    out.push_back(element_json(element));
+  return out;
+}
+
 json interference_json(const EvidenceInterference& i) {
   json doc = {{"one_sided", i.one_sided}, {"skewness", i.skewness}, {"spread", i.spread},
               {"summary", i.summary},     {"states", nullptr},      {"drift", nullptr}};
@@ -76,8 +84,7 @@ json peaks_json(const EvidencePeaks& p) {
   return {{"device", p.device},
           {"compute", p.compute},
           {"flops_per_second", p.flops_per_second},
-          {"tensor_flops_per_second",
-           p.tensor_flops_per_second ? json(*p.tensor_flops_per_second) : json(nullptr)},
+          {"tensor_flops_per_second", optional_json(p.tensor_flops_per_second)},
           {"bytes_per_second", p.bytes_per_second},
           {"source", p.source}};
 }
@@ -144,59 +151,115 @@ json hints_json(const EvidenceHints& h) {
   return doc;
 }
 
+json build_json(const EvidenceBuild& b) {
+  return {{"commit", b.commit},   {"key", b.key},        {"ok", b.ok},
+          {"seconds", b.seconds}, {"status", b.status},  {"artifact_id", b.artifact_id},
+          {"log", b.log},         {"message", b.message}};
+}
+
+json measurement_json(const EvidenceMeasurement& m) {
+  json item = {{"commit", m.commit},
+               {"case", m.case_name},
+               {"metric", m.metric},
+               {"unit", m.unit},
+               {"direction", m.direction},
+               {"artifact_id", m.artifact_id},
+               {"reused_from", m.reused_from},
+               {"runs", m.runs},
+               {"summary", summary_json(m.summary)}};
+  if (!m.host_id.empty())
+    item["host_id"] = m.host_id;
+  if (!m.blocks.empty()) {
+    json blocks = json::array();
+    for (const auto& block : m.blocks)
+      blocks.push_back(block.empty() ? json(nullptr) : json(block));
+    item["blocks"] = std::move(blocks);
+    item["duets"] = m.duets;
+  }
+  item["interference"] = m.interference ? interference_json(*m.interference) : json(nullptr);
+  if (m.roofline)
+    item["roofline"] = roofline_json(*m.roofline);
+  if (!m.roofline_note.empty())
+    item["roofline_note"] = m.roofline_note;
+  return item;
+}
+
+json comparison_json(const EvidenceComparison& c) {
+  json item = {{"base", c.base},       {"head", c.head},           {"case", c.case_name},
+               {"metric", c.metric},   {"unit", c.unit},           {"direction", c.direction},
+               {"ratio", c.ratio},     {"ci", pair_json(c.ci)},    {"p_value", c.p_value},
+               {"verdict", c.verdict}, {"base_runs", c.base_runs}, {"head_runs", c.head_runs},
+               {"note", c.note}};
+  item["min_detectable"] = optional_json(c.min_detectable);
+  item["estimator"] = c.estimator ? estimator_json(*c.estimator) : json(nullptr);
+  item["tail"] = c.tail ? tail_json(*c.tail) : json(nullptr);
+  item["reuse"] = c.reuse ? reuse_json(*c.reuse) : json(nullptr);
+  return item;
+}
+
+json settings_json(const EvidenceSettings& s) {
+  return {{"build", s.build},
+          {"run", s.run},
+          {"format", s.format},
+          {"metric", s.metric},
+          {"threshold", s.threshold},
+          {"confidence", s.confidence},
+          {"seed", s.seed},
+          {"classify_confidence", optional_json(s.classify_confidence)},
+          {"explained_share", optional_json(s.explained_share)},
+          {"budget", optional_json(s.budget)},
+          {"min_runs", s.min_runs},
+          {"max_runs", s.max_runs},
+          {"warmup", s.warmup},
+          {"cases", s.cases},
+          {"direction", s.direction},
+          {"statistic", s.statistic},
+          {"duet", s.duet}};
+}
+
+json step_json(const EvidenceStep& s) {
+  json step = {
+      {"commit", s.commit}, {"classified", s.classified}, {"runs", s.runs}, {"note", s.note}};
+  step["position"] = optional_json(s.position);
+  step["ci"] = s.ci ? pair_json(*s.ci) : json(nullptr);
+  if (!s.case_name.empty())
+    step["case"] = s.case_name;
+  if (!s.host_id.empty())
+    step["host_id"] = s.host_id;
+  if (!s.statistic.empty())
+    step["statistic"] = s.statistic;
+  return step;
+}
+
+json culprit_json(const EvidenceCulprit& c) {
+  json cases = json::array();
+  for (const auto& moved : c.cases) {
+    json item = {{"case", moved.name}, {"ratio", moved.ratio}, {"ci", pair_json(moved.ci)}};
+    item["share"] = optional_json(moved.share);
+    cases.push_back(std::move(item));
+  }
+  json culprit = {{"commit", c.commit}, {"parent", c.parent}, {"subject", c.subject},
+                  {"author", c.author}, {"email", c.email},   {"date", c.date},
+                  {"files", c.files},   {"owners", c.owners}, {"cases", std::move(cases)}};
+  culprit["hints"] = c.hints ? hints_json(*c.hints) : json(nullptr);
+  return culprit;
+}
+
+json bisect_json(const EvidenceBisect& b) {
+  return {{"good", b.good},
+          {"bad", b.bad},
+          {"commits_in_range", b.commits_in_range},
+          {"rounds", b.rounds},
+          {"parallel", b.parallel},
+          {"cases", b.cases},
+          {"steps", array_json(b.steps, step_json)},
+          {"culprits", array_json(b.culprits, culprit_json)},
+          {"candidates", b.candidates}};
+}
+
 } // namespace
 
 nlohmann::json to_json(const Evidence& e) {
-  json builds = json::array();
-  for (const auto& b : e.builds)
-    builds.push_back({{"commit", b.commit},
-                      {"key", b.key},
-                      {"ok", b.ok},
-                      {"seconds", b.seconds},
-                      {"status", b.status},
-                      {"artifact_id", b.artifact_id},
-                      {"log", b.log},
-                      {"message", b.message}});
-  json measurements = json::array();
-  for (const auto& m : e.measurements) {
-    json item = {{"commit", m.commit},
-                 {"case", m.case_name},
-                 {"metric", m.metric},
-                 {"unit", m.unit},
-                 {"direction", m.direction},
-                 {"artifact_id", m.artifact_id},
-                 {"reused_from", m.reused_from},
-                 {"runs", m.runs},
-                 {"summary", summary_json(m.summary)}};
-    if (!m.host_id.empty())
-      item["host_id"] = m.host_id;
-    if (!m.blocks.empty()) {
-      json blocks = json::array();
-      for (const auto& block : m.blocks)
-        blocks.push_back(block.empty() ? json(nullptr) : json(block));
-      item["blocks"] = std::move(blocks);
-      item["duets"] = m.duets;
-    }
-    item["interference"] = m.interference ? interference_json(*m.interference) : json(nullptr);
-    if (m.roofline)
-      item["roofline"] = roofline_json(*m.roofline);
-    if (!m.roofline_note.empty())
-      item["roofline_note"] = m.roofline_note;
-    measurements.push_back(std::move(item));
-  }
-  json comparisons = json::array();
-  for (const auto& c : e.comparisons) {
-    json item = {{"base", c.base},       {"head", c.head},           {"case", c.case_name},
-                 {"metric", c.metric},   {"unit", c.unit},           {"direction", c.direction},
-                 {"ratio", c.ratio},     {"ci", pair_json(c.ci)},    {"p_value", c.p_value},
-                 {"verdict", c.verdict}, {"base_runs", c.base_runs}, {"head_runs", c.head_runs},
-                 {"note", c.note}};
-    item["min_detectable"] = c.min_detectable ? json(*c.min_detectable) : json(nullptr);
-    item["estimator"] = c.estimator ? estimator_json(*c.estimator) : json(nullptr);
-    item["tail"] = c.tail ? tail_json(*c.tail) : json(nullptr);
-    item["reuse"] = c.reuse ? reuse_json(*c.reuse) : json(nullptr);
-    comparisons.push_back(std::move(item));
-  }
   json doc = {{"schema", e.schema},
               {"kind", e.kind},
               {"status", e.status},
@@ -206,69 +269,15 @@ nlohmann::json to_json(const Evidence& e) {
               {"repo", {{"path", e.repo_path}, {"head", e.repo_head}}},
               {"host", e.host},
               {"executor", e.executor},
-              {"settings",
-               {{"build", e.settings.build},
-                {"run", e.settings.run},
-                {"format", e.settings.format},
-                {"metric", e.settings.metric},
-                {"threshold", e.settings.threshold},
-                {"confidence", e.settings.confidence},
-                {"seed", e.settings.seed},
-                {"classify_confidence", optional_json(e.settings.classify_confidence)},
-                {"explained_share", optional_json(e.settings.explained_share)},
-                {"budget", optional_json(e.settings.budget)},
-                {"min_runs", e.settings.min_runs},
-                {"max_runs", e.settings.max_runs},
-                {"warmup", e.settings.warmup},
-                {"cases", e.settings.cases},
-                {"direction", e.settings.direction},
-                {"statistic", e.settings.statistic},
-                {"duet", e.settings.duet}}},
-              {"builds", builds},
-              {"measurements", measurements},
-              {"comparisons", comparisons},
+              {"settings", settings_json(e.settings)},
+              {"builds", array_json(e.builds, build_json)},
+              {"measurements", array_json(e.measurements, measurement_json)},
+              {"comparisons", array_json(e.comparisons, comparison_json)},
               {"warnings", e.warnings}};
-  if (!e.roofline_peaks.empty()) {
-    json peaks = json::array();
-    for (const auto& p : e.roofline_peaks)
-      peaks.push_back(peaks_json(p));
-    doc["roofline_peaks"] = std::move(peaks);
-  }
-  if (e.bisect) {
-    const auto& b = *e.bisect;
-    json steps = json::array();
-    for (const auto& s : b.steps) {
-      json step = {
-          {"commit", s.commit}, {"classified", s.classified}, {"runs", s.runs}, {"note", s.note}};
-      step["position"] = s.position ? json(*s.position) : json(nullptr);
-      step["ci"] = s.ci ? pair_json(*s.ci) : json(nullptr);
-      if (!s.case_name.empty())
-        step["case"] = s.case_name;
-      if (!s.host_id.empty())
-        step["host_id"] = s.host_id;
-      if (!s.statistic.empty())
-        step["statistic"] = s.statistic;
-      steps.push_back(std::move(step));
-    }
-    json culprits = json::array();
-    for (const auto& c : b.culprits) {
-      json cases = json::array();
-      for (const auto& moved : c.cases) {
-        json item = {{"case", moved.name}, {"ratio", moved.ratio}, {"ci", pair_json(moved.ci)}};
-        item["share"] = moved.share ? json(*moved.share) : json(nullptr);
-        cases.push_back(std::move(item));
-      }
-      json culprit = {{"commit", c.commit}, {"parent", c.parent}, {"subject", c.subject},
-                      {"author", c.author}, {"email", c.email},   {"date", c.date},
-                      {"files", c.files},   {"owners", c.owners}, {"cases", std::move(cases)}};
-      culprit["hints"] = c.hints ? hints_json(*c.hints) : json(nullptr);
-      culprits.push_back(std::move(culprit));
-    }
-    doc["bisect"] = {
-        {"good", b.good},     {"bad", b.bad},           {"commits_in_range", b.commits_in_range},
-        {"rounds", b.rounds}, {"parallel", b.parallel}, {"cases", b.cases},
-        {"steps", steps},     {"culprits", culprits},   {"candidates", b.candidates}};
-  }
+  if (!e.roofline_peaks.empty())
+    doc["roofline_peaks"] = array_json(e.roofline_peaks, peaks_json);
+  if (e.bisect)
+    doc["bisect"] = bisect_json(*e.bisect);
   return doc;
 }
 

@@ -128,6 +128,12 @@ struct HistoryOptions {
   std::uint64_t seed = DecideOptions{}.seed;
   std::size_t resamples = 1000; // of the bootstrap interval of each point
   ChangeOptions change;
+  // The recipe's threshold, confidence and seed, for the points and the change points alike.
+  void decide_by(const DecideOptions& decide) {
+    confidence = change.confidence = decide.confidence;
+    seed = change.seed = decide.seed;
+    change.min_change = decide.threshold;
+  }
   // When set, each point shows its share of its roofline bound (bound / level, in percent,
   // higher is better) instead of its level; points without a bound are left out, and a series
   // left with none is said so in History::notes.

@@ -11,8 +11,8 @@
 
 #include <unistd.h>
 
-#include "core/measure/compare.hpp"
 #include "core/measure/case_select.hpp"
+#include "core/measure/compare.hpp"
 #include "core/measure/estimator.hpp"
 
 namespace culprit::history {
@@ -224,97 +224,137 @@ std::vector<std::vector<std::size_t>> lane_blocks(std::size_t commits, std::size
   return blocks;
 }
 
-Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& selected, BuildProvider& builds,
-                                   std::span<Sampler* const> lanes, Ledger& ledger,
-                                   const TrackSettings& settings,
-                                   const std::function<void(const TrackProgress&)>& progress) {
-  TrackOutcome outcome;
-  if (lanes.empty())
-    return infra_error("tracking needs a sampler");
-  const auto& first_lane = lanes.front()->options();
-  CULPRIT_TRY_ASSIGN(const auto tracked_before, ledger.tracked());
-  auto track_settings = settings;
-  if (!first_lane.session)
-    track_settings.anchors = 0; // without a label of its own, the session cannot measure anew
-  const auto plan = plan_track(selected, tracked_before, first_lane.host_id, first_lane.recipe_hash,
-                               track_settings);
-  outcome.already_tracked = plan.already_tracked;
-  outcome.anchors = plan.anchors;
-  const auto& commits = plan.commits;
-  const std::set<std::string> anchors(plan.anchors.begin(), plan.anchors.end());
-  int runs_before = 0;
+namespace {
+
+int runs_made(std::span<Sampler* const> lanes) {
+  int runs = 0;
   for (auto* lane : lanes)
-    runs_before += lane->runs_made();
-  const std::size_t chunk = std::max<std::size_t>(settings.chunk, 1);
-  const auto blocks = lane_blocks(commits.size(), lanes.size());
-  std::map<std::size_t, std::size_t> position_of; // commit index -> index in outcome.commits
-  std::size_t done = 0;
-  std::size_t longest = 0;
-  for (const auto& block : blocks)
-    longest = std::max(longest, block.size());
-  for (std::size_t first = 0; first < longest; first += chunk) {
-    // The next chunk of every lane's block: built, then measured on all lanes at once.
-    std::vector<std::vector<std::size_t>> chunk_of(blocks.size());
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      for (std::size_t i = first; i < std::min(blocks[b].size(), first + chunk); ++i)
-        chunk_of[b].push_back(blocks[b][i]);
+    runs += lane->runs_made();
+  return runs;
+}
+
+// One tracking session over a plan's commits: each lane measures its block of them, chunk by
+// chunk (built, then measured on all lanes at once), and the ledger records each point.
+class Tracking {
+public:
+  Tracking(const TrackPlan& plan, BuildProvider& builds, std::span<Sampler* const> lanes,
+           Ledger& ledger, const TrackSettings& settings,
+           const std::function<void(const TrackProgress&)>& progress)
+      : m_commits(plan.commits), m_anchors(plan.anchors.begin(), plan.anchors.end()),
+        m_builds(builds), m_lanes(lanes), m_ledger(ledger), m_settings(settings),
+        m_progress(progress), m_blocks(lane_blocks(m_commits.size(), lanes.size())) {}
+
+  Result<TrackOutcome> run(TrackOutcome outcome) {
+    m_outcome = std::move(outcome);
+    const int runs_before = runs_made(m_lanes);
+    const std::size_t chunk = std::max<std::size_t>(m_settings.chunk, 1);
+    std::size_t longest = 0;
+    for (const auto& block : m_blocks)
+      longest = std::max(longest, block.size());
+    for (std::size_t first = 0; first < longest; first += chunk) {
+      const auto chunk_of = chunks(first, chunk);
+      CULPRIT_TRY(prepare(chunk_of));
+      CULPRIT_TRY_ASSIGN(const auto measured, build(chunk_of));
+      CULPRIT_TRY(measure(measured));
+      CULPRIT_TRY(record(measured));
     }
-    // Each commit once: the overlapping commit is in two lanes' chunks.
+    finish(runs_made(m_lanes) - runs_before);
+    return check_something_built();
+  }
+
+private:
+  // The commits of a chunk that each lane measures: subjects[b][k] is commits[positions[b][k]].
+  struct Chunk {
+    std::vector<std::vector<Subject>> subjects;
+    std::vector<std::vector<std::size_t>> positions;
+  };
+
+  // The indices [first, first + chunk) of every lane's block.
+  [[nodiscard]] std::vector<std::vector<std::size_t>> chunks(std::size_t first,
+                                                             std::size_t chunk) const {
+    std::vector<std::vector<std::size_t>> chunk_of(m_blocks.size());
+    for (std::size_t b = 0; b < m_blocks.size(); ++b)
+      for (std::size_t i = first; i < std::min(m_blocks[b].size(), first + chunk); ++i)
+        chunk_of[b].push_back(m_blocks[b][i]);
+    return chunk_of;
+  }
+
+  // The chunk's new commits built ahead in parallel where the provider can, each once (the
+  // overlapping commit is in two lanes' chunks).
+  Status prepare(const std::vector<std::vector<std::size_t>>& chunk_of) {
     std::vector<std::pair<std::string, std::string>> wanted;
     std::set<std::size_t> asked;
     for (const auto& indices : chunk_of)
       for (const auto index : indices)
-        if (!position_of.contains(index) && asked.insert(index).second)
-          wanted.emplace_back(commits[index].id, commits[index].id);
+        if (!m_position_of.contains(index) && asked.insert(index).second)
+          wanted.emplace_back(m_commits[index].id, m_commits[index].id);
     if (wanted.size() > 1)
-      CULPRIT_TRY(builds.prepare(wanted));
-    std::vector<std::vector<Subject>> subjects(blocks.size());
-    std::vector<std::vector<std::size_t>> positions(blocks.size());
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      subjects[b].reserve(chunk_of[b].size());
+      CULPRIT_TRY(m_builds.prepare(wanted));
+    return {};
+  }
+
+  // Builds each commit the first time a lane meets it; the subjects of those that built.
+  Result<Chunk> build(const std::vector<std::vector<std::size_t>>& chunk_of) {
+    Chunk chunk{.subjects = std::vector<std::vector<Subject>>(m_blocks.size()),
+                .positions = std::vector<std::vector<std::size_t>>(m_blocks.size())};
+    for (std::size_t b = 0; b < m_blocks.size(); ++b) {
+      chunk.subjects[b].reserve(chunk_of[b].size());
       for (const auto index : chunk_of[b]) {
-        auto [it, fresh] = position_of.try_emplace(index, outcome.commits.size());
+        const auto& commit = m_commits[index];
+        auto [it, fresh] = m_position_of.try_emplace(index, m_outcome.commits.size());
         if (fresh) {
-          if (progress)
-            progress({.done = done++,
-                      .total = commits.size(),
-                      .commit = commits[index].id,
-                      .anchor = anchors.contains(commits[index].id)});
-          CULPRIT_TRY_ASSIGN(auto built, builds.build(commits[index].id, commits[index].id));
+          const bool anchor = m_anchors.contains(commit.id);
+          if (m_progress)
+            m_progress({.done = m_done++,
+                        .total = m_commits.size(),
+                        .commit = commit.id,
+                        .anchor = anchor});
+          CULPRIT_TRY_ASSIGN(auto built, m_builds.build(commit.id, commit.id));
           if (!built.ok())
-            ++outcome.failed_builds;
-          outcome.commits.push_back({.commit = commits[index].id,
-                                     .build = std::move(built),
-                                     .measured = false,
-                                     .anchor = anchors.contains(commits[index].id)});
+            ++m_outcome.failed_builds;
+          m_outcome.commits.push_back({.commit = commit.id,
+                                       .build = std::move(built),
+                                       .measured = false,
+                                       .anchor = anchor});
         }
-        const auto& tracked = outcome.commits[it->second];
+        const auto& tracked = m_outcome.commits[it->second];
         if (!tracked.build.ok())
           continue;
-        subjects[b].push_back(subject_of(tracked.build));
-        positions[b].push_back(index);
+        chunk.subjects[b].push_back(subject_of(tracked.build));
+        chunk.positions[b].push_back(index);
       }
     }
-    std::vector<LaneWants> wants(blocks.size());
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      wants[b].sampler = lanes[b];
-      for (const auto& subject : subjects[b])
-        wants[b].wants.push_back({&subject, settings.runs});
+    return chunk;
+  }
+
+  Status measure(const Chunk& chunk) {
+    std::vector<LaneWants> wants(m_blocks.size());
+    for (std::size_t b = 0; b < m_blocks.size(); ++b) {
+      wants[b].sampler = m_lanes[b];
+      for (const auto& subject : chunk.subjects[b])
+        wants[b].wants.push_back({&subject, m_settings.runs});
     }
     CULPRIT_TRY_ASSIGN(const bool finished, ensure_lanes(wants));
     if (!finished)
       return fail(ExitCode::inconclusive,
                   fmt::format("inconclusive: the time budget ran out after {} of {} commits; "
                               "everything measured is kept: run the same command again to go on",
-                              outcome.measured, commits.size()));
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      for (std::size_t k = 0; k < subjects[b].size(); ++k) {
-        const auto& commit = commits[positions[b][k]];
-        auto& tracked = outcome.commits[position_of.at(positions[b][k])];
-        const TrackedPoint point{.commit = subjects[b][k].commit,
-                                 .host_id = lanes[b]->options().host_id,
-                                 .recipe_hash = lanes[b]->options().recipe_hash,
-                                 .artifact_id = subjects[b][k].artifact_id,
+                              m_outcome.measured, m_commits.size()));
+    return {};
+  }
+
+  // The ledger's points and sessions of the chunk, and what its samples say about interference.
+  Status record(const Chunk& chunk) {
+    for (std::size_t b = 0; b < m_blocks.size(); ++b) {
+      const auto& lane = m_lanes[b]->options();
+      for (std::size_t k = 0; k < chunk.subjects[b].size(); ++k) {
+        const auto& subject = chunk.subjects[b][k];
+        const auto& commit = m_commits[chunk.positions[b][k]];
+        auto& tracked = m_outcome.commits[m_position_of.at(chunk.positions[b][k])];
+        const TrackedPoint point{.commit = subject.commit,
+                                 .host_id = lane.host_id,
+                                 .recipe_hash = lane.recipe_hash,
+                                 .artifact_id = subject.artifact_id,
                                  .source = "track",
                                  .file = {},
                                  .commit_time = commit.time,
@@ -322,37 +362,75 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& selected, Bui
                                  .sessions = {}};
         // An anchor keeps its place in the history; this session only adds its runs.
         if (!tracked.anchor)
-          CULPRIT_TRY(ledger.record_tracked(point));
-        if (const auto& session = lanes[b]->options().session)
-          CULPRIT_TRY(ledger.record_session(point, *session));
+          CULPRIT_TRY(m_ledger.record_tracked(point));
+        if (lane.session)
+          CULPRIT_TRY(m_ledger.record_session(point, *lane.session));
         if (!tracked.measured) {
           tracked.measured = true;
           if (!tracked.anchor)
-            ++outcome.measured;
-          CULPRIT_TRY(diagnose_commit(*lanes[b], subjects[b][k], outcome.noise));
+            ++m_outcome.measured;
+          CULPRIT_TRY(diagnose_commit(*m_lanes[b], subject, m_outcome.noise));
         }
       }
     }
+    return {};
   }
-  std::vector<TrackedCommit> ordered; // in the order given
-  ordered.reserve(outcome.commits.size());
-  for (const auto& [index, position] : position_of)
-    ordered.push_back(std::move(outcome.commits[position]));
-  outcome.commits = std::move(ordered);
-  std::erase_if(outcome.noise, [](const TrackNoise& n) { return n.affected == 0; });
-  int runs_after = 0;
-  for (auto* lane : lanes)
-    runs_after += lane->runs_made();
-  outcome.runs_made = runs_after - runs_before;
-  if (outcome.measured == 0 && outcome.failed_builds > 0 &&
-      outcome.failed_builds + anchors.size() >= commits.size())
-    return infra_error("none of the {} new commits built (the first failed: {}); fix the build "
-                       "or see the build logs",
-                       commits.size() - anchors.size(),
-                       std::ranges::find_if(outcome.commits, [](const TrackedCommit& c) {
-                         return !c.build.ok();
-                       })->build.message);
-  return outcome;
+
+  // The commits in the order given, the cases without interference dropped, the runs counted.
+  void finish(int runs) {
+    std::vector<TrackedCommit> ordered;
+    ordered.reserve(m_outcome.commits.size());
+    for (const auto& [index, position] : m_position_of)
+      ordered.push_back(std::move(m_outcome.commits[position]));
+    m_outcome.commits = std::move(ordered);
+    std::erase_if(m_outcome.noise, [](const TrackNoise& n) { return n.affected == 0; });
+    m_outcome.runs_made = runs;
+  }
+
+  Result<TrackOutcome> check_something_built() {
+    const std::size_t fresh = m_commits.size() - m_anchors.size();
+    if (m_outcome.measured == 0 && m_outcome.failed_builds > 0 &&
+        m_outcome.failed_builds + m_anchors.size() >= m_commits.size())
+      return infra_error("none of the {} new commits built (the first failed: {}); fix the build "
+                         "or see the build logs",
+                         fresh, std::ranges::find_if(m_outcome.commits, [](const TrackedCommit& c) {
+                                  return !c.build.ok();
+                                })->build.message);
+    return std::move(m_outcome);
+  }
+
+  const std::vector<RangeCommit>& m_commits;
+  const std::set<std::string> m_anchors;
+  BuildProvider& m_builds;
+  std::span<Sampler* const> m_lanes;
+  Ledger& m_ledger;
+  const TrackSettings& m_settings;
+  const std::function<void(const TrackProgress&)>& m_progress;
+  const std::vector<std::vector<std::size_t>> m_blocks;
+  TrackOutcome m_outcome;
+  std::map<std::size_t, std::size_t> m_position_of; // commit index -> index in outcome.commits
+  std::size_t m_done = 0;
+};
+
+} // namespace
+
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& selected, BuildProvider& builds,
+                                   std::span<Sampler* const> lanes, Ledger& ledger,
+                                   const TrackSettings& settings,
+                                   const std::function<void(const TrackProgress&)>& progress) {
+  if (lanes.empty())
+    return infra_error("tracking needs a sampler");
+  const auto& first_lane = lanes.front()->options();
+  CULPRIT_TRY_ASSIGN(const auto tracked_before, ledger.tracked());
+  auto plan_settings = settings;
+  if (!first_lane.session)
+    plan_settings.anchors = 0; // without a label of its own, the session cannot measure anew
+  const auto plan = plan_track(selected, tracked_before, first_lane.host_id, first_lane.recipe_hash,
+                               plan_settings);
+  TrackOutcome outcome;
+  outcome.already_tracked = plan.already_tracked;
+  outcome.anchors = plan.anchors;
+  return Tracking(plan, builds, lanes, ledger, settings, progress).run(std::move(outcome));
 }
 
 } // namespace culprit::history
