@@ -8,8 +8,8 @@
 #include "cli/recipe_flags.hpp"
 #include "core/build/builder.hpp"
 #include "core/exec/local_executor.hpp"
-#include "core/util/interrupt.hpp"
 #include "core/util/escape.hpp"
+#include "core/util/interrupt.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "cli/command.hpp"
-#include "core/util/error.hpp"
 #include "core/git/repository.hpp"
 #include "core/recipe/recipe.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::cli {
 

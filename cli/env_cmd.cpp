@@ -14,13 +14,13 @@
 #include "cli/context.hpp"
 #include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
-#include "core/util/error.hpp"
-#include "core/util/fs.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/host/noise.hpp"
 #include "core/host/noise_probe.hpp"
 #include "core/host/render.hpp"
 #include "core/roofline/peaks.hpp"
+#include "core/util/error.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -3,8 +3,8 @@
 #include "cli/command.hpp"
 #include "cli/context.hpp"
 #include "cli/output.hpp"
-#include "core/util/fs.hpp"
 #include "core/recipe/init_recipe.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/report_outputs.hpp"
-#include "core/util/fs.hpp"
 #include "core/report/report.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::cli {
 namespace {

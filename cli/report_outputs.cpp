@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "cli/output.hpp"
-#include "core/util/fs.hpp"
-#include "core/util/escape.hpp"
 #include "core/report/report.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::cli {
 Status check_output_path(const std::string& file, std::string_view flag) {

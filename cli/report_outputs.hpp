@@ -9,10 +9,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/util/error.hpp"
 #include "core/evidence/evidence.hpp"
 #include "core/git/repository.hpp"
 #include "core/report/view.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::cli {
 

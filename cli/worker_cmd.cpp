@@ -13,10 +13,10 @@
 #include "cli/output.hpp"
 #include "core/exec/batch_files.hpp"
 #include "core/exec/local_executor.hpp"
-#include "core/util/fs.hpp"
 #include "core/host/fingerprint.hpp"
-#include "core/util/interrupt.hpp"
 #include "core/store/records.hpp"
+#include "core/util/fs.hpp"
+#include "core/util/interrupt.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "core/git/hash.hpp"
 #include "core/recipe/command_template.hpp"
 #include "core/util/fs.hpp"
-#include "core/git/hash.hpp"
 
 namespace culprit {
 namespace {

@@ -13,11 +13,11 @@
 #include <string_view>
 
 #include "core/build/cache.hpp"
-#include "core/util/error.hpp"
+#include "core/build/workspace.hpp"
 #include "core/exec/executor.hpp"
 #include "core/git/repository.hpp"
 #include "core/recipe/recipe.hpp"
-#include "core/build/workspace.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

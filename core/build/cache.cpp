@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "core/git/hash.hpp"
 #include "core/util/clock.hpp"
 #include "core/util/fs.hpp"
-#include "core/git/hash.hpp"
 
 namespace culprit {
 namespace {

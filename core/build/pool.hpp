@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/build/provider.hpp"
 #include "core/build/builder.hpp"
+#include "core/build/provider.hpp"
 #include "core/exec/local_executor.hpp"
 #include "core/git/repository.hpp"
 

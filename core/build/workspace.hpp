@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "core/util/error.hpp"
-#include "core/util/fs.hpp"
 #include "core/git/checkout.hpp"
 #include "core/git/repository.hpp"
+#include "core/util/error.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit {
 

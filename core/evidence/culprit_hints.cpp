@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "core/git/codeowners.hpp"
-#include "core/util/fs.hpp"
-#include "core/git/handles.hpp"
 #include "core/build/ptxas.hpp"
+#include "core/git/codeowners.hpp"
+#include "core/git/handles.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit {
 namespace {

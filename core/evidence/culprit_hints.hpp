@@ -10,10 +10,10 @@
 #include <string_view>
 
 #include "core/build/cache.hpp"
-#include "core/util/error.hpp"
 #include "core/evidence/evidence.hpp"
 #include "core/exec/executor.hpp"
 #include "core/git/repository.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

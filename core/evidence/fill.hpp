@@ -7,9 +7,9 @@
 
 #include "core/bisect/bisect.hpp"
 #include "core/build/builder.hpp"
-#include "core/measure/compare.hpp"
 #include "core/evidence/evidence.hpp"
 #include "core/git/repository.hpp"
+#include "core/measure/compare.hpp"
 #include "core/measure/sampler.hpp"
 #include "core/recipe/recipe.hpp"
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "core/measure/case_select.hpp"
-#include "core/roofline/roofline.hpp"
 #include "core/recipe/work_expression.hpp"
+#include "core/roofline/roofline.hpp"
 
 namespace culprit {
 namespace {

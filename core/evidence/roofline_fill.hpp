@@ -2,17 +2,18 @@
 // The roofline in the evidence: for each measurement whose case has work (FLOPs and bytes of one
 // call: from the benchmark's output, kept in the store, or from [roofline.cases]) and whose metric
 // is a time, where its median stands against the bound that the device's peaks allow
-// (core/roofline/roofline.hpp), with the interval the median's interval gives; for the others, why not.
+// (core/roofline/roofline.hpp), with the interval the median's interval gives; for the others, why
+// not.
 
 #include <optional>
 #include <string>
 
-#include "core/util/error.hpp"
 #include "core/evidence/evidence.hpp"
 #include "core/parsers/metric.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/roofline/peaks.hpp"
 #include "core/store/store.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -1,6 +1,6 @@
 #pragma once
-// The evidence of a triage (kind "triage"): the document of core/evidence/evidence.hpp, whose top-level
-// "bisect" lists every culprit named (regressions first), plus two keys of its own:
+// The evidence of a triage (kind "triage"): the document of core/evidence/evidence.hpp, whose
+// top-level "bisect" lists every culprit named (regressions first), plus two keys of its own:
 //   "change_points": [{case, metric, unit, before, after, ratio, p_value, kind, status,
 //                      culprits, note}]  every change point looked at, and what became of it;
 //   "findings": [{kind, commit, subject, author, cases, bisect: {good, bad, commits_in_range,
@@ -12,12 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/build/cache.hpp"
-#include "core/util/error.hpp"
 #include "core/evidence/evidence.hpp"
 #include "core/exec/executor.hpp"
 #include "core/git/repository.hpp"
 #include "core/history/triage.hpp"
 #include "core/measure/sampler.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::history {
 

@@ -23,8 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/exec/child_process.hpp"
 #include "core/exec/executor.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

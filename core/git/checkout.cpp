@@ -8,8 +8,8 @@
 #include <git2/sys/repository.h>
 #include <sys/stat.h>
 
-#include "core/util/fs.hpp"
 #include "core/git/library.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::git {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/git/repository.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::git {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <set>
 
-#include "core/git/library.hpp"
 #include "core/git/hash.hpp"
+#include "core/git/library.hpp"
 #include "core/util/escape.hpp"
 
 namespace culprit::git {

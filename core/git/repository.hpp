@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/git/handles.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::git {
 

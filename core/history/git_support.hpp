@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/git/repository.hpp"
 #include "core/history/track.hpp"
 #include "core/history/triage.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::history {
 

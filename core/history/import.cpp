@@ -3,8 +3,8 @@
 #include <set>
 
 #include "core/exec/executor.hpp"
-#include "core/util/fs.hpp"
 #include "core/git/hash.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::history {
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/history/ledger.hpp"
 #include "core/parsers/output_format.hpp"
 #include "core/store/store.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::history {
 

@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::history {
 

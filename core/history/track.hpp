@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "core/build/provider.hpp"
-#include "core/util/error.hpp"
 #include "core/history/ledger.hpp"
 #include "core/measure/sampler.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::history {
 

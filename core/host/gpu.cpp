@@ -16,8 +16,8 @@
 
 #include <fmt/core.h>
 
-#include "core/util/error.hpp"
 #include "core/host/capture.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::host {
 namespace {

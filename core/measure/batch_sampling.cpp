@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "core/git/hash.hpp"
-#include "core/util/interrupt.hpp"
 #include "core/measure/sampler.hpp"
+#include "core/util/interrupt.hpp"
 
 namespace culprit {
 

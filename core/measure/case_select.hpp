@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/measure/subject.hpp"
 #include "core/parsers/metric.hpp"
 #include "core/store/records.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -1,9 +1,9 @@
 #pragma once
 // The parser options a run recipe asks for.
 
-#include "core/util/error.hpp"
 #include "core/parsers/output_format.hpp"
 #include "core/recipe/recipe.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

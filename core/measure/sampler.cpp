@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "core/recipe/command_template.hpp"
 #include "core/git/hash.hpp"
-#include "core/util/interrupt.hpp"
 #include "core/parsers/output_format.hpp"
+#include "core/recipe/command_template.hpp"
+#include "core/util/interrupt.hpp"
 
 namespace culprit {
 namespace {

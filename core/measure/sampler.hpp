@@ -40,13 +40,13 @@
 #include <string>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/host/gpu.hpp"
 #include "core/measure/subject.hpp"
 #include "core/parsers/output_format.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/store/store.hpp"
+#include "core/util/error.hpp"
 #include "stats/types.hpp"
 
 namespace culprit {

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
-#include "core/util/fs.hpp"
 #include "core/host/noise.hpp"
 #include "core/host/render.hpp"
 #include "core/measure/parse_options.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit {
 

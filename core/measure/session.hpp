@@ -12,12 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/measure/sampler.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/store/store.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

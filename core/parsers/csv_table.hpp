@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -15,8 +15,8 @@
 
 #include <string_view>
 
-#include "core/util/error.hpp"
 #include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

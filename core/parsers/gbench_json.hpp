@@ -25,9 +25,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/util/error.hpp"
-#include "core/parsers/metric.hpp"
 #include "core/parsers/json_support.hpp"
+#include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/util/error.hpp"
 #include "core/parsers/parse_support.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -26,9 +26,9 @@
 #include <filesystem>
 #include <string_view>
 
-#include "core/util/error.hpp"
-#include "core/parsers/metric.hpp"
 #include "core/parsers/json_support.hpp"
+#include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

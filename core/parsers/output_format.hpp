@@ -12,14 +12,14 @@
 
 #include <string_view>
 
-#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
-#include "core/parsers/metric.hpp"
 #include "core/parsers/csv_table.hpp"
 #include "core/parsers/gbench_json.hpp"
+#include "core/parsers/metric.hpp"
 #include "core/parsers/nvbench_json.hpp"
 #include "core/parsers/process_time.hpp"
 #include "core/parsers/regex_lines.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "core/util/error.hpp"
 #include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

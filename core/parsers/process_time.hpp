@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "core/util/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/util/error.hpp"
 #include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/report/report.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
-#include "core/report/report.hpp"
 
 namespace culprit::report {
 namespace {

@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
-#include "core/util/escape.hpp"
-#include "core/util/format.hpp"
 #include "core/report/html_style.hpp"
 #include "core/report/plots.hpp"
 #include "core/report/report.hpp"
 #include "core/report/roofline.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::report {
 namespace {

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "core/report/report.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
-#include "core/report/report.hpp"
 
 namespace culprit::report {
 namespace {

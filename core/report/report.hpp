@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/util/error.hpp"
 #include "core/evidence/evidence.hpp"
 #include "core/report/view.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::report {
 

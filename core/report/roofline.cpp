@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "core/report/svg.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
-#include "core/report/svg.hpp"
 
 namespace culprit::report {
 namespace {

@@ -6,7 +6,8 @@
 //      time, or [roofline] device names one): from the GPU's own properties when the output
 //      carried them (SM count x FP32 lanes per SM x 2 x SM clock; memory clock x 2 x bus width),
 //      else from the datasheet table by name (the output's, [roofline] device's, or nvidia-smi's);
-//   3. the CPU: measured once per host (an FMA loop and a streaming copy, core/roofline/roofline.hpp),
+//   3. the CPU: measured once per host (an FMA loop and a streaming copy,
+//   core/roofline/roofline.hpp),
 //      pinned to the recipe's cpus when it has them, and kept in the store under the host id;
 //      `culprit env --peaks` measures again.
 // Peaks the recipe gives replace the device's one by one. Each source is said in words.
@@ -17,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "core/util/error.hpp"
 #include "core/parsers/metric.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/roofline/roofline.hpp"
 #include "core/store/store.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

@@ -13,8 +13,8 @@
 
 #include <fmt/core.h>
 
-#include "core/util/error.hpp"
 #include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit {
 

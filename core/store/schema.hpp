@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdint>
 
-#include "core/util/error.hpp"
 #include "core/store/sqlite.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::store {
 

@@ -1,9 +1,9 @@
 #pragma once
 // Between the store's source files; not part of its interface.
 
-#include "core/util/error.hpp"
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::store {
 

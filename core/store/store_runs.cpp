@@ -12,12 +12,12 @@
 
 #include <fmt/core.h>
 
-#include "core/util/error.hpp"
 #include "core/parsers/metric.hpp"
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
 #include "core/store/store.hpp"
 #include "core/store/store_detail.hpp"
+#include "core/util/error.hpp"
 
 namespace culprit::store {
 namespace {

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "core/build/builder.hpp"
-#include "core/exec/local_executor.hpp"
 #include "core/build/workspace.hpp"
+#include "core/exec/local_executor.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "core/evidence/roofline_fill.hpp"
-#include "core/roofline/peaks.hpp"
 #include "core/recipe/work_expression.hpp"
+#include "core/roofline/peaks.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {

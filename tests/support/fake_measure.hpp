@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "core/bisect/bisect.hpp"
-#include "tests/support/fake_executor.hpp"
 #include "core/measure/parse_options.hpp"
 #include "core/measure/sampler.hpp"
 #include "core/store/store.hpp"
+#include "tests/support/fake_executor.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit::testing {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/fake_executor.hpp"
 #include "core/history/track.hpp"
 #include "core/history/triage.hpp"
+#include "tests/support/fake_executor.hpp"
 
 namespace culprit::testing {
 

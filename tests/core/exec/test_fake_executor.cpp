@@ -9,8 +9,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/util/interrupt.hpp"
 #include "core/parsers/culprit_jsonl.hpp"
+#include "core/util/interrupt.hpp"
 #include "tests/core/exec/exec_test_support.hpp"
 
 namespace culprit {

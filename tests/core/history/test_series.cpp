@@ -1,9 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/report/history.hpp"
 #include "core/history/series.hpp"
 #include "core/history/track.hpp"
+#include "core/report/history.hpp"
 #include "tests/support/fake_measure.hpp"
 #include "tests/support/simulated_history.hpp"
 

@@ -4,8 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/util/format.hpp"
 #include "core/report/report.hpp"
+#include "core/util/format.hpp"
 #include "tests/support/evidence_samples.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
