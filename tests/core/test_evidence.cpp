@@ -138,6 +138,42 @@ TEST(Evidence, BadDocumentsAreUsageErrorsThatSayWhatIsWrong) {
   EXPECT_FALSE(evidence_from_json(nlohmann::json::array()));
 }
 
+// The key table decides what a reader may find absent: optional keys of older documents read as
+// empty, required ones and nested objects of the wrong shape are named by their whole path.
+TEST(Evidence, EachKeyIsReadAsTheTableSaysWithItsPathInErrors) {
+  auto json = to_json(sample());
+  json["settings"].erase("statistic");
+  json["measurements"][0].erase("blocks");
+  json["measurements"][0].erase("duets");
+  json["bisect"]["culprits"][0]["hints"] = nullptr;
+  auto older = evidence_from_json(json);
+  ASSERT_TRUE(older) << older.error().message;
+  EXPECT_EQ(older->settings.statistic, "");
+  EXPECT_TRUE(older->measurements[0].blocks.empty());
+  EXPECT_FALSE(older->bisect->culprits[0].hints);
+
+  const auto refused = [](const nlohmann::json& doc) {
+    auto read = evidence_from_json(doc);
+    return read ? std::string("read") : read.error().message;
+  };
+  json = to_json(sample());
+  json["tool"].erase("version");
+  EXPECT_THAT(refused(json), HasSubstr("lacks 'tool.version'"));
+  json = to_json(sample());
+  json["measurements"][0]["summary"] = "fast";
+  EXPECT_THAT(refused(json),
+              HasSubstr("'measurements[0].summary' in the evidence must be an object"));
+  json = to_json(sample());
+  json["bisect"]["culprits"] = {{{"commit", "c4"}}};
+  EXPECT_THAT(refused(json), HasSubstr("lacks 'bisect.culprits[0].parent'"));
+  json = to_json(sample());
+  json["measurements"][0]["blocks"] = {"s-1", 7};
+  EXPECT_THAT(refused(json), HasSubstr("holds a number, not a block name or null"));
+  json = to_json(sample());
+  json.erase("schema");
+  EXPECT_THAT(refused(json), HasSubstr("no 'schema' string"));
+}
+
 // What a hand-made or damaged document may say, and culprit never writes: each is refused with
 // the path of its first bad key, before anything renders it.
 TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
