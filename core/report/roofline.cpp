@@ -203,119 +203,161 @@ std::string render_roofline_moves(const Evidence& evidence) {
   return out;
 }
 
-std::string roofline_svg(const Evidence& evidence) {
+namespace {
+
+// The FLOP/s ceiling a device's cases are bound by: its tensor peak where that is the one named.
+double ceiling_flops(const EvidencePeaks& p) {
+  return p.compute == "tensor" && p.tensor_flops_per_second ? *p.tensor_flops_per_second
+                                                            : p.flops_per_second;
+}
+
+// Each case's measured points (intensity, achieved FLOP/s) in the order of the measurements, and
+// the span of everything the chart must show.
+struct RooflinePoints {
   struct Point {
     const EvidenceMeasurement* m;
     double x, y;
   };
-  std::map<std::string, std::vector<Point>> by_case; // in the order of the measurements
+  std::map<std::string, std::vector<Point>> by_case;
   std::vector<std::string> order;
   double x_lo = HUGE_VAL, x_hi = 0, y_lo = HUGE_VAL, y_hi = 0;
+};
+
+RooflinePoints roofline_points(const Evidence& evidence) {
+  RooflinePoints out;
   for (const auto& m : evidence.measurements) {
     if (!m.roofline || !(m.roofline->intensity > 0) || !(m.roofline->achieved_flops_per_second > 0))
       continue;
     const auto& r = *m.roofline;
-    auto& points = by_case[m.case_name];
+    auto& points = out.by_case[m.case_name];
     if (points.empty())
-      order.push_back(m.case_name);
+      out.order.push_back(m.case_name);
     points.push_back({&m, r.intensity, r.achieved_flops_per_second});
-    x_lo = std::min(x_lo, r.intensity);
-    x_hi = std::max(x_hi, r.intensity);
-    y_lo = std::min(y_lo, r.achieved_flops_per_second);
-    y_hi = std::max(y_hi, r.achieved_flops_per_second);
+    out.x_lo = std::min(out.x_lo, r.intensity);
+    out.x_hi = std::max(out.x_hi, r.intensity);
+    out.y_lo = std::min(out.y_lo, r.achieved_flops_per_second);
+    out.y_hi = std::max(out.y_hi, r.achieved_flops_per_second);
   }
-  if (order.empty() || evidence.roofline_peaks.empty())
-    return {};
   for (const auto& p : evidence.roofline_peaks) {
-    const double flops = p.compute == "tensor" && p.tensor_flops_per_second
-                             ? *p.tensor_flops_per_second
-                             : p.flops_per_second;
+    const double flops = ceiling_flops(p);
     const double ridge = flops / p.bytes_per_second;
-    x_lo = std::min(x_lo, ridge);
-    x_hi = std::max(x_hi, ridge);
-    y_hi = std::max(y_hi, flops);
+    out.x_lo = std::min(out.x_lo, ridge);
+    out.x_hi = std::max(out.x_hi, ridge);
+    out.y_hi = std::max(out.y_hi, flops);
   }
-  // Whole decades around everything, so that the slope reads as 1:1.
-  const double dx0 = std::floor(std::log10(x_lo)) - 1;
-  const double dx1 = std::ceil(std::log10(x_hi)) + 1;
-  const double dy0 = std::floor(std::log10(y_lo)) - 1;
-  const double dy1 = std::ceil(std::log10(y_hi)) + 0.3;
-  constexpr double width = 760;
-  constexpr double height = 420;
-  constexpr double left = 80, right = 200, top = 20, bottom = 50;
-  const svg::LinearScale x{dx0, dx1, left, width - right};
-  const svg::LinearScale y{dy0, dy1, height - bottom, top};
-  svg::Canvas c(width, height, "roofline-plot", "Roofline",
+  return out;
+}
+
+// The chart's geometry: whole decades around everything, so that the slope reads as 1:1.
+struct RooflineFrame {
+  static constexpr double width = 760;
+  static constexpr double height = 420;
+  static constexpr double left = 80, right = 200, top = 20, bottom = 50;
+  double dx0, dx1, dy0, dy1;
+  svg::LinearScale x{dx0, dx1, left, width - right};
+  svg::LinearScale y{dy0, dy1, height - bottom, top};
+};
+
+RooflineFrame roofline_frame(const RooflinePoints& points) {
+  const double dx0 = std::floor(std::log10(points.x_lo)) - 1;
+  const double dx1 = std::ceil(std::log10(points.x_hi)) + 1;
+  const double dy0 = std::floor(std::log10(points.y_lo)) - 1;
+  const double dy1 = std::ceil(std::log10(points.y_hi)) + 0.3;
+  return {dx0, dx1, dy0, dy1};
+}
+
+void draw_roofline_axes(svg::Canvas& c, const RooflineFrame& f) {
+  using F = RooflineFrame;
+  // Decades are counted in integers (a double counter is a trap: see svg::nice_ticks).
+  for (auto k = static_cast<long>(std::ceil(f.dx0)); static_cast<double>(k) <= f.dx1; ++k) {
+    const auto d = static_cast<double>(k);
+    c.line(f.x(d), F::top, f.x(d), F::height - F::bottom, "grid");
+    c.text(f.x(d), F::height - F::bottom + 16, fmt::format("{:g}", std::pow(10.0, d)), "tick",
+           svg::Canvas::Anchor::middle);
+  }
+  for (auto k = static_cast<long>(std::ceil(f.dy0)); static_cast<double>(k) <= f.dy1; ++k) {
+    const auto d = static_cast<double>(k);
+    c.line(F::left, f.y(d), F::width - F::right, f.y(d), "grid");
+    c.text(F::left - 6, f.y(d) + 4, si_decade(d), "tick", svg::Canvas::Anchor::end);
+  }
+  c.text((F::left + F::width - F::right) / 2, F::height - 10,
+         "arithmetic intensity, FLOPs per byte", "axis-title", svg::Canvas::Anchor::middle);
+  c.text(16, (F::top + F::height - F::bottom) / 2, "FLOP/s", "axis-title",
+         svg::Canvas::Anchor::middle, -90);
+}
+
+// Each device's memory slope up to its ridge point, then its compute ceiling, both labelled.
+void draw_roofs(svg::Canvas& c, const RooflineFrame& f, const Evidence& evidence) {
+  for (const auto& p : evidence.roofline_peaks) {
+    const double flops = ceiling_flops(p);
+    const double ridge = std::log10(flops / p.bytes_per_second);
+    const double peak = std::log10(flops);
+    const double slope_start = std::max(f.dx0, f.dy0 - std::log10(p.bytes_per_second));
+    c.polyline({{f.x(slope_start), f.y(slope_start + std::log10(p.bytes_per_second))},
+                {f.x(ridge), f.y(peak)},
+                {f.x(f.dx1), f.y(peak)}},
+               "roof");
+    c.text(f.x(f.dx1) - 6, f.y(peak) - 8, si_rate(flops, "FLOP"), "legend",
+           svg::Canvas::Anchor::end, 0, p.device);
+    c.text(f.x(ridge) - 8, f.y(peak) - 8, si_rate(p.bytes_per_second, "B"), "legend",
+           svg::Canvas::Anchor::end, 0, p.device);
+  }
+}
+
+// One case: an arrow from each commit's point to the next one's, the points with their figures
+// as tooltips, and its line in the legend.
+void draw_case(svg::Canvas& c, const RooflineFrame& f, std::size_t index, const std::string& name,
+               const std::vector<RooflinePoints::Point>& points) {
+  using F = RooflineFrame;
+  const auto css = fmt::format("s{}", index % 6);
+  for (std::size_t k = 0; k + 1 < points.size(); ++k) {
+    const double x1 = f.x(std::log10(points[k].x));
+    const double y1 = f.y(std::log10(points[k].y));
+    const double x2 = f.x(std::log10(points[k + 1].x));
+    const double y2 = f.y(std::log10(points[k + 1].y));
+    c.line(x1, y1, x2, y2, "arrow " + css);
+    // Its head shows which way the case moved, however short the move (8% is a pixel or two on
+    // these decades).
+    const double length = std::hypot(x2 - x1, y2 - y1);
+    if (length > 0.01) {
+      const double ux = (x2 - x1) / length;
+      const double uy = (y2 - y1) / length;
+      c.polyline({{x2 - (7 * ux) - (4 * uy), y2 - (7 * uy) + (4 * ux)},
+                  {x2, y2},
+                  {x2 - (7 * ux) + (4 * uy), y2 - (7 * uy) - (4 * ux)}},
+                 "arrow " + css);
+    }
+  }
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const auto& m = *points[k].m;
+    const auto& r = *m.roofline;
+    c.circle(f.x(std::log10(points[k].x)), f.y(std::log10(points[k].y)), 4.5,
+             fmt::format("pt {}{}", css, k == 0 ? "" : " head"),
+             fmt::format("{} at {}: {}, {} FLOPs/byte, {}", m.case_name, short_id(m.commit),
+                         achieved_text(r), format_significant(r.intensity),
+                         fraction_text(r.fraction, r.limiter, r.fraction_ci)));
+  }
+  const double ly = F::top + 40 + (static_cast<double>(index) * 18);
+  c.circle(F::width - F::right + 18, ly - 4, 4, "pt " + css);
+  c.text(F::width - F::right + 28, ly, ellipsize(name, 22), "legend " + css,
+         svg::Canvas::Anchor::start, 0, name);
+}
+
+} // namespace
+
+std::string roofline_svg(const Evidence& evidence) {
+  const auto points = roofline_points(evidence);
+  if (points.order.empty() || evidence.roofline_peaks.empty())
+    return {};
+  const auto frame = roofline_frame(points);
+  svg::Canvas c(RooflineFrame::width, RooflineFrame::height, "roofline-plot", "Roofline",
                 "Achieved FLOP/s of each case against its arithmetic intensity (FLOPs per byte), "
                 "on log scales, under the memory slope and the compute ceiling of the device; a "
                 "case measured at two commits is drawn at both, with an arrow from base to head.");
-  // Decades are counted in integers (a double counter is a trap: see svg::nice_ticks).
-  for (auto k = static_cast<long>(std::ceil(dx0)); static_cast<double>(k) <= dx1; ++k) {
-    const auto d = static_cast<double>(k);
-    c.line(x(d), top, x(d), height - bottom, "grid");
-    c.text(x(d), height - bottom + 16, fmt::format("{:g}", std::pow(10.0, d)), "tick",
-           svg::Canvas::Anchor::middle);
-  }
-  for (auto k = static_cast<long>(std::ceil(dy0)); static_cast<double>(k) <= dy1; ++k) {
-    const auto d = static_cast<double>(k);
-    c.line(left, y(d), width - right, y(d), "grid");
-    c.text(left - 6, y(d) + 4, si_decade(d), "tick", svg::Canvas::Anchor::end);
-  }
-  c.text((left + width - right) / 2, height - 10, "arithmetic intensity, FLOPs per byte",
-         "axis-title", svg::Canvas::Anchor::middle);
-  c.text(16, (top + height - bottom) / 2, "FLOP/s", "axis-title", svg::Canvas::Anchor::middle, -90);
-  for (const auto& p : evidence.roofline_peaks) {
-    const double flops = p.compute == "tensor" && p.tensor_flops_per_second
-                             ? *p.tensor_flops_per_second
-                             : p.flops_per_second;
-    const double ridge = std::log10(flops / p.bytes_per_second);
-    const double peak = std::log10(flops);
-    const double slope_start = std::max(dx0, dy0 - std::log10(p.bytes_per_second));
-    c.polyline({{x(slope_start), y(slope_start + std::log10(p.bytes_per_second))},
-                {x(ridge), y(peak)},
-                {x(dx1), y(peak)}},
-               "roof");
-    c.text(x(dx1) - 6, y(peak) - 8, si_rate(flops, "FLOP"), "legend", svg::Canvas::Anchor::end, 0,
-           p.device);
-    c.text(x(ridge) - 8, y(peak) - 8, si_rate(p.bytes_per_second, "B"), "legend",
-           svg::Canvas::Anchor::end, 0, p.device);
-  }
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const auto& points = by_case[order[i]];
-    const auto css = fmt::format("s{}", i % 6);
-    for (std::size_t k = 0; k + 1 < points.size(); ++k) {
-      // An arrow from this commit's point to the next one's.
-      const double x1 = x(std::log10(points[k].x));
-      const double y1 = y(std::log10(points[k].y));
-      const double x2 = x(std::log10(points[k + 1].x));
-      const double y2 = y(std::log10(points[k + 1].y));
-      c.line(x1, y1, x2, y2, "arrow " + css);
-      // Its head shows which way the case moved, however short the move (8% is a pixel or
-      // two on these decades).
-      const double length = std::hypot(x2 - x1, y2 - y1);
-      if (length > 0.01) {
-        const double ux = (x2 - x1) / length;
-        const double uy = (y2 - y1) / length;
-        c.polyline({{x2 - (7 * ux) - (4 * uy), y2 - (7 * uy) + (4 * ux)},
-                    {x2, y2},
-                    {x2 - (7 * ux) + (4 * uy), y2 - (7 * uy) - (4 * ux)}},
-                   "arrow " + css);
-      }
-    }
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      const auto& m = *points[k].m;
-      const auto& r = *m.roofline;
-      c.circle(x(std::log10(points[k].x)), y(std::log10(points[k].y)), 4.5,
-               fmt::format("pt {}{}", css, k == 0 ? "" : " head"),
-               fmt::format("{} at {}: {}, {} FLOPs/byte, {}", m.case_name, short_id(m.commit),
-                           achieved_text(r), format_significant(r.intensity),
-                           fraction_text(r.fraction, r.limiter, r.fraction_ci)));
-    }
-    const double ly = top + 40 + (static_cast<double>(i) * 18);
-    c.circle(width - right + 18, ly - 4, 4, "pt " + css);
-    c.text(width - right + 28, ly, ellipsize(order[i], 22), "legend " + css,
-           svg::Canvas::Anchor::start, 0, order[i]);
-  }
+  draw_roofline_axes(c, frame);
+  draw_roofs(c, frame, evidence);
+  for (std::size_t i = 0; i < points.order.size(); ++i)
+    draw_case(c, frame, i, points.order[i], points.by_case.at(points.order[i]));
   return c.finish();
 }
 
