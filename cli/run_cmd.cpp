@@ -22,6 +22,60 @@
 namespace culprit::cli {
 namespace {
 
+// How far `run` got: whether the budget ran out before the runs asked for were made, and the
+// cases whose interval is still wider than the target, with their half-width.
+struct Precision {
+  bool budget_hit = false;
+  bool precise = true;
+  std::vector<std::string> wide;
+};
+
+// Adds runs in batches of min_runs until every case's interval is within half the threshold on
+// each side of its median, max_runs is reached, or the budget runs out; evidence.measurements
+// are those of the last batch.
+Result<Precision> measure_until_precise(Sampler& sampler, const Subject& subject,
+                                        const CompareSettings& settings, Evidence& evidence) {
+  Precision out;
+  for (std::size_t n = settings.min_runs();;
+       n = std::min(n + settings.min_runs(), settings.max_runs())) {
+    const std::vector<Want> wants = {{&subject, n}};
+    CULPRIT_TRY_ASSIGN(const bool complete, sampler.ensure(wants));
+    auto selected = select_common_cases(sampler, {&subject}, settings);
+    if (!selected && !complete)
+      CULPRIT_TRY(budget_spent_if_nothing_reported(sampler, {&subject}));
+    if (!selected)
+      return std::unexpected(selected.error());
+    evidence.measurements.clear();
+    out.wide.clear();
+    for (const auto& s : *selected) {
+      CULPRIT_TRY_ASSIGN(auto m,
+                         measurement_entry(sampler, subject, s, n, settings.decide.confidence,
+                                           settings.decide.seed));
+      const double half_width = (m.summary.ci[1] - m.summary.ci[0]) / 2;
+      if (m.runs.size() < 2 || half_width > settings.decide.threshold / 2 * m.summary.median)
+        out.wide.push_back(fmt::format("{} ±{:.2g}%", report::excerpt(s.key.case_name),
+                                       100 * half_width / m.summary.median));
+      evidence.measurements.push_back(std::move(m));
+    }
+    out.precise = out.wide.empty();
+    out.budget_hit = !complete;
+    if (out.precise || out.budget_hit || n >= settings.max_runs())
+      return out;
+  }
+}
+
+// One row per case: its median, interval, runs, spread and outliers.
+void print_summary(std::FILE* out, const Evidence& evidence, double confidence) {
+  fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
+             fmt::format("{:.0f}% CI", confidence * 100), "runs", "cv", "outliers");
+  for (const auto& m : evidence.measurements)
+    fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", on_terminal(m.case_name, 40),
+               report::format_quantity(m.summary.median, m.unit),
+               fmt::format("[{}, {}]", report::format_quantity(m.summary.ci[0], m.unit),
+                           report::format_quantity(m.summary.ci[1], m.unit)),
+               m.runs.size(), m.summary.cv * 100, m.summary.outliers);
+}
+
 class RunCommand final : public Command {
 public:
   [[nodiscard]] bool handles_interrupts() const override { return true; }
@@ -53,39 +107,10 @@ public:
     evidence.status = "measured";
     evidence.host = ctx.session->host_json();
     evidence.warnings = ctx.session->warnings();
-    bool budget_hit = false; // before the runs asked for were made
-    bool precise = true;
-    std::vector<std::string> wide; // cases whose interval is wider than the target, and by how much
-    for (std::size_t n = settings.min_runs();;
-         n = std::min(n + settings.min_runs(), settings.max_runs())) {
-      const std::vector<Want> wants = {{&*subject, n}};
-      auto complete = sampler.ensure(wants);
-      if (!complete)
-        return report(complete.error());
-      auto selected = select_common_cases(sampler, {&*subject}, settings);
-      if (!selected && !*complete)
-        if (auto spent = budget_spent_if_nothing_reported(sampler, {&*subject}); !spent)
-          return report(spent.error());
-      if (!selected)
-        return report(selected.error());
-      evidence.measurements.clear();
-      wide.clear();
-      for (const auto& s : *selected) {
-        auto m = measurement_entry(sampler, *subject, s, n, settings.decide.confidence,
-                                   settings.decide.seed);
-        if (!m)
-          return report(m.error());
-        const double half_width = (m->summary.ci[1] - m->summary.ci[0]) / 2;
-        if (m->runs.size() < 2 || half_width > settings.decide.threshold / 2 * m->summary.median)
-          wide.push_back(fmt::format("{} ±{:.2g}%", report::excerpt(s.key.case_name),
-                                     100 * half_width / m->summary.median));
-        evidence.measurements.push_back(std::move(*m));
-      }
-      precise = wide.empty();
-      budget_hit = !*complete;
-      if (precise || budget_hit || n >= settings.max_runs())
-        break;
-    }
+    auto reached = measure_until_precise(sampler, *subject, settings, evidence);
+    if (!reached)
+      return report(reached.error());
+    const auto [budget_hit, precise, wide] = *reached;
     progress.clear();
     ctx.release_allocations();
     if (budget_hit)
@@ -103,15 +128,7 @@ public:
     if (auto filled = ctx.fill_roofline(evidence); !filled)
       return report(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
-    fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
-               fmt::format("{:.0f}% CI", settings.decide.confidence * 100), "runs", "cv",
-               "outliers");
-    for (const auto& m : evidence.measurements)
-      fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n",
-                 on_terminal(m.case_name, 40), report::format_quantity(m.summary.median, m.unit),
-                 fmt::format("[{}, {}]", report::format_quantity(m.summary.ci[0], m.unit),
-                             report::format_quantity(m.summary.ci[1], m.unit)),
-                 m.runs.size(), m.summary.cv * 100, m.summary.outliers);
+    print_summary(out, evidence, settings.decide.confidence);
     if (global.verbosity >= 0)
       fmt::print(out, "{}{}", report::render_roofline_table(evidence),
                  report::render_noise_lines(evidence));
