@@ -42,13 +42,9 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    history::Selection selection{.every = m_every, .since = std::nullopt};
-    if (!m_since.empty()) {
-      auto since = history::parse_since(m_since);
-      if (!since)
+    if (!m_since.empty())
+      if (auto since = history::parse_since(m_since); !since)
         return report(since.error());
-      selection.since = *since;
-    }
     // A range that does not resolve costs no write to the cache. The runs of this session carry
     // its label, so that history can tell them from other nights' runs of the same commit.
     auto context = MeasureContext::open(
@@ -61,14 +57,9 @@ public:
     if (!context)
       return report(context.error());
     auto& ctx = **context;
-    auto range = history::range_commits(ctx.repo, m_range);
-    if (!range)
-      return report(range.error());
-    const auto commits = history::select_commits(*range, selection);
-    if (commits.empty())
-      return report(usage_error("no commit of {} was committed since {}", report::excerpt(m_range),
-                                report::excerpt(m_since))
-                        .error());
+    auto commits = commits_to_track(ctx.repo);
+    if (!commits)
+      return report(commits.error());
     auto ledger = history::Ledger::open_in(ctx.cache);
     if (!ledger)
       return report(ledger.error());
@@ -89,7 +80,7 @@ public:
       });
     const auto builds = ctx.build_provider();
     auto outcome = history::track_commits(
-        commits, *builds, lanes, *ledger, settings, [&](const history::TrackProgress& p) {
+        *commits, *builds, lanes, *ledger, settings, [&](const history::TrackProgress& p) {
           status_line =
               fmt::format("commit {} of {}: {}{}", p.done + 1, p.total, p.commit.substr(0, 12),
                           p.anchor ? " (anchor, tracked before)" : "");
@@ -103,41 +94,65 @@ public:
                                                    "run the same command again to go on"});
       return report(outcome.error());
     }
-    for (const auto& commit : outcome->commits)
-      if (!commit.build.ok())
-        print_warning(fmt::format("{} does not build, skipped: {} (log: {})",
-                                  commit.commit.substr(0, 12), commit.build.message,
-                                  commit.build.log.string()));
-    fmt::print(
-        "tracked {} of {} of {} ({} runs each; {}){}{}\n", outcome->measured,
-        report::counted(commits.size(), "commit", "commits"), on_terminal(m_range), settings.runs,
-        report::counted(outcome->runs_made, "new run", "new runs"),
-        outcome->already_tracked > 0 ? fmt::format(", {} tracked before", outcome->already_tracked)
-                                     : std::string(),
-        outcome->failed_builds > 0 ? fmt::format(", {} did not build", outcome->failed_builds)
-                                   : std::string());
-    if (!outcome->anchors.empty() && global.verbosity >= 0) {
-      std::vector<std::string> shown;
-      for (const auto& anchor : outcome->anchors)
-        shown.push_back(anchor.substr(0, 12));
-      fmt::print("anchored on {}: tracked before and measured again in this session, so that "
-                 "history can tell a change of the machine from a change of the code\n",
-                 fmt::join(shown, ", "));
-    } else if (outcome->measured > 0 && outcome->already_tracked + outcome->anchors.size() > 0 &&
-               m_anchors == 0 && global.verbosity >= 0) {
-      print_warning("--anchors 0: no commit tracked before was measured again, so history "
-                    "cannot align this session with the earlier ones");
-    }
-    if (global.verbosity >= 0)
-      for (const auto& noise : outcome->noise)
-        fmt::print("noise: {}: {} (in {} of {})\n", on_terminal(noise.case_name), noise.summary,
-                   noise.affected, report::counted(noise.measured, "commit", "commits"));
+    print_outcome(*outcome, commits->size(), settings.runs, global.verbosity);
     if (const auto where = ctx.executor_summary(); !where.empty())
       fmt::print("{}\n", where);
     return 0;
   }
 
 private:
+  // The first-parent commits of the range that --every and --since select; none is a usage
+  // error.
+  [[nodiscard]] Result<std::vector<history::RangeCommit>>
+  commits_to_track(const git::Repository& repo) const {
+    history::Selection selection{.every = m_every, .since = std::nullopt};
+    if (!m_since.empty()) {
+      CULPRIT_TRY_ASSIGN(selection.since, history::parse_since(m_since));
+    }
+    CULPRIT_TRY_ASSIGN(const auto range, history::range_commits(repo, m_range));
+    auto commits = history::select_commits(range, selection);
+    if (commits.empty())
+      return usage_error("no commit of {} was committed since {}", report::excerpt(m_range),
+                         report::excerpt(m_since));
+    return commits;
+  }
+
+  // What was tracked: builds that failed, the counts, the anchors (or why there are none) and the
+  // cases whose runs showed interference.
+  void print_outcome(const history::TrackOutcome& outcome, std::size_t selected, std::size_t runs,
+                     int verbosity) const {
+    for (const auto& commit : outcome.commits)
+      if (!commit.build.ok())
+        print_warning(fmt::format("{} does not build, skipped: {} (log: {})",
+                                  commit.commit.substr(0, 12), commit.build.message,
+                                  commit.build.log.string()));
+    fmt::print("tracked {} of {} of {} ({} runs each; {}){}{}\n", outcome.measured,
+               report::counted(selected, "commit", "commits"), on_terminal(m_range), runs,
+               report::counted(outcome.runs_made, "new run", "new runs"),
+               outcome.already_tracked > 0
+                   ? fmt::format(", {} tracked before", outcome.already_tracked)
+                   : std::string(),
+               outcome.failed_builds > 0 ? fmt::format(", {} did not build", outcome.failed_builds)
+                                         : std::string());
+    if (!outcome.anchors.empty() && verbosity >= 0) {
+      std::vector<std::string> shown;
+      shown.reserve(outcome.anchors.size());
+      for (const auto& anchor : outcome.anchors)
+        shown.push_back(anchor.substr(0, 12));
+      fmt::print("anchored on {}: tracked before and measured again in this session, so that "
+                 "history can tell a change of the machine from a change of the code\n",
+                 fmt::join(shown, ", "));
+    } else if (outcome.measured > 0 && outcome.already_tracked + outcome.anchors.size() > 0 &&
+               m_anchors == 0 && verbosity >= 0) {
+      print_warning("--anchors 0: no commit tracked before was measured again, so history "
+                    "cannot align this session with the earlier ones");
+    }
+    if (verbosity >= 0)
+      for (const auto& noise : outcome.noise)
+        fmt::print("noise: {}: {} (in {} of {})\n", on_terminal(noise.case_name), noise.summary,
+                   noise.affected, report::counted(noise.measured, "commit", "commits"));
+  }
+
   std::string m_range;
   std::size_t m_every = 1;
   std::string m_since;
