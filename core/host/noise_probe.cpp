@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/host/cpus.hpp"
+#include "core/recipe/recipe.hpp"
 #include "stats/run_statistic.hpp"
 #include "stats/summary.hpp"
 
@@ -118,7 +119,9 @@ DuetProfile profile_duet(const std::array<std::vector<Timing>, 2>& sides,
   return duet;
 }
 
-std::vector<std::string> advise(const NoiseProfile& profile) {
+} // namespace
+
+std::vector<std::string> noise_advice(const NoiseProfile& profile) {
   std::vector<std::string> advice;
   const auto& i = profile.interference;
   if (!i.one_sided) {
@@ -134,15 +137,19 @@ std::vector<std::string> advise(const NoiseProfile& profile) {
           profile.switch_seconds * 1e3));
   }
   if (const auto& d = profile.duet) {
-    if (d->spread_duet < d->spread_apart * 0.5 && i.one_sided)
+    // Either way, only a difference that a verdict would feel: twice (or half again) as wide,
+    // and by more than a quarter of the default threshold.
+    const double gap = std::abs(d->spread_duet - d->spread_apart);
+    const bool felt = gap > DecideOptions{}.threshold / 4;
+    if (felt && d->spread_duet < d->spread_apart * 0.5 && i.one_sided)
       advice.push_back(fmt::format("duets help here: two runs side by side on CPUs {} and {} "
-                                   "differ by {:.1f}% where runs one after the other differ by "
-                                   "{:.1f}% (duet = auto uses them)",
+                                   "differ by {:.2g}% where runs one after the other differ by "
+                                   "{:.2g}% (duet = auto uses them)",
                                    d->cpus[0], d->cpus[1], d->spread_duet * 100,
                                    d->spread_apart * 100));
-    else if (d->spread_duet > d->spread_apart)
+    else if (felt && d->spread_duet > d->spread_apart * 1.5)
       advice.push_back(fmt::format("runs side by side on CPUs {} and {} disturb each other "
-                                   "({:.1f}% apart, against {:.1f}% one after the other): "
+                                   "({:.2g}% apart, against {:.2g}% one after the other): "
                                    "prefer duet = false",
                                    d->cpus[0], d->cpus[1], d->spread_duet * 100,
                                    d->spread_apart * 100));
@@ -153,8 +160,6 @@ std::vector<std::string> advise(const NoiseProfile& profile) {
                                  i.drift->change * 100, profile.seconds / 2));
   return advice;
 }
-
-} // namespace
 
 Result<NoiseProfile> probe_noise(const NoiseProbeOptions& options) {
   const double seconds = options.seconds.count();
@@ -238,7 +243,7 @@ Result<NoiseProfile> probe_noise(const NoiseProbeOptions& options) {
     if (!sides[0].empty() && !sides[1].empty())
       profile.duet = profile_duet(sides, {cpus[0], cpus[1]}, threshold, fastest);
   }
-  profile.advice = advise(profile);
+  profile.advice = noise_advice(profile);
   return profile;
 }
 

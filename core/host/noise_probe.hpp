@@ -44,6 +44,10 @@ struct NoiseProfile {
   std::vector<std::string> advice; // one line each
 };
 
+// What to do about the profile, one line each: which statistic decides, how long a run should
+// be, whether duets help or hurt (only where the difference is one a verdict would feel), drift.
+std::vector<std::string> noise_advice(const NoiseProfile& profile);
+
 // Errors: fewer than 0.5 s asked for or more than an hour, a CPU that does not exist.
 Result<NoiseProfile> probe_noise(const NoiseProbeOptions& options);
 
