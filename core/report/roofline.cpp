@@ -111,6 +111,18 @@ std::optional<RooflineMove> roofline_move(const Evidence& evidence, const std::s
                       .limiter_after = a.limiter};
 }
 
+namespace {
+
+// How a comparison moved its case against the roofline, at the levels its estimator compared.
+std::optional<RooflineMove> comparison_move(const Evidence& evidence, const EvidenceComparison& c) {
+  std::optional<std::array<double, 2>> levels;
+  if (c.estimator && c.estimator->base_level > 0)
+    levels = std::array{c.estimator->base_level, c.estimator->head_level};
+  return roofline_move(evidence, c.base, c.head, c.case_name, c.ratio, c.ci, levels);
+}
+
+} // namespace
+
 RooflineSection roofline_section(const Evidence& evidence) {
   RooflineSection section;
   for (const auto& peaks : evidence.roofline_peaks)
@@ -135,11 +147,7 @@ RooflineSection roofline_section(const Evidence& evidence) {
          r.fraction > 1 ? r.limiter + std::string(k_above_the_roof) : r.limiter});
   }
   for (const auto& c : evidence.comparisons) {
-    std::optional<std::array<double, 2>> levels;
-    if (c.estimator && c.estimator->base_level > 0)
-      levels = std::array{c.estimator->base_level, c.estimator->head_level};
-    if (const auto move =
-            roofline_move(evidence, c.base, c.head, c.case_name, c.ratio, c.ci, levels))
+    if (const auto move = comparison_move(evidence, c))
       section.moves.emplace_back(
           fmt::format("{} ({} -> {})", c.case_name, short_id(c.base), short_id(c.head)),
           move_text(*move));
@@ -193,11 +201,7 @@ std::string render_roofline_table(const Evidence& evidence) {
 std::string render_roofline_moves(const Evidence& evidence) {
   std::string out;
   for (const auto& c : evidence.comparisons) {
-    std::optional<std::array<double, 2>> levels;
-    if (c.estimator && c.estimator->base_level > 0)
-      levels = std::array{c.estimator->base_level, c.estimator->head_level};
-    if (const auto move =
-            roofline_move(evidence, c.base, c.head, c.case_name, c.ratio, c.ci, levels))
+    if (const auto move = comparison_move(evidence, c))
       out += fmt::format("roofline: {}: {}\n", terminal_safe(c.case_name), move_text(*move));
   }
   return out;
