@@ -167,6 +167,14 @@ Result<TrendTest> trend_test(std::span<const double> x, std::span<const double> 
   return result;
 }
 
+bool isolated(const SpeedStates& states) {
+  return states.slow_stretch < 1.5 && states.slow_share < 0.2;
+}
+
+bool fast_side_decides(const Interference& interference) {
+  return (interference.states && !isolated(*interference.states)) || interference.slow_tail;
+}
+
 Result<Interference> diagnose_interference(const Runs& runs, Direction direction) {
   CULPRIT_STATS_TRY(check_runs(runs, "runs", 1, Positivity::positive));
   // Oriented so that interference makes values larger.
@@ -205,8 +213,8 @@ Result<Interference> diagnose_interference(const Runs& runs, Direction direction
       result.states = states;
     }
   }
-  result.one_sided = result.states.has_value() ||
-                     (result.skewness >= k_min_skewness && result.spread >= k_min_spread);
+  result.slow_tail = result.skewness >= k_min_skewness && result.spread >= k_min_spread;
+  result.one_sided = result.states.has_value() || result.slow_tail;
 
   if (runs.size() >= k_min_drift_runs) {
     const RunStatistic statistic = result.one_sided ? fast_side(direction) : RunStatistic::median();

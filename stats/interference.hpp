@@ -49,11 +49,21 @@ struct Interference {
   std::size_t samples = 0;
   std::size_t runs = 0;
   std::optional<SpeedStates> states;
-  double skewness = 0.0; // Kelly's, of the oriented log samples
-  double spread = 0.0;   // q90 / q10 - 1 of the oriented samples
-  bool one_sided = false;
+  double skewness = 0.0;      // Kelly's, of the oriented log samples
+  double spread = 0.0;        // q90 / q10 - 1 of the oriented samples
+  bool slow_tail = false;     // skewness and spread both past their bounds: a long slow tail
+  bool one_sided = false;     // speed states or a slow tail
   std::optional<Drift> drift; // only when significant and at least 1%
 };
+
+// Rare slow samples that come one at a time (under 20% of the samples, in stretches under 1.5
+// samples) are preemptions, not a second state.
+bool isolated(const SpeedStates& states);
+
+// Whether each run's fast side should decide rather than its median: two speed states, or a long
+// slow tail. Isolated slow samples alone do not count: a run's median already ignores them, and
+// its minimum would only be noisier.
+bool fast_side_decides(const Interference& interference);
 
 // Runs in the order they were made, samples in the order each run reported them; at least one
 // run and four positive samples in all. Drift needs at least eight runs.

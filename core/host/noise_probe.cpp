@@ -124,7 +124,7 @@ DuetProfile profile_duet(const std::array<std::vector<Timing>, 2>& sides,
 std::vector<std::string> noise_advice(const NoiseProfile& profile) {
   std::vector<std::string> advice;
   const auto& i = profile.interference;
-  if (!i.one_sided) {
+  if (!stats::fast_side_decides(i)) {
     advice.emplace_back("quiet enough: each run's median decides (statistic = auto picks it); "
                         "nothing to change");
   } else {
@@ -141,7 +141,7 @@ std::vector<std::string> noise_advice(const NoiseProfile& profile) {
     // and by more than a quarter of the default threshold.
     const double gap = std::abs(d->spread_duet - d->spread_apart);
     const bool felt = gap > DecideOptions{}.threshold / 4;
-    if (felt && d->spread_duet < d->spread_apart * 0.5 && i.one_sided)
+    if (felt && d->spread_duet < d->spread_apart * 0.5 && stats::fast_side_decides(i))
       advice.push_back(fmt::format("duets help here: two runs side by side on CPUs {} and {} "
                                    "differ by {:.2g}% where runs one after the other differ by "
                                    "{:.2g}% (duet = auto uses them)",

@@ -153,7 +153,7 @@ bool want_duet(const std::vector<Pending>& pending, Sampler& sampler, CompareOut
       return false;
     }
     for (const auto& side : p.verdict.interference)
-      interference = interference || (side && side->one_sided);
+      interference = interference || (side && stats::fast_side_decides(*side));
   }
   outcome.duet_reason = interference ? "auto: one-sided interference after the first look"
                                      : "auto: no one-sided interference after the first look";

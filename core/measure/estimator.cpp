@@ -17,11 +17,6 @@ namespace {
 
 constexpr std::size_t k_longest_statistic = 16; // longer than any name: quoted short
 
-// Rare slow samples that come one at a time are preemptions, not a second state.
-bool isolated(const stats::SpeedStates& states) {
-  return states.slow_stretch < 1.5 && states.slow_share < 0.2;
-}
-
 // The fast side of each run, for a case whose diagnosis shows one-sided interference; `where`
 // (when not empty) names the measurements that showed it.
 std::optional<Estimator>
@@ -29,11 +24,12 @@ fast_side_if_one_sided(Direction direction,
                        std::span<const std::optional<stats::Interference>> diagnoses,
                        std::string_view where) {
   for (const auto& diagnosis : diagnoses) {
-    if (!diagnosis || !diagnosis->one_sided)
+    // Isolated slow samples alone leave the median in charge: a run's median already ignores
+    // them, and its minimum would only be noisier.
+    if (!diagnosis || !stats::fast_side_decides(*diagnosis))
       continue;
-    const std::string what = !diagnosis->states             ? "a long slow tail"
-                             : isolated(*diagnosis->states) ? "isolated slow samples"
-                                                            : "two speed states";
+    const bool states = diagnosis->states && !stats::isolated(*diagnosis->states);
+    const std::string what = states ? "two speed states" : "a long slow tail";
     const auto statistic = stats::fast_side(direction == Direction::lower_is_better
                                                 ? stats::Direction::lower_is_better
                                                 : stats::Direction::higher_is_better);
@@ -96,7 +92,7 @@ std::string describe_interference(const stats::Interference& diagnosis) {
   if (const auto& states = diagnosis.states) {
     const double ratio =
         states->slow > states->fast ? states->slow / states->fast : states->fast / states->slow;
-    if (isolated(*states))
+    if (stats::isolated(*states))
       parts.push_back(fmt::format("isolated slow samples: {:.0f}% of the samples {:.2g}x the "
                                   "others, one at a time",
                                   states->slow_share * 100, ratio));

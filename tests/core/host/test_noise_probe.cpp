@@ -15,6 +15,7 @@ NoiseProfile with_duet(double spread_duet, double spread_apart, bool one_sided) 
   NoiseProfile profile;
   profile.seconds = 5;
   profile.interference.one_sided = one_sided;
+  profile.interference.slow_tail = one_sided;
   profile.duet = DuetProfile{
       .cpus = {0, 1}, .same_state = 0.9, .spread_apart = spread_apart, .spread_duet = spread_duet};
   return profile;
