@@ -10,6 +10,12 @@
 #include "stats/summary.hpp"
 
 namespace culprit {
+namespace {
+
+// Of the interval on a measurement's median: it describes one side and decides nothing.
+constexpr std::size_t k_summary_resamples = 2000;
+
+} // namespace
 
 Evidence evidence_header(const std::vector<std::string>& command, const git::Repository& repo,
                          const Recipe& recipe) {
@@ -117,12 +123,9 @@ Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& s
   if (run_medians.size() >= 2) {
     if (auto spread = stats::summarize(run_medians); spread && spread->coefficient_of_variation)
       m.summary.cv = *spread->coefficient_of_variation;
-    stats::BootstrapOptions options;
-    options.confidence = confidence;
-    options.seed = seed;
-    options.method = stats::IntervalMethod::percentile;
-    options.resamples = 2000;
-    if (auto interval = stats::level_interval(m.runs, stats::Statistic::median, options))
+    if (auto interval =
+            stats::level_interval(m.runs, stats::Statistic::median,
+                                  level_interval_options(confidence, seed, k_summary_resamples)))
       m.summary.ci = {interval->lower, interval->upper};
   }
   return m;

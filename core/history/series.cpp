@@ -202,12 +202,8 @@ Result<SeriesPoint> summarize_point(const Group& group, const Observation& home,
                     .runs = home.runs.size()};
   point.ci = {point.median, point.median};
   if (home.runs.size() >= 2) {
-    stats::BootstrapOptions bootstrap;
-    bootstrap.confidence = options.confidence;
-    bootstrap.seed = options.seed;
-    bootstrap.method = stats::IntervalMethod::percentile;
-    bootstrap.resamples = options.resamples;
-    bootstrap.threads = 1;
+    const auto bootstrap =
+        level_interval_options(options.confidence, options.seed, options.resamples, 1);
     if (auto interval = stats::level_interval(home.runs, stats::Statistic::median, bootstrap))
       point.ci = {interval->lower / factor, interval->upper / factor};
   }

@@ -277,10 +277,7 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
     auto& v = p.verdict;
     CULPRIT_TRY(look_at_tail(sampler, group, settings, v));
     if (v.comparison) {
-      stats::PlanningOptions planning;
-      planning.threshold = settings.decide.threshold;
-      planning.confidence = settings.decide.confidence;
-      if (auto budget = stats::plan_runs(*v.comparison, planning))
+      if (auto budget = stats::plan_runs(*v.comparison, planning_options(settings.decide)))
         v.min_detectable = budget->minimum_detectable_effect;
     }
     if (v.verdict == stats::Verdict::inconclusive && v.note.empty()) {

@@ -31,4 +31,22 @@ stats::StepOptions step_options(const DecideOptions& decide, unsigned threads,
   return options;
 }
 
+stats::PlanningOptions planning_options(const DecideOptions& decide) {
+  stats::PlanningOptions options;
+  options.threshold = decide.threshold;
+  options.confidence = decide.confidence;
+  return options;
+}
+
+stats::BootstrapOptions level_interval_options(double confidence, std::uint64_t seed,
+                                               std::size_t resamples, unsigned threads) {
+  stats::BootstrapOptions options;
+  options.confidence = confidence;
+  options.seed = seed;
+  options.method = stats::IntervalMethod::percentile;
+  options.resamples = resamples;
+  options.threads = threads;
+  return options;
+}
+
 } // namespace culprit

@@ -10,8 +10,10 @@
 #include "core/parsers/metric.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/util/error.hpp"
+#include "stats/bootstrap.hpp"
 #include "stats/error.hpp"
 #include "stats/paired.hpp"
+#include "stats/planning.hpp"
 #include "stats/step_position.hpp"
 
 namespace culprit {
@@ -43,5 +45,13 @@ stats::PairedOptions paired_options(const DecideOptions& decide, Direction direc
 // A bisection probe's position between the ends, at the classification confidence.
 stats::StepOptions step_options(const DecideOptions& decide, unsigned threads,
                                 std::size_t resamples);
+
+// The smallest change a comparison's data could resolve, at the settings' threshold and level.
+stats::PlanningOptions planning_options(const DecideOptions& decide);
+
+// The percentile-bootstrap interval of one side's level (a measurement's summary, a history
+// point) at a level and seed; threads 0: every core.
+stats::BootstrapOptions level_interval_options(double confidence, std::uint64_t seed,
+                                               std::size_t resamples, unsigned threads = 0);
 
 } // namespace culprit

@@ -27,6 +27,17 @@ TEST(StatsBridge, TheRecipesDecideSettingsReachTheStatisticsOptions) {
   EXPECT_EQ(step.bootstrap.seed, 42U);
   EXPECT_EQ(step.bootstrap.threads, 3U);
   EXPECT_EQ(step.bootstrap.resamples, 500U);
+
+  const auto planning = planning_options(decide);
+  EXPECT_DOUBLE_EQ(planning.threshold, 0.05);
+  EXPECT_DOUBLE_EQ(planning.confidence, 0.9);
+
+  const auto level = level_interval_options(decide.confidence, decide.seed, 800, 1);
+  EXPECT_DOUBLE_EQ(level.confidence, 0.9);
+  EXPECT_EQ(level.seed, 42U);
+  EXPECT_EQ(level.resamples, 800U);
+  EXPECT_EQ(level.threads, 1U);
+  EXPECT_EQ(level.method, stats::IntervalMethod::percentile);
 }
 
 TEST(StatsBridge, ACompareCarriesTheRecipesSettingsWhole) {
