@@ -115,10 +115,9 @@ private:
     auto stamp = utc_now_iso8601();
     std::ranges::replace(stamp, ':', '-');
     const auto& json_flag = m_flags.outputs.json;
-    const std::filesystem::path file =
-        json_flag.empty() || json_flag == "-"
-            ? ctx.cache / "evidence" / fmt::format("triage-{}.json", stamp)
-            : std::filesystem::path(json_flag);
+    std::filesystem::path file = json_flag.empty() || json_flag == "-"
+                                     ? ctx.cache / "evidence" / fmt::format("triage-{}.json", stamp)
+                                     : std::filesystem::path(json_flag);
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
     const std::string text = document.json.dump(2) + "\n";

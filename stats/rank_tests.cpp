@@ -21,8 +21,6 @@
 namespace culprit::stats {
 namespace {
 
-constexpr std::size_t k_max_pairs = 10'000'000;
-
 struct Ranking {
   double head_rank_sum = 0.0;
   double tie_term = 0.0; // sum of t^3 - t over groups of t tied values

@@ -73,7 +73,7 @@ Status check_settings(const EvidenceSettings& s) {
                    fmt::format("is {:g}, not between 0 and 1", s.confidence));
   for (const auto& [key, share] : {std::pair{"settings.classify_confidence", s.classify_confidence},
                                    std::pair{"settings.explained_share", s.explained_share}}) {
-    if (share && !(*share > 0 && *share <= 1))
+    if (share && (!(*share > 0) || *share > 1))
       return bad_key(key, fmt::format("is {:g}, not in (0, 1]", *share));
   }
   if (s.budget && !(*s.budget > 0))
