@@ -1,0 +1,175 @@
+// Change points of a series (culprit(1), history): E-divisive on the log levels, then each step
+// sized, given an interval from the points' replicates, and dropped while it is below min_change
+// or its interval holds no change. The series themselves are built in series.cpp.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/history/series.hpp"
+#include "core/measure/stats_bridge.hpp"
+#include "stats/change_points.hpp"
+#include "stats/rng.hpp"
+#include "stats/summary.hpp"
+
+namespace culprit::history {
+namespace {
+
+const std::string& last_commit_of(const SeriesPoint& point) {
+  return point.last_commit.empty() ? point.commit : point.last_commit;
+}
+
+double segment_median(const std::vector<double>& values, std::size_t begin, std::size_t end) {
+  std::vector<double> segment(values.begin() + static_cast<std::ptrdiff_t>(begin),
+                              values.begin() + static_cast<std::ptrdiff_t>(end));
+  std::ranges::sort(segment);
+  return stats::quantile_of_sorted(segment, 0.5);
+}
+
+// The segments around change point k: [begin, indices[k]) and [indices[k], end).
+std::pair<std::size_t, std::size_t> segment_bounds(const std::vector<std::size_t>& indices,
+                                                   std::size_t k, std::size_t size) {
+  return {k == 0 ? 0 : indices[k - 1], k + 1 == indices.size() ? size : indices[k + 1]};
+}
+
+// The ratio of the level after each change point to the level before it.
+std::vector<double> step_ratios(const std::vector<double>& levels,
+                                const std::vector<std::size_t>& indices) {
+  std::vector<double> ratios;
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const auto [begin, end] = segment_bounds(indices, k, levels.size());
+    ratios.push_back(segment_median(levels, indices[k], end) /
+                     segment_median(levels, begin, indices[k]));
+  }
+  return ratios;
+}
+
+// The percentile interval of a step's ratio: in each replicate, the points of each segment drawn
+// with replacement, each at its replicate level.
+std::array<double, 2> step_interval(const PointReplicates& replicates, std::size_t begin,
+                                    std::size_t at, std::size_t end, const ChangeOptions& options) {
+  const std::size_t count = replicates.front().size();
+  std::vector<double> ratios;
+  ratios.reserve(count);
+  std::vector<double> before(at - begin);
+  std::vector<double> after(end - at);
+  for (std::size_t b = 0; b < count; ++b) {
+    stats::Rng rng(options.seed ^ 0x5eed5e55ULL, (at * count) + b);
+    for (auto& value : before)
+      value = replicates[begin + rng.index(at - begin)][b];
+    for (auto& value : after)
+      value = replicates[at + rng.index(end - at)][b];
+    std::ranges::sort(before);
+    std::ranges::sort(after);
+    ratios.push_back(stats::quantile_of_sorted(after, 0.5) /
+                     stats::quantile_of_sorted(before, 0.5));
+  }
+  std::ranges::sort(ratios);
+  const double tail = (1 - options.confidence) / 2;
+  return {stats::quantile_of_sorted(ratios, tail), stats::quantile_of_sorted(ratios, 1 - tail)};
+}
+
+// The sessions whose points lie in [begin, end), in the series' order of sessions.
+std::vector<std::string> sessions_between(const Series& series, std::size_t begin,
+                                          std::size_t end) {
+  std::vector<std::string> sessions;
+  for (const auto& session : series.sessions)
+    for (std::size_t i = begin; i < end; ++i)
+      if (series.points[i].session == session.id) {
+        sessions.push_back(session.id);
+        break;
+      }
+  return sessions;
+}
+
+// The change points that survived, each with its step, interval and the sessions it rests on.
+std::vector<ChangePoint> change_points_at(const Series& series,
+                                          const std::vector<std::size_t>& indices,
+                                          const std::vector<double>& ratios,
+                                          const std::vector<std::array<double, 2>>& intervals,
+                                          const std::vector<double>& p_values) {
+  std::vector<ChangePoint> changes;
+  changes.reserve(indices.size());
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const auto [begin, end] = segment_bounds(indices, k, series.points.size());
+    changes.push_back({.case_name = series.case_name,
+                       .metric = series.metric,
+                       .unit = series.unit,
+                       .direction = series.direction,
+                       .index = indices[k],
+                       .before = last_commit_of(series.points[indices[k] - 1]),
+                       .commit = series.points[indices[k]].commit,
+                       .ratio = ratios[k],
+                       .ci = intervals[k],
+                       .p_value = p_values[k],
+                       .sessions = sessions_between(series, begin, end)});
+  }
+  return changes;
+}
+
+} // namespace
+
+Result<std::vector<ChangePoint>> find_change_points(const Series& series,
+                                                    const ChangeOptions& options,
+                                                    const PointReplicates& replicates) {
+  std::vector<double> levels;
+  std::vector<double> logs;
+  for (const auto& point : series.points) {
+    if (!(point.median > 0))
+      return infra_error("case {} metric {} has a median of {} at {}; change points need "
+                         "positive values",
+                         series.case_name, series.metric, point.median, point.commit.substr(0, 12));
+    levels.push_back(point.median);
+    logs.push_back(std::log(point.median));
+  }
+  if (logs.size() < 2 * options.min_segment)
+    return std::vector<ChangePoint>{};
+  if (!replicates.empty() && replicates.size() != levels.size())
+    return infra_error("case {}: {} replicate rows for {} points", series.case_name,
+                       replicates.size(), levels.size());
+  stats::ChangePointOptions e_divisive;
+  e_divisive.significance = options.significance;
+  e_divisive.permutations = options.permutations;
+  e_divisive.min_segment = options.min_segment;
+  e_divisive.seed = options.seed;
+  e_divisive.threads = options.threads;
+  CULPRIT_TRY_ASSIGN(auto found, lift(stats::e_divisive(logs, e_divisive),
+                                      fmt::format("case {}", series.case_name)));
+
+  std::vector<std::size_t> indices;
+  std::vector<double> p_values;
+  for (const auto& point : found) {
+    indices.push_back(point.index);
+    p_values.push_back(point.p_value);
+  }
+  // Drop the smallest step that is below min_change, or whose interval holds no change, one at a
+  // time: removing one merges two segments and changes the ratios of its neighbours.
+  for (;;) {
+    const auto ratios = step_ratios(levels, indices);
+    std::vector<std::array<double, 2>> intervals;
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      const auto [begin, end] = segment_bounds(indices, k, levels.size());
+      intervals.push_back(replicates.empty()
+                              ? std::array{ratios[k], ratios[k]}
+                              : step_interval(replicates, begin, indices[k], end, options));
+    }
+    std::optional<std::size_t> smallest;
+    for (std::size_t k = 0; k < ratios.size(); ++k) {
+      const double size = std::abs(std::log(ratios[k]));
+      const bool holds_none = intervals[k][0] <= 1 && intervals[k][1] >= 1;
+      if ((size < std::log1p(options.min_change) || holds_none) &&
+          (!smallest || size < std::abs(std::log(ratios[*smallest]))))
+        smallest = k;
+    }
+    if (!smallest)
+      return change_points_at(series, indices, ratios, intervals, p_values);
+    indices.erase(indices.begin() + static_cast<std::ptrdiff_t>(*smallest));
+    p_values.erase(p_values.begin() + static_cast<std::ptrdiff_t>(*smallest));
+  }
+}
+
+} // namespace culprit::history
