@@ -13,7 +13,6 @@
 #include "core/measure/case_select.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/bootstrap.hpp"
-#include "stats/change_points.hpp"
 #include "stats/resampler.hpp"
 #include "stats/rng.hpp"
 #include "stats/summary.hpp"
