@@ -1,3 +1,5 @@
+// Reading culprit.toml (culprit(1), CONFIGURATION): every table and key typed, unknown ones
+// named with their line; the flags over it are overrides.cpp.
 #include "core/recipe/recipe.hpp"
 
 #include <algorithm>
@@ -10,12 +12,17 @@
 
 #include "core/exec/slurm_executor.hpp"
 #include "core/git/hash.hpp"
+#include "core/recipe/checks.hpp"
 #include "core/recipe/work_expression.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
 #include "stats/run_statistic.hpp"
 
 namespace culprit {
+
+using recipe_detail::check_statistic;
+using recipe_detail::one_line;
+
 namespace {
 
 // Reads one table of the file, remembering which keys were asked for so that the rest can be
@@ -137,42 +144,6 @@ private:
   std::string m_file;
   std::vector<std::string> m_known;
 };
-
-// Peaks are positive, finite and below what any device reaches; compute names a peak.
-Status check_roofline(const RooflineRecipe& roofline) {
-  const auto check = [](const std::optional<double>& value, std::string_view key,
-                        std::string_view flag, double most, std::string_view unit) -> Status {
-    if (!value)
-      return {};
-    if (!std::isfinite(*value) || *value <= 0 || *value > most)
-      return usage_error("{} (--{}) is {}: give the peak in {}, more than 0 and at most {:g} ({} "
-                         "is more than any device reaches)",
-                         key, flag, *value, unit, most, most);
-    return {};
-  };
-  CULPRIT_TRY(check(roofline.peak_gflops, "[roofline] peak_gflops", "peak-gflops",
-                    k_max_peak_gflops, "GFLOP/s"));
-  CULPRIT_TRY(check(roofline.peak_tensor_gflops, "[roofline] peak_tensor_gflops",
-                    "peak-tensor-gflops", k_max_peak_gflops, "GFLOP/s"));
-  CULPRIT_TRY(
-      check(roofline.peak_gbps, "[roofline] peak_gbps", "peak-gbps", k_max_peak_gbps, "GB/s"));
-  if (roofline.compute != "vector" && roofline.compute != "tensor")
-    return usage_error(
-        R"([roofline] compute '{}' must be "vector" or "tensor" (which peak bounds the cases))",
-        report::excerpt(roofline.compute));
-  if (roofline.compute == "tensor" && !roofline.peak_tensor_gflops && roofline.device == "cpu")
-    return usage_error("[roofline] compute = \"tensor\" on the CPU needs peak_tensor_gflops: a "
-                       "CPU has no tensor-core peak to measure");
-  return {};
-}
-
-Status check_statistic(std::string_view name) {
-  if (name == "auto")
-    return {};
-  if (auto statistic = stats::parse_run_statistic(name); !statistic)
-    return usage_error("{}", statistic.error().message);
-  return {};
-}
 
 Status read_build(TableReader& reader, BuildRecipe& build) {
   CULPRIT_TRY(reader.read("command", build.command));
@@ -443,23 +414,6 @@ Result<double> parse_threshold(std::string_view text) {
 
 namespace {
 
-// Errors are one line: control characters from the file (a TOML parser's "saw '...'", a quoted
-// key, a glob) are shown escaped.
-template <class T> Result<T> one_line(Result<T> result) {
-  if (result)
-    return result;
-  std::string flat;
-  for (const char c : result.error().message) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f)
-      flat += fmt::format("\\x{:02x}", byte);
-    else
-      flat += c;
-  }
-  result.error().message = std::move(flat);
-  return result;
-}
-
 Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::path& source) {
   const std::string file = source.empty() ? std::string(k_config_file_name) : source.string();
   toml::table root;
@@ -508,194 +462,6 @@ Result<Recipe> load_recipe(const std::filesystem::path& file) {
                        file.string());
   CULPRIT_TRY_ASSIGN(const auto text, read_file(file));
   return parse_recipe(text, file);
-}
-
-namespace {
-
-// The deciding flags over decide; parse errors only (check_decide bounds the result).
-Status apply_decide_flags(DecideOptions& decide, const RecipeOverrides& o) {
-  if (o.threshold) {
-    CULPRIT_TRY_ASSIGN(decide.threshold, parse_threshold(*o.threshold));
-  }
-  if (o.confidence)
-    decide.confidence = *o.confidence;
-  if (o.min_runs)
-    decide.min_runs = *o.min_runs;
-  if (o.max_runs)
-    decide.max_runs = *o.max_runs;
-  if (o.warmup)
-    decide.warmup = *o.warmup;
-  if (o.budget)
-    decide.budget = std::chrono::duration<double>(*o.budget);
-  if (o.seed)
-    decide.seed = *o.seed;
-  if (o.statistic) {
-    CULPRIT_TRY(check_statistic(*o.statistic));
-    decide.statistic = *o.statistic;
-  }
-  return {};
-}
-
-// Every flag but the deciding ones over the recipe.
-void apply_other_flags(Recipe& recipe, const RecipeOverrides& o) {
-  if (o.build_command)
-    recipe.build.command = *o.build_command;
-  if (o.artifacts)
-    recipe.build.artifacts = *o.artifacts;
-  if (o.run_command)
-    recipe.run.command = *o.run_command;
-  if (o.format)
-    recipe.run.format = *o.format;
-  if (o.metric)
-    recipe.run.metric = *o.metric;
-  if (o.cases)
-    recipe.run.cases = *o.cases;
-  if (o.timeout)
-    recipe.run.timeout = std::chrono::duration<double>(*o.timeout);
-  if (o.cpus)
-    recipe.run.cpus = *o.cpus;
-  if (o.duet)
-    recipe.run.duet = *o.duet;
-  if (o.executor)
-    recipe.executor.kind = *o.executor;
-  if (o.parallel)
-    recipe.executor.parallel = *o.parallel;
-  if (o.parallel_runs)
-    recipe.executor.parallel_runs = *o.parallel_runs;
-  if (o.peak_gflops)
-    recipe.roofline.peak_gflops = o.peak_gflops;
-  if (o.peak_tensor_gflops)
-    recipe.roofline.peak_tensor_gflops = o.peak_tensor_gflops;
-  if (o.peak_gbps)
-    recipe.roofline.peak_gbps = o.peak_gbps;
-  if (o.peak_device)
-    recipe.roofline.device = *o.peak_device;
-}
-
-// Whether a share lies in (low, 1) (or (low, 1] when one is allowed): NaN never does.
-bool within(double value, double low, bool one_allowed) {
-  return value > low && (value < 1 || (one_allowed && value == 1));
-}
-
-Status check_decide(const DecideOptions& decide) {
-  if (!within(decide.confidence, 0.5, false))
-    return usage_error("confidence {} must lie between 0.5 and 1, e.g. 0.95", decide.confidence);
-  if (!within(decide.classify_confidence, 0.5, false))
-    return usage_error("[decide] classify_confidence {} must lie between 0.5 and 1, e.g. 0.99",
-                       decide.classify_confidence);
-  if (!within(decide.explained_share, 0, true))
-    return usage_error("[decide] explained_share {} must lie in (0, 1], e.g. 0.75",
-                       decide.explained_share);
-  if (decide.min_runs < 2)
-    return usage_error("min_runs is {}; at least 2 runs per revision are needed for an interval",
-                       decide.min_runs);
-  if (decide.max_runs < decide.min_runs)
-    return usage_error("max_runs ({}) is below min_runs ({}); raise max_runs", decide.max_runs,
-                       decide.min_runs);
-  if (decide.warmup < 0)
-    return usage_error("warmup is {}; it counts warm-up runs, so give 0 or more", decide.warmup);
-  if (decide.budget && (!(decide.budget->count() > 0) || decide.budget->count() > k_max_seconds))
-    return usage_error("the budget must be more than 0 and at most {:g} seconds (a week); give "
-                       "--budget or [decide] budget in seconds",
-                       k_max_seconds);
-  return {};
-}
-
-bool blank(std::string_view text) {
-  return text.find_first_not_of(" \t\n") == std::string::npos;
-}
-
-Status check_commands(const Recipe& recipe) {
-  const auto where = recipe.source.empty() ? std::string("culprit.toml") : recipe.source.string();
-  if (blank(recipe.build.command))
-    return usage_error("no build command: set [build] command in {} or pass --build CMD", where);
-  const bool no_run = std::visit(
-      [](const auto& c) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(c)>, std::string>)
-          return blank(c);
-        else
-          return c.empty() || c.front().empty();
-      },
-      recipe.run.command);
-  if (no_run)
-    return usage_error("no run command: set [run] command in {} or pass --run CMD", where);
-  for (const auto& glob : recipe.build.artifacts) {
-    const std::filesystem::path path(glob);
-    if (glob.starts_with('/'))
-      return usage_error("artifact glob '{}' is an absolute path; [build] artifacts are globs "
-                         "inside the build directory ('{{src}}/...' for the source tree)",
-                         glob);
-    if (std::ranges::any_of(path, [](const std::filesystem::path& part) { return part == ".."; }))
-      return usage_error("artifact glob '{}' climbs out with '..'; [build] artifacts are globs "
-                         "inside the build directory ('{{src}}/...' for the source tree)",
-                         glob);
-  }
-  return {};
-}
-
-Status check_run(const RunRecipe& run) {
-  if (std::find(std::begin(k_formats), std::end(k_formats), run.format) == std::end(k_formats))
-    return usage_error("unknown format '{}'; use one of {}", report::excerpt(run.format),
-                       fmt::join(k_formats, ", "));
-  if (!(run.timeout.count() > 0) || run.timeout.count() > k_max_seconds)
-    return usage_error("the run timeout must be more than 0 and at most {:g} seconds (a week); "
-                       "give --timeout or [run] timeout in seconds",
-                       k_max_seconds);
-  if (!run.direction.empty() && run.direction != "lower" && run.direction != "higher")
-    return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
-                       report::excerpt(run.direction));
-  return {};
-}
-
-Status check_executor(const Recipe& recipe) {
-  const auto& executor = recipe.executor;
-  if (executor.kind != "local" && executor.kind != "slurm")
-    return usage_error(R"(unknown executor '{}'; use "local" or "slurm")",
-                       report::excerpt(executor.kind));
-  if (executor.build_on != "local" && executor.build_on != "slurm")
-    return usage_error(R"([executor] build_on '{}' must be "local" or "slurm")",
-                       report::excerpt(executor.build_on));
-  if (executor.parallel < 1 || executor.parallel > k_max_parallel)
-    return usage_error("--parallel {} is out of range: give a whole number from 1 to {}",
-                       executor.parallel, k_max_parallel);
-  if (recipe.run.duet == DuetMode::on) {
-    if (executor.kind == "slurm" || executor.parallel_runs)
-      return usage_error("duets run on this machine only: turn off --duet ([run] duet) or use "
-                         "the local executor without --parallel-runs");
-    if (recipe.run.format == "nvbench" || recipe.run.metric.find("gpu") != std::string::npos)
-      return usage_error("a duet runs two revisions at once, and these runs time a GPU, which "
-                         "both would share: turn off --duet ([run] duet)");
-  }
-  return {};
-}
-
-// The flags over the recipe, then the whole recipe checked, the way the file alone is not (the
-// flags may fill what it leaves out).
-Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
-  CULPRIT_TRY(apply_decide_flags(recipe.decide, o));
-  apply_other_flags(recipe, o);
-  CULPRIT_TRY(check_roofline(recipe.roofline));
-  CULPRIT_TRY(check_commands(recipe));
-  CULPRIT_TRY(check_run(recipe.run));
-  CULPRIT_TRY(check_decide(recipe.decide));
-  CULPRIT_TRY(check_executor(recipe));
-  return recipe;
-}
-
-Result<DecideOptions> check_decide_overrides(DecideOptions decide, const RecipeOverrides& o) {
-  CULPRIT_TRY(apply_decide_flags(decide, o));
-  CULPRIT_TRY(check_decide(decide));
-  return decide;
-}
-
-} // namespace
-
-Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
-  return one_line(check_overrides(std::move(recipe), o));
-}
-
-Result<DecideOptions> apply_decide_overrides(DecideOptions decide, const RecipeOverrides& o) {
-  return one_line(check_decide_overrides(std::move(decide), o));
 }
 
 std::string build_recipe_hash(const BuildRecipe& build) {
