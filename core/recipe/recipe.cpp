@@ -16,7 +16,6 @@
 #include "core/recipe/work_expression.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
-#include "stats/run_statistic.hpp"
 
 namespace culprit {
 
