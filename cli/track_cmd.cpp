@@ -42,9 +42,13 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    if (!m_since.empty())
-      if (auto since = history::parse_since(m_since); !since)
+    history::Selection selection{.every = m_every, .since = std::nullopt};
+    if (!m_since.empty()) {
+      auto since = history::parse_since(m_since);
+      if (!since)
         return report(since.error());
+      selection.since = *since;
+    }
     // A range that does not resolve costs no write to the cache. The runs of this session carry
     // its label, so that history can tell them from other nights' runs of the same commit.
     auto context = MeasureContext::open(
@@ -57,7 +61,7 @@ public:
     if (!context)
       return report(context.error());
     auto& ctx = **context;
-    auto commits = commits_to_track(ctx.repo);
+    auto commits = commits_to_track(ctx.repo, selection);
     if (!commits)
       return report(commits.error());
     auto ledger = history::Ledger::open_in(ctx.cache);
@@ -101,14 +105,10 @@ public:
   }
 
 private:
-  // The first-parent commits of the range that --every and --since select; none is a usage
-  // error.
+  // The first-parent commits of the range that the selection (--every, --since) keeps; none is a
+  // usage error.
   [[nodiscard]] Result<std::vector<history::RangeCommit>>
-  commits_to_track(const git::Repository& repo) const {
-    history::Selection selection{.every = m_every, .since = std::nullopt};
-    if (!m_since.empty()) {
-      CULPRIT_TRY_ASSIGN(selection.since, history::parse_since(m_since));
-    }
+  commits_to_track(const git::Repository& repo, const history::Selection& selection) const {
     CULPRIT_TRY_ASSIGN(const auto range, history::range_commits(repo, m_range));
     auto commits = history::select_commits(range, selection);
     if (commits.empty())
