@@ -1,6 +1,18 @@
-// Change points of a series (culprit(1), history): E-divisive on the log levels, then each step
-// sized, given an interval from the points' replicates, and dropped while it is below min_change
-// or its interval holds no change. The series themselves are built in series.cpp.
+// Change points of a series (culprit(1), history): E-divisive on the log levels, and steps between
+// neighbouring points that their replicates resolve; then each step sized, given an interval from
+// the points' replicates, and dropped while it is below min_change or its interval holds no change.
+// The series themselves are built in series.cpp.
+//
+// Why neighbours too: E-divisive's permutation test ranks the points alone, so a series of a few
+// points can never reach its significance (six points split three and three have 20 orderings, so
+// p >= 1/20), and a step within min_segment points of either end is out of its reach. But commits
+// that share artifacts are one point each, so a history of 30 commits that changed twice has three
+// points, and a regression at the newest commit is one point. Each point carries the bootstrap
+// replicates of its level (its runs drawn again), so two neighbours can be compared on their own:
+// the log ratio of their replicates gives a standard error, and the step is taken when the normal
+// test on it is significant at the series' level over all neighbouring pairs (Bonferroni), the
+// bootstrap standard-error test of Efron & Tibshirani, An Introduction to the Bootstrap (1993),
+// ch. 16. Points whose replicates do not vary (exact counts) differ when their levels do.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -111,6 +123,61 @@ std::vector<ChangePoint> change_points_at(const Series& series,
   return changes;
 }
 
+// Puts the change points (and their p-values alongside) in the order of the series.
+void sort_by_index(std::vector<std::size_t>& indices, std::vector<double>& p_values) {
+  std::vector<std::size_t> order(indices.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  std::ranges::sort(order, {}, [&](std::size_t k) { return indices[k]; });
+  std::vector<std::size_t> sorted_indices;
+  std::vector<double> sorted_p_values;
+  for (const auto k : order) {
+    sorted_indices.push_back(indices[k]);
+    sorted_p_values.push_back(p_values[k]);
+  }
+  indices = std::move(sorted_indices);
+  p_values = std::move(sorted_p_values);
+}
+
+// Steps between neighbouring points that their replicates resolve, with their p-values (already
+// multiplied by the number of pairs). Needs replicates: without them a point's uncertainty is
+// unknown.
+void neighbour_steps(const std::vector<double>& logs, const PointReplicates& replicates,
+                     const ChangeOptions& options, std::vector<std::size_t>& indices,
+                     std::vector<double>& p_values) {
+  if (replicates.empty() || logs.size() < 2)
+    return;
+  const auto pairs = static_cast<double>(logs.size() - 1);
+  for (std::size_t i = 1; i < logs.size(); ++i) {
+    if (std::ranges::find(indices, i) != indices.end())
+      continue;
+    const auto& before = replicates[i - 1];
+    const auto& after = replicates[i];
+    const std::size_t count = std::min(before.size(), after.size());
+    double sum = 0;
+    double sum_squares = 0;
+    bool positive = count > 1;
+    for (std::size_t b = 0; b < count && positive; ++b) {
+      positive = before[b] > 0 && after[b] > 0;
+      const double log_ratio = positive ? std::log(after[b] / before[b]) : 0;
+      sum += log_ratio;
+      sum_squares += log_ratio * log_ratio;
+    }
+    if (!positive)
+      continue;
+    const double step = logs[i] - logs[i - 1];
+    const double n = static_cast<double>(count);
+    const double variance = std::max(0.0, (sum_squares - (sum * sum / n)) / (n - 1));
+    const double p_value =
+        variance > 0 ? std::erfc(std::abs(step) / std::sqrt(2 * variance)) : (step != 0 ? 0 : 1);
+    if (std::abs(step) >= std::log1p(options.min_change) &&
+        p_value * pairs <= options.significance) {
+      indices.push_back(i);
+      p_values.push_back(std::min(1.0, p_value * pairs));
+    }
+  }
+}
+
 } // namespace
 
 Result<std::vector<ChangePoint>> find_change_points(const Series& series,
@@ -126,26 +193,27 @@ Result<std::vector<ChangePoint>> find_change_points(const Series& series,
     levels.push_back(point.median);
     logs.push_back(std::log(point.median));
   }
-  if (logs.size() < 2 * options.min_segment)
-    return std::vector<ChangePoint>{};
   if (!replicates.empty() && replicates.size() != levels.size())
     return infra_error("case {}: {} replicate rows for {} points", series.case_name,
                        replicates.size(), levels.size());
-  stats::ChangePointOptions e_divisive;
-  e_divisive.significance = options.significance;
-  e_divisive.permutations = options.permutations;
-  e_divisive.min_segment = options.min_segment;
-  e_divisive.seed = options.seed;
-  e_divisive.threads = options.threads;
-  CULPRIT_TRY_ASSIGN(auto found, lift(stats::e_divisive(logs, e_divisive),
-                                      fmt::format("case {}", series.case_name)));
-
   std::vector<std::size_t> indices;
   std::vector<double> p_values;
-  for (const auto& point : found) {
-    indices.push_back(point.index);
-    p_values.push_back(point.p_value);
+  if (logs.size() >= 2 * options.min_segment) {
+    stats::ChangePointOptions e_divisive;
+    e_divisive.significance = options.significance;
+    e_divisive.permutations = options.permutations;
+    e_divisive.min_segment = options.min_segment;
+    e_divisive.seed = options.seed;
+    e_divisive.threads = options.threads;
+    CULPRIT_TRY_ASSIGN(auto found, lift(stats::e_divisive(logs, e_divisive),
+                                        fmt::format("case {}", series.case_name)));
+    for (const auto& point : found) {
+      indices.push_back(point.index);
+      p_values.push_back(point.p_value);
+    }
   }
+  neighbour_steps(logs, replicates, options, indices, p_values);
+  sort_by_index(indices, p_values);
   // Drop the smallest step that is below min_change, or whose interval holds no change, one at a
   // time: removing one merges two segments and changes the ratios of its neighbours.
   for (;;) {

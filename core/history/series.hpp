@@ -17,7 +17,10 @@
 // with the others cannot be aligned; it is shown with factor 1 and said so.
 //
 // Change points are searched in the logarithm of the aligned medians, so that a step is a ratio
-// whatever the level, and noise of a given relative size weighs the same at every level. A
+// whatever the level, and noise of a given relative size weighs the same at every level; and
+// between neighbouring points whose replicates resolve a step on their own, so that a series of
+// a few points (commits that share artifacts are one point) or a step at its newest point is not
+// out of reach (change_points.cpp says how). A
 // change point is reported with the commits on either side, the ratio of the new level to the
 // old one (the medians of the point medians of the segments on either side, bounded by the
 // neighbouring change points), its interval, the sessions whose runs it rests on, and
@@ -86,6 +89,8 @@ struct ChangePoint {
   std::string commit;    // the first measured commit of the new level
   double ratio = 1;      // new level / old level
   std::array<double, 2> ci{1, 1};
+  // E-divisive's permutation p-value; for a step between two neighbouring points found by their
+  // replicates, that test's p-value times the number of neighbouring pairs.
   double p_value = 1;
   // The sessions whose runs give the points of the two segments, oldest first.
   std::vector<std::string> sessions;

@@ -257,6 +257,54 @@ TEST(HistorySessions, CommitsWithIdenticalArtifactsAreOnePoint) {
   EXPECT_EQ(points[1].commits, 1U);
 }
 
+// Thirty commits, of which only two change the case: three artifacts, so three points. The two
+// steps between them are found, each at the first commit of its new artifact, though E-divisive
+// alone sees nothing in three points.
+TEST(HistorySessions, StepsBetweenFewPointsOfSharedArtifactsAreFound) {
+  SimulatedHistory simulated(30, {fake_case("k", 100e-9, 0.01)});
+  simulated.plant("k", 10, 1.12);
+  simulated.plant("k", 22, 1.107);
+  Tracked tracked;
+  for (std::size_t i = 0; i < 30; ++i) {
+    const std::size_t first = i < 10 ? 0 : (i < 22 ? 10 : 22);
+    tracked.builds.set_artifact(simulated.commit(i), "artifact-" + simulated.commit(first));
+  }
+  tracked.track(simulated);
+  const auto history = tracked.history();
+  ASSERT_EQ(history.series.size(), 1U);
+  ASSERT_EQ(history.series[0].points.size(), 3U);
+  ASSERT_EQ(history.change_points.size(), 2U);
+  EXPECT_EQ(history.change_points[0].before, "c0009");
+  EXPECT_EQ(history.change_points[0].commit, "c0010");
+  EXPECT_NEAR(history.change_points[0].ratio, 1.12, 0.02);
+  EXPECT_GT(history.change_points[0].ci[0], 1.0);
+  EXPECT_EQ(history.change_points[1].before, "c0021");
+  EXPECT_EQ(history.change_points[1].commit, "c0022");
+  EXPECT_NEAR(history.change_points[1].ratio, 1.107, 0.02);
+}
+
+// A regression at the newest commit is one point after many: within min_segment of the end,
+// where E-divisive cannot split, and still found.
+TEST(HistorySeries, AStepAtTheNewestCommitIsFound) {
+  SimulatedHistory simulated(20, {fake_case("k", 1e-3, 0.01)});
+  simulated.plant("k", 19, 1.10);
+  Tracked tracked;
+  tracked.track(simulated);
+  const auto history = tracked.history();
+  ASSERT_EQ(history.change_points.size(), 1U);
+  EXPECT_EQ(history.change_points[0].commit, "c0019");
+  EXPECT_NEAR(history.change_points[0].ratio, 1.10, 0.02);
+}
+
+// Two points that differ by less than their runs can tell apart are no step.
+TEST(HistorySeries, NeighboursWithinTheirNoiseAreNoStep) {
+  SimulatedHistory simulated(2, {fake_case("k", 1e-3, 0.08)});
+  simulated.plant("k", 1, 1.03);
+  Tracked tracked;
+  tracked.track(simulated);
+  EXPECT_TRUE(tracked.history().change_points.empty());
+}
+
 TrackedPoint point(const std::string& commit, const std::string& host, const std::string& recipe,
                    std::int64_t tracked_micros) {
   return {commit, host, recipe, "a-" + commit, "track", {}, 0, store::from_micros(tracked_micros),
