@@ -21,6 +21,7 @@
 #include "core/roofline/peaks.hpp"
 #include "core/util/error.hpp"
 #include "core/util/fs.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -33,7 +34,7 @@ struct EnvOptions {
 };
 
 Status write_json(const std::string& file, const nlohmann::json& document) {
-  const auto text = document.dump(2) + "\n";
+  const auto text = json_text(document, 2) + "\n";
   if (file == "-")
     return write_stdout(text);
   const auto dir = std::filesystem::path(file).parent_path();
@@ -156,7 +157,7 @@ private:
     CULPRIT_TRY_ASSIGN(const auto cache, repository_cache(global, *repo));
     CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(cache));
     const auto id = host::host_id(host);
-    CULPRIT_TRY(store.record_host({id, host::to_json(host).dump(), store::now(), store::now()}));
+    CULPRIT_TRY(store.record_host({id, json_text(host::to_json(host)), store::now(), store::now()}));
     CULPRIT_TRY_ASSIGN(auto peaks, measure_and_keep_cpu_peaks(store, id, cpus, threads));
     return std::pair{std::move(peaks), fmt::format("kept for this host ({}) in {}",
                                                    id.substr(0, 12), store.file().string())};

@@ -8,6 +8,7 @@
 #include "core/history/import.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/util/format.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -69,10 +70,10 @@ private:
       host::HostProbeOptions probe;
       probe.query_gpus = true;
       const auto fingerprint = host::probe_host(probe);
-      request.host = {host::host_id(fingerprint), host::to_json(fingerprint).dump(), now, now};
+      request.host = {host::host_id(fingerprint), json_text(host::to_json(fingerprint)), now, now};
     } else {
       const nlohmann::json fingerprint{{"hostname", m_host}, {"imported", true}};
-      request.host = {m_host, fingerprint.dump(), now, now};
+      request.host = {m_host, json_text(fingerprint), now, now};
     }
     return request;
   }

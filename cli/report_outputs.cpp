@@ -13,6 +13,7 @@
 #include "core/report/report.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit::cli {
 Status check_output_path(const std::string& file, std::string_view flag) {
@@ -109,7 +110,7 @@ Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outpu
   plain.color = false;
   std::vector<std::pair<std::string, std::string>> documents; // file, contents
   if (!outputs.json.empty())
-    documents.emplace_back(outputs.json, to_json(evidence).dump(2) + "\n");
+    documents.emplace_back(outputs.json, json_text(to_json(evidence), 2) + "\n");
   if (!outputs.markdown.empty())
     documents.emplace_back(outputs.markdown, report::render_markdown(evidence, plain));
   if (!outputs.html.empty())

@@ -13,6 +13,7 @@
 #include "core/util/clock.hpp"
 #include "core/util/format.hpp"
 #include "core/util/fs.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -120,7 +121,7 @@ private:
                                      : std::filesystem::path(json_flag);
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
-    const std::string text = document.json.dump(2) + "\n";
+    const std::string text = json_text(document.json, 2) + "\n";
     CULPRIT_TRY(write_file_atomic(file, text));
     if (json_flag == "-")
       CULPRIT_TRY(write_stdout(text));

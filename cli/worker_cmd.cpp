@@ -17,6 +17,7 @@
 #include "core/store/records.hpp"
 #include "core/util/fs.hpp"
 #include "core/util/interrupt.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -68,7 +69,7 @@ Status run_batch_dir(const std::filesystem::path& dir) {
   CULPRIT_TRY_ASSIGN(const auto requests, read_batch(dir));
   for (const char* stale : {"results.jsonl", "done.json"})
     std::filesystem::remove(dir / stale);
-  CULPRIT_TRY(write_file_atomic(dir / "node.json", to_json(describe_node()).dump()));
+  CULPRIT_TRY(write_file_atomic(dir / "node.json", json_text(to_json(describe_node()))));
   const auto results_file = dir / "results.jsonl";
   std::FILE* out = std::fopen(results_file.c_str(), "wb");
   if (out == nullptr)

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/git/hash.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit {
 namespace {
@@ -45,7 +46,7 @@ Status Slot::save_state() const {
   nlohmann::json json = {{"commit", m_state->commit},
                          {"tree", m_state->tree},
                          {"submodules", m_state->submodule_trees}};
-  return write_file_atomic(state_file(m_root), json.dump(2) + "\n");
+  return write_file_atomic(state_file(m_root), json_text(json, 2) + "\n");
 }
 
 Result<SlotCheckout> Slot::checkout(const git::Repository& repo, const git::CommitInfo& commit) {

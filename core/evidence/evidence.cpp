@@ -4,6 +4,7 @@
 
 #include "core/evidence/keys.hpp"
 #include "core/util/fs.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit {
 namespace {
@@ -93,7 +94,7 @@ void add_culprit(std::vector<EvidenceCulprit>& culprits, EvidenceCulprit culprit
 }
 
 Status save_evidence(const Evidence& evidence, const std::filesystem::path& file) {
-  return write_file_atomic(file, to_json(evidence).dump(2) + "\n");
+  return write_file_atomic(file, json_text(to_json(evidence), 2) + "\n");
 }
 
 } // namespace culprit

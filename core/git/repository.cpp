@@ -224,16 +224,20 @@ Result<CommitInfo> Repository::commit_info(std::string_view commit_id) const {
   info.tree = oid_to_hex(*git_commit_tree_id(commit.get()));
   for (unsigned i = 0; i < git_commit_parentcount(commit.get()); ++i)
     info.parents.push_back(oid_to_hex(*git_commit_parent_id(commit.get(), i)));
-  auto signature = [](const git_signature* sig) {
-    return Signature{sig->name != nullptr ? sig->name : "", sig->email != nullptr ? sig->email : "",
-                     sig->when.time, sig->when.offset};
+  // A commit's text is in the encoding its header names (i18n.commitEncoding), UTF-8 without
+  // one, and sometimes in neither: everything culprit writes is UTF-8, so it is decoded here.
+  const char* header = git_commit_message_encoding(commit.get());
+  const std::string encoding = header != nullptr ? header : "";
+  const auto text = [&](const char* bytes) {
+    return bytes != nullptr ? report::to_utf8(bytes, encoding) : std::string();
+  };
+  const auto signature = [&](const git_signature* sig) {
+    return Signature{text(sig->name), text(sig->email), sig->when.time, sig->when.offset};
   };
   info.author = signature(git_commit_author(commit.get()));
   info.committer = signature(git_commit_committer(commit.get()));
-  const char* summary = git_commit_summary(commit.get());
-  info.subject = summary != nullptr ? summary : "";
-  const char* message = git_commit_message(commit.get());
-  info.message = message != nullptr ? message : "";
+  info.subject = text(git_commit_summary(commit.get()));
+  info.message = text(git_commit_message(commit.get()));
   return info;
 }
 

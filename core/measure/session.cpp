@@ -6,6 +6,7 @@
 #include "core/host/render.hpp"
 #include "core/measure/parse_options.hpp"
 #include "core/util/fs.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit {
 
@@ -29,7 +30,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   const auto now = store::now();
   const std::string host_id = host::host_id(session->m_host);
   CULPRIT_TRY(
-      session->m_store->record_host({host_id, host::to_json(session->m_host).dump(), now, now}));
+      session->m_store->record_host({host_id, json_text(host::to_json(session->m_host)), now, now}));
   if (session->m_host.gpu.available)
     session->m_gpu = std::make_unique<host::GpuProbe>();
 

@@ -8,6 +8,7 @@
 #include "core/report/history.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit::history {
 namespace {
@@ -213,7 +214,7 @@ std::string render_json(const History& history) {
                       {"change_points", std::move(changes)},
                       {"hosts", history.hosts},
                       {"notes", history.notes}};
-  return document.dump(2) + "\n";
+  return json_text(document, 2) + "\n";
 }
 
 std::string render_csv(const History& history) {

@@ -9,6 +9,7 @@
 
 #include "core/store/store.hpp"
 #include "core/store/store_detail.hpp"
+#include "core/util/json_text.hpp"
 
 namespace culprit::store {
 
@@ -50,7 +51,7 @@ Status record_work(sqlite::Database& db, const RunRecord& run) {
       };
       insert.reset();
       insert.bind_all(run.artifact_id, run.recipe_hash, info.case_name, valid(info.flops),
-                      valid(info.bytes), nlohmann::json(info.axes).dump());
+                      valid(info.bytes), json_text(nlohmann::json(info.axes)));
       CULPRIT_TRY(insert.run());
     }
   }
@@ -59,7 +60,7 @@ Status record_work(sqlite::Database& db, const RunRecord& run) {
                        db.prepare("INSERT OR REPLACE INTO devices (artifact_id, recipe_hash, "
                                   "host_id, backend, name, gpu) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
     const std::optional<std::string> gpu =
-        run.device->gpu ? std::optional(gpu_json(*run.device->gpu).dump()) : std::nullopt;
+        run.device->gpu ? std::optional(json_text(gpu_json(*run.device->gpu))) : std::nullopt;
     insert.bind_all(run.artifact_id, run.recipe_hash, run.host_id, run.device->backend,
                     run.device->name, gpu);
     CULPRIT_TRY(insert.run());

@@ -138,6 +138,23 @@ bool shell_safe(char c) {
 
 } // namespace
 
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    char32_t cp = 0;
+    const std::size_t length = decode_utf8(text, cp);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      text.remove_prefix(1);
+    } else {
+      out.append(text.substr(0, length));
+      text.remove_prefix(length);
+    }
+  }
+  return out;
+}
+
 std::string terminal_safe(std::string_view text) {
   return transform(text, {});
 }

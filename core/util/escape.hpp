@@ -16,6 +16,16 @@ namespace culprit::report {
 // not UTF-8 become "\xNN". Everything else passes unchanged.
 std::string terminal_safe(std::string_view text);
 
+// `text` with every byte that is not part of a valid UTF-8 sequence replaced by U+FFFD, so that
+// a JSON writer (which refuses invalid UTF-8) and every reader can take it. Valid text is
+// returned unchanged.
+std::string valid_utf8(std::string_view text);
+
+// `text`, written in the character set `encoding` names (a commit's `encoding` header:
+// "ISO-8859-1", "Shift_JIS", ...; empty means UTF-8), as UTF-8. Bytes the conversion cannot
+// take, and text in an encoding iconv does not know, are kept as valid_utf8 keeps them.
+std::string to_utf8(std::string_view text, std::string_view encoding);
+
 // How a message quotes a value it was given, which may be a megabyte long or hold control
 // characters: terminal_safe, cut before the character that would make it longer than
 // `max_bytes`, then "... (N bytes in all)" when it was cut.
