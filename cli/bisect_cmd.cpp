@@ -7,6 +7,7 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/bisect/bisect.hpp"
+#include "core/bisect/merges.hpp"
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
 #include "core/report/report.hpp"
@@ -95,9 +96,14 @@ private:
     return MeasureContext::open(
         global, m_flags,
         [&](const git::Repository& repo) -> Status {
-          CULPRIT_TRY_ASSIGN(range, resolve_range(repo, m_good, m_bad,
-                                                  m_all_commits ? git::History::full_dag
-                                                                : git::History::first_parent));
+          // The search walks the first-parent chain; --all-commits descends into the branches
+          // of the merges it names (core/bisect/merges.hpp), and the range counts them all.
+          CULPRIT_TRY_ASSIGN(range, resolve_range(repo, m_good, m_bad, git::History::first_parent));
+          if (m_all_commits) {
+            CULPRIT_TRY_ASSIGN(const auto all,
+                               repo.range(range->good, range->bad, git::History::full_dag));
+            m_commits_in_dag = all.size();
+          }
           return {};
         },
         [&]() -> std::optional<std::string> {
@@ -126,8 +132,13 @@ private:
             fmt::format("{} ({})", status_line,
                         report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
       });
-    auto outcome = run_bisect(
-        range, *builds, lanes, settings,
+    GitMergeGraph graph(ctx.repo);
+    const auto run = [&](auto&&... args) {
+      return m_all_commits
+                 ? run_bisect_through_merges(range, graph, *builds, lanes, settings, args...)
+                 : run_bisect(range, *builds, lanes, settings, args...);
+    };
+    auto outcome = run(
         [&](const BisectProgress& p) {
           searching = true;
           auto info = ctx.repo.commit_info(p.commit);
@@ -196,6 +207,8 @@ private:
     CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
                                      settings.compare.decide.confidence,
                                      settings.compare.decide.seed));
+    if (m_all_commits && evidence.bisect)
+      evidence.bisect->commits_in_range = static_cast<int>(m_commits_in_dag);
     CULPRIT_TRY(ctx.fill_roofline(evidence));
     return evidence;
   }
@@ -267,6 +280,8 @@ private:
           fmt::print(out, "    roofline: {}\n", on_terminal(report::move_text(*move)));
       }
     }
+    if (outcome.status == BisectStatus::culprit_found && !outcome.note.empty())
+      fmt::print(out, "note: {}\n", on_terminal(outcome.note));
     if (!b.candidates.empty()) {
       fmt::print(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));
       for (const auto& commit : b.candidates)
@@ -287,6 +302,7 @@ private:
   std::string m_bad;
   bool m_improvement = false;
   bool m_all_commits = false;
+  std::size_t m_commits_in_dag = 0; // with --all-commits: good..bad with every merged branch
   MeasureFlags m_flags;
 };
 

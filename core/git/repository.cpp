@@ -309,6 +309,21 @@ Result<bool> Repository::is_ancestor(std::string_view ancestor, std::string_view
   return rc == 1;
 }
 
+Result<std::string> Repository::merge_base(std::string_view a, std::string_view b) const {
+  CULPRIT_TRY_ASSIGN(const auto a_id, resolve(a));
+  CULPRIT_TRY_ASSIGN(const auto b_id, resolve(b));
+  git_oid a_oid{};
+  git_oid b_oid{};
+  git_oid base{};
+  git_oid_fromstr(&a_oid, a_id.c_str());
+  git_oid_fromstr(&b_oid, b_id.c_str());
+  if (const int rc = git_merge_base(&base, m_repo.get(), &a_oid, &b_oid); rc < 0)
+    return infra_error("cannot find where {} and {} forked: {}{}", a_id.substr(0, 12),
+                       b_id.substr(0, 12), last_error_message(),
+                       is_shallow() ? " (a shallow clone: run 'git fetch --unshallow')" : "");
+  return oid_to_hex(base);
+}
+
 Result<std::vector<std::string>> Repository::range(std::string_view good, std::string_view bad,
                                                    History history) const {
   CULPRIT_TRY_ASSIGN(const auto good_id, resolve(good));

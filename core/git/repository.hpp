@@ -65,6 +65,8 @@ public:
   // True when `ancestor` is `descendant` or one of its ancestors.
   [[nodiscard]] Result<bool> is_ancestor(std::string_view ancestor,
                                          std::string_view descendant) const;
+  // The best common ancestor of two commits (git merge-base), or an error when they share none.
+  [[nodiscard]] Result<std::string> merge_base(std::string_view a, std::string_view b) const;
   // The commits of `good..bad` as git bisect considers them, oldest first, `bad` last and `good`
   // excluded. With History::first_parent only the first-parent chain from `bad` is followed.
   [[nodiscard]] Result<std::vector<std::string>> range(std::string_view good, std::string_view bad,
