@@ -1,14 +1,18 @@
 // culprit track RANGE: measure a series of commits into the store, incrementally (nightly use).
 
+#include <chrono>
 #include <limits>
+#include <optional>
 
 #include "cli/command.hpp"
+#include "cli/context.hpp"
 #include "cli/flag_checks.hpp"
 #include "cli/measure_context.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/recipe_flags.hpp"
 #include "core/history/git_support.hpp"
+#include "core/history/series.hpp"
 #include "core/history/track.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
@@ -17,6 +21,7 @@ namespace culprit::cli {
 namespace {
 
 constexpr std::size_t k_max_anchors = 100;
+constexpr auto k_resume_window = std::chrono::hours(12);
 
 class TrackCommand final : public Command {
 public:
@@ -51,13 +56,24 @@ public:
     }
     // A range that does not resolve costs no write to the cache. The runs of this session carry
     // its label, so that history can tell them from other nights' runs of the same commit.
+    // An interrupted track of the same command goes on in its session, so that the runs it made
+    // count and no commit is measured twice over.
+    const git::Repository* checked = nullptr;
+    std::string resumed;
+    std::string label;
     auto context = MeasureContext::open(
         global, m_flags,
         [&](const git::Repository& repo) -> Status {
           CULPRIT_TRY(history::range_commits(repo, m_range));
+          checked = &repo;
           return {};
         },
-        [] -> std::optional<std::string> { return history::new_session_label(); });
+        [&] -> std::optional<std::string> {
+          const auto unfinished = session_to_resume(global, *checked);
+          resumed = unfinished.value_or("");
+          label = unfinished.value_or(history::new_session_label());
+          return label;
+        });
     if (!context)
       return report(context.error());
     auto& ctx = **context;
@@ -67,7 +83,11 @@ public:
     auto ledger = history::Ledger::open_in(ctx.cache);
     if (!ledger)
       return report(ledger.error());
+    if (const auto begun = ledger->begin_session(command_key(), label); !begun)
+      return report(begun.error());
     print_host_warnings(*ctx.session, global.verbosity);
+    if (!resumed.empty() && global.verbosity >= 0)
+      fmt::print("going on with the interrupted session of {}\n", history::session_label(resumed));
 
     history::TrackSettings settings;
     settings.runs = m_runs > 0 ? m_runs : static_cast<std::size_t>(ctx.recipe.decide.min_runs);
@@ -92,12 +112,13 @@ public:
         });
     progress.clear();
     ctx.release_allocations();
-    if (!outcome) {
-      if (outcome.error().code == ExitCode::interrupted)
-        return report(Error{ExitCode::interrupted, "interrupted; everything measured is kept: "
-                                                   "run the same command again to go on"});
+    if (!outcome && outcome.error().code == ExitCode::interrupted)
+      return report(Error{ExitCode::interrupted, "interrupted; everything measured is kept: "
+                                                 "run the same command again to go on"});
+    if (const auto ended = ledger->end_session(command_key()); !ended)
+      return report(ended.error());
+    if (!outcome)
       return report(outcome.error());
-    }
     print_outcome(*outcome, commits->size(), settings.runs, global.verbosity);
     if (const auto where = ctx.executor_summary(); !where.empty())
       fmt::print("{}\n", where);
@@ -105,6 +126,26 @@ public:
   }
 
 private:
+  // What makes two track commands the same, so that the second goes on with the first's session.
+  [[nodiscard]] std::string command_key() const {
+    return fmt::format("track {} --every {} --since {} --runs {}{}", m_range, m_every, m_since,
+                       m_runs, m_flags.fresh ? " --fresh" : "");
+  }
+
+  // The session of the same command that was interrupted in the last twelve hours; an older one
+  // is another night, whose machine may have been in another state.
+  [[nodiscard]] std::optional<std::string> session_to_resume(const GlobalOptions& global,
+                                                             const git::Repository& repo) const {
+    const auto cache = repository_cache(global, repo);
+    if (!cache)
+      return std::nullopt;
+    auto ledger = history::Ledger::open_in(*cache);
+    if (!ledger)
+      return std::nullopt;
+    auto label = ledger->unfinished_session(command_key(), store::now() - k_resume_window);
+    return label ? *label : std::nullopt;
+  }
+
   // The first-parent commits of the range that the selection (--every, --since) keeps; none is a
   // usage error.
   [[nodiscard]] Result<std::vector<history::RangeCommit>>

@@ -12,8 +12,8 @@ namespace {
 
 constexpr std::int64_t k_ledger_application_id = 0x43554c48; // "CULH"
 // Version 2 added the sessions table; a version 1 ledger gains it when opened, and its points
-// keep no session (their runs carry no label either).
-constexpr std::int64_t k_ledger_version = 2;
+// keep no session (their runs carry no label either). Version 3 added unfinished_sessions.
+constexpr std::int64_t k_ledger_version = 3;
 
 constexpr std::string_view k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS tracked (
@@ -35,6 +35,11 @@ CREATE TABLE IF NOT EXISTS sessions (
   artifact_id TEXT NOT NULL,
   measured_at INTEGER NOT NULL,
   PRIMARY KEY (commit_id, host_id, recipe_hash, session)
+);
+CREATE TABLE IF NOT EXISTS unfinished_sessions (
+  command    TEXT PRIMARY KEY,
+  session    TEXT NOT NULL,
+  started_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS imports (
   commit_id    TEXT NOT NULL,
@@ -165,6 +170,35 @@ Status Ledger::record_session(const TrackedPoint& point, std::string_view sessio
                                   "?3, ?4, ?5, ?6)"));
   statement.bind_all(point.commit, point.host_id, point.recipe_hash, session, point.artifact_id,
                      store::to_micros(store::now()));
+  return statement.run();
+}
+
+Result<std::optional<std::string>> Ledger::unfinished_session(std::string_view command,
+                                                              store::TimePoint started_after) {
+  CULPRIT_TRY_ASSIGN(auto query, m_db.prepare("SELECT session FROM unfinished_sessions WHERE "
+                                              "command = ?1 AND started_at > ?2"));
+  query.bind_all(command, store::to_micros(started_after));
+  CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+  if (!has_row)
+    return std::optional<std::string>{};
+  return std::optional(query.column_text(0));
+}
+
+Status Ledger::begin_session(std::string_view command, std::string_view session) {
+  CULPRIT_TRY_ASSIGN(auto statement,
+                     m_db.prepare("INSERT INTO unfinished_sessions (command, session, started_at) "
+                                  "VALUES (?1, ?2, ?3) ON CONFLICT (command) DO UPDATE SET "
+                                  "session = excluded.session, started_at = CASE WHEN "
+                                  "session = excluded.session THEN started_at ELSE "
+                                  "excluded.started_at END"));
+  statement.bind_all(command, session, store::to_micros(store::now()));
+  return statement.run();
+}
+
+Status Ledger::end_session(std::string_view command) {
+  CULPRIT_TRY_ASSIGN(auto statement,
+                     m_db.prepare("DELETE FROM unfinished_sessions WHERE command = ?1"));
+  statement.bind_all(command);
   return statement.run();
 }
 

@@ -79,6 +79,16 @@ public:
   // with its runs labelled so in the store.
   Status record_session(const TrackedPoint& point, std::string_view session);
 
+  // Sessions that did not finish (an interrupted `culprit track`), by the command that started
+  // them, so that the same command run again goes on in the same session: its runs count, and
+  // no commit is measured twice over. `unfinished_session` gives the label of one started after
+  // `started_after`; `begin_session` records one (keeping the start of one resumed);
+  // `end_session` forgets it once the command finished.
+  Result<std::optional<std::string>> unfinished_session(std::string_view command,
+                                                        store::TimePoint started_after);
+  Status begin_session(std::string_view command, std::string_view session);
+  Status end_session(std::string_view command);
+
   // Imports are remembered by the hash of the file's contents, so that importing the same file
   // for the same commit and host twice adds no second run.
   Result<bool> was_imported(std::string_view commit, std::string_view host_id,

@@ -331,8 +331,12 @@ private:
     std::vector<LaneWants> wants(m_blocks.size());
     for (std::size_t b = 0; b < m_blocks.size(); ++b) {
       wants[b].sampler = m_lanes[b];
+      // Commits whose artifacts are identical share their runs (the sampler counts by
+      // artifact): each artifact is asked for once, or it would get its runs once per commit.
+      std::set<std::string> asked;
       for (const auto& subject : chunk.subjects[b])
-        wants[b].wants.push_back({&subject, m_settings.runs});
+        if (asked.insert(subject.artifact_id).second)
+          wants[b].wants.push_back({&subject, m_settings.runs});
     }
     CULPRIT_TRY_ASSIGN(const bool finished, ensure_lanes(wants));
     if (!finished)
