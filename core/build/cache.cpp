@@ -13,6 +13,8 @@
 #include "core/git/hash.hpp"
 #include "core/util/clock.hpp"
 #include "core/util/fs.hpp"
+#include "core/util/json_text.hpp"
+#include "core/util/tree_state.hpp"
 
 namespace culprit {
 namespace {
@@ -151,8 +153,14 @@ Status store_object(const fs::path& objects, Entry& entry) {
   const auto object =
       objects / entry.hash.substr(0, 2) / (entry.hash.substr(2) + (executable ? ".x" : ""));
   std::error_code ec;
-  if (fs::exists(object, ec))
-    return {};
+  if (fs::exists(object, ec)) {
+    // An object is written once, but a run that wrote into its artifacts (as root, which the
+    // read-only modes do not stop) changed it: it is replaced, never linked again as it is.
+    const auto held = hash_file(object);
+    if (held && *held == entry.hash)
+      return {};
+    fs::remove(object, ec);
+  }
   fs::create_directories(object.parent_path(), ec);
   // Unique per process and per call: two builds in one process (the build pool's threads) may
   // store the same content at once.
@@ -174,7 +182,72 @@ Status store_object(const fs::path& objects, Entry& entry) {
   return {};
 }
 
+std::string object_kind(Entry::Kind kind) {
+  return kind == Entry::Kind::executable ? "executable"
+                                         : (kind == Entry::Kind::file ? "file" : "symlink");
+}
+
+// The artifact id of what `dir` holds now: the hash of its listing, as store_artifacts makes it.
+Result<std::string> artifact_id_of(const fs::path& dir) {
+  Manifest manifest;
+  CULPRIT_TRY(add_path(manifest, dir, dir));
+  nlohmann::json listing = nlohmann::json::array();
+  for (auto& [path, entry] : manifest) {
+    if (entry.kind == Entry::Kind::symlink) {
+      listing.push_back({path, "symlink", entry.target});
+      continue;
+    }
+    CULPRIT_TRY_ASSIGN(entry.hash, hash_file(entry.source));
+    listing.push_back({path, object_kind(entry.kind), entry.hash});
+  }
+  return hash_bytes(json_text(listing));
+}
+
+// Removes a directory tree whose directories a run may have made read-only.
+void remove_tree(const fs::path& dir) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_directory(ec) && !it->is_symlink(ec))
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(dir, ec);
+}
+
 } // namespace
+
+fs::path BuildCache::state_file(const std::string& artifact_id) const {
+  return m_root / "artifacts" / (artifact_id + ".state");
+}
+
+BuildCache::Check BuildCache::check_artifact(const std::string& artifact_id) const {
+  const auto dir = artifact_dir(artifact_id);
+  const auto now = tree_state(dir);
+  if (!now)
+    return Check::missing;
+  // The state kept when the artifact was assembled: equal, and nothing was written since.
+  if (const auto kept = read_file(state_file(artifact_id))) {
+    const auto state = tree_state_from_text(*kept);
+    if (state && !first_difference(*state, *now))
+      return Check::intact;
+  }
+  // Touched, or from before states were kept: the contents decide, and the state is kept anew.
+  const auto id = artifact_id_of(dir);
+  if (!id || *id != artifact_id)
+    return Check::changed;
+  (void)write_file_atomic(state_file(artifact_id), to_text(*now));
+  return Check::intact;
+}
+
+Status BuildCache::discard_artifact(const std::string& artifact_id) const {
+  std::error_code ec;
+  fs::remove(state_file(artifact_id), ec);
+  remove_tree(artifact_dir(artifact_id));
+  if (fs::exists(artifact_dir(artifact_id), ec))
+    return infra_error("cannot remove the changed artifacts {}; remove them by hand",
+                       artifact_dir(artifact_id).string());
+  return {};
+}
 
 fs::path BuildCache::log_path(const std::string& key) const {
   return m_root / "logs" / (key + ".log");
@@ -205,9 +278,15 @@ std::optional<BuildRecord> BuildCache::lookup(const std::string& key) const {
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
-  std::error_code ec;
-  if (record.ok && !fs::is_directory(artifact_dir(record.artifact_id), ec))
-    return std::nullopt; // the artifacts were cleaned away: build again
+  if (record.ok) {
+    // Artifacts cleaned away, or changed since the build (a run that wrote into {build}): the
+    // build is made again rather than measured as it is now.
+    const auto check = check_artifact(record.artifact_id);
+    if (check == Check::changed)
+      (void)discard_artifact(record.artifact_id);
+    if (check != Check::intact)
+      return std::nullopt;
+  }
   return record;
 }
 
@@ -223,7 +302,7 @@ Status BuildCache::record(const BuildRecord& record) const {
       {"log", record.log.string()},
       {"message", record.message},
       {"created", record.created.empty() ? utc_now_iso8601() : record.created}};
-  return write_file_atomic(m_root / "builds" / (record.key + ".json"), json.dump(2) + "\n");
+  return write_file_atomic(m_root / "builds" / (record.key + ".json"), json_text(json, 2) + "\n");
 }
 
 Status BuildCache::forget(const std::string& key) const {
@@ -244,14 +323,20 @@ Result<std::string> BuildCache::store_artifacts(const ArtifactSources& sources) 
       continue;
     }
     CULPRIT_TRY(store_object(objects, entry));
-    listing.push_back(
-        {path, entry.kind == Entry::Kind::executable ? "executable" : "file", entry.hash});
+    listing.push_back({path, object_kind(entry.kind), entry.hash});
   }
-  std::string artifact_id = hash_bytes(listing.dump());
+  std::string artifact_id = hash_bytes(json_text(listing));
   const auto final_dir = artifact_dir(artifact_id);
   std::error_code ec;
-  if (fs::is_directory(final_dir, ec))
+  switch (check_artifact(artifact_id)) {
+  case Check::intact:
     return artifact_id;
+  case Check::changed:
+    CULPRIT_TRY(discard_artifact(artifact_id));
+    break;
+  case Check::missing:
+    break;
+  }
 
   CULPRIT_TRY(ensure_writable_dir(m_root / "artifacts", "cache directory"));
   std::string temp = (m_root / "artifacts" / ".tmp-XXXXXX").string();
@@ -284,12 +369,17 @@ Result<std::string> BuildCache::store_artifacts(const ArtifactSources& sources) 
                          ec.message());
     }
   }
+  const auto assembled = tree_state(temp);
   fs::rename(temp, final_dir, ec);
   if (ec) {
     cleanup(); // another process assembled the same artifacts first
     if (!fs::is_directory(final_dir))
       return infra_error("cannot store artifacts in {}: {}", final_dir.string(), ec.message());
+    return artifact_id;
   }
+  // A rename keeps every entry's inode and times: the state of the assembly is the artifact's.
+  if (assembled)
+    CULPRIT_TRY(write_file_atomic(state_file(artifact_id), to_text(*assembled)));
   return artifact_id;
 }
 

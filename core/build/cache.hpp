@@ -3,6 +3,7 @@
 //
 //   objects/ab/cdef...[.x]   file contents by hash (".x" for executables), written once
 //   artifacts/<artifact id>/  a build's artifacts: hard links to objects, symlinks as symlinks
+//   artifacts/<id>.state      every artifact entry's size, mode, time and inode when assembled
 //   builds/<build key>.json   what became of a build key: ok or failed, artifact id, log, time
 //   logs/<build key>.log      the build command's output
 //
@@ -10,6 +11,12 @@
 // are byte-identical share one artifact directory and, later, one measurement. Every entry is
 // created under a temporary name and renamed into place, so an interrupted or failed copy (a full
 // disk) never leaves a partial entry behind.
+//
+// Objects are read-only, but a run as root, or one that removes a file of {build}, can still
+// change what every artifact of that content holds. So an artifact is checked before it is
+// reused (its state against the one kept, and its contents when they differ), a changed one is
+// discarded and built again, an object whose content no longer matches its name is replaced,
+// and the sampler stops a run that changed its artifacts (measure/sampler.hpp).
 
 #include <filesystem>
 #include <optional>
@@ -51,16 +58,26 @@ public:
   [[nodiscard]] std::filesystem::path log_path(const std::string& key) const;
   [[nodiscard]] std::filesystem::path artifact_dir(const std::string& artifact_id) const;
 
-  // The record of `key`, when there is one whose artifacts are still all there.
+  // The record of `key`, when there is one whose artifacts are still there and intact (a changed
+  // artifact is discarded, and the build made again).
   [[nodiscard]] std::optional<BuildRecord> lookup(const std::string& key) const;
   Status record(const BuildRecord& record) const;
   Status forget(const std::string& key) const;
+
+  // Whether an artifact is still what it was built as: intact (its entries' sizes, modes, times
+  // and inodes as assembled, or else its contents hashed again to its id), changed (a run wrote
+  // into it: a file appended to, removed or added) or missing.
+  enum class Check { intact, changed, missing };
+  [[nodiscard]] Check check_artifact(const std::string& artifact_id) const;
+  // Removes a changed artifact, so that the next build of it assembles it anew.
+  Status discard_artifact(const std::string& artifact_id) const;
 
   // Copies the matched files into the object store and links them into an artifact directory.
   // Returns the artifact id. Globs that match nothing are a usage error naming them.
   Result<std::string> store_artifacts(const ArtifactSources& sources) const;
 
 private:
+  [[nodiscard]] std::filesystem::path state_file(const std::string& artifact_id) const;
   std::filesystem::path m_root;
 };
 

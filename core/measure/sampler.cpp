@@ -11,6 +11,7 @@
 #include "core/git/hash.hpp"
 #include "core/parsers/output_format.hpp"
 #include "core/recipe/command_template.hpp"
+#include "core/util/escape.hpp"
 #include "core/util/interrupt.hpp"
 
 namespace culprit {
@@ -349,8 +350,38 @@ Result<store::RunStatus> Sampler::run_once(const Subject& subject, bool warmup,
   std::optional<host::GpuSnapshot> before;
   if (m_options.gpu != nullptr)
     before = m_options.gpu->snapshot();
+  const auto artifacts = artifact_state(subject);
   const auto ran = m_executor.run(request);
-  return record_outcome(subject, std::move(record), request, ran, before);
+  CULPRIT_TRY_ASSIGN(const auto status,
+                     record_outcome(subject, std::move(record), request, ran, before));
+  CULPRIT_TRY(check_artifacts(subject, artifacts));
+  return status;
+}
+
+std::optional<TreeState> Sampler::artifact_state(const Subject& subject) {
+  if (subject.artifact_dir.empty())
+    return std::nullopt;
+  const auto key = subject.artifact_dir.string();
+  if (const auto it = m_artifact_states.find(key); it != m_artifact_states.end())
+    return it->second;
+  auto state = tree_state(subject.artifact_dir);
+  if (state)
+    m_artifact_states.emplace(key, *state);
+  return state;
+}
+
+Status Sampler::check_artifacts(const Subject& subject, const std::optional<TreeState>& before) {
+  if (!before)
+    return {};
+  const auto after = tree_state(subject.artifact_dir);
+  const auto changed = after ? first_difference(*before, *after) : std::optional<std::string>(".");
+  if (!changed)
+    return {};
+  return infra_error(
+      "the benchmark changed its artifacts ({}/{}), which every run of this build shares: "
+      "write files elsewhere (a run starts in a scratch directory of its own); the build "
+      "is made again next time",
+      subject.artifact_dir.string(), report::terminal_safe(*changed));
 }
 
 Result<std::vector<store::RunStatus>> Sampler::run_duet(const Subject& first, const Subject& second,
@@ -368,6 +399,7 @@ Result<std::vector<store::RunStatus>> Sampler::run_duet(const Subject& first, co
   std::optional<host::GpuSnapshot> before;
   if (m_options.gpu != nullptr)
     before = m_options.gpu->snapshot();
+  const std::array artifacts = {artifact_state(first), artifact_state(second)};
   const auto outcomes = m_executor.run_together(requests);
   std::vector<store::RunStatus> statuses;
   std::optional<Error> stop;
@@ -385,6 +417,8 @@ Result<std::vector<store::RunStatus>> Sampler::run_duet(const Subject& first, co
   }
   if (stop)
     return std::unexpected(*stop);
+  for (std::size_t i = 0; i < 2; ++i)
+    CULPRIT_TRY(check_artifacts(*subjects[i], artifacts[i]));
   return statuses;
 }
 

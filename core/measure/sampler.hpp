@@ -47,6 +47,7 @@
 #include "core/recipe/recipe.hpp"
 #include "core/store/store.hpp"
 #include "core/util/error.hpp"
+#include "core/util/tree_state.hpp"
 #include "stats/types.hpp"
 
 namespace culprit {
@@ -183,6 +184,10 @@ private:
                                           const std::optional<host::GpuSnapshot>& before);
   // Counts a counted run's status against the subject's failures in a row.
   Status count_failure(const Subject& subject, store::RunStatus status);
+  // The state of a subject's artifacts when this sampler first ran them (nullopt: none on this
+  // machine, as with a fake build); and an infrastructure error when a run changed them since.
+  std::optional<TreeState> artifact_state(const Subject& subject);
+  Status check_artifacts(const Subject& subject, const std::optional<TreeState>& before);
 
   Executor& m_executor;
   store::Store& m_store;
@@ -197,6 +202,7 @@ private:
   std::string m_last_message;                     // of the last run that failed
   std::map<std::string, int> m_failures_in_a_row; // artifact id -> failed runs since the last ok
   std::set<std::string> m_recorded_hosts;         // devices recorded in the store
+  std::map<std::string, TreeState> m_artifact_states; // artifact dir -> as first run
   std::function<void(const RunEvent&)> m_on_run;
 };
 
