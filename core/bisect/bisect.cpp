@@ -155,13 +155,20 @@ Result<std::vector<Bisection::Job>> Bisection::round_of(const SelectedCase& sele
   return jobs;
 }
 
+// Once each: the searches of two cases may end among the same commits.
+void Bisection::add_candidate(const std::string& commit) {
+  m_left_candidates = true;
+  if (std::ranges::find(m_outcome.candidates, commit) == m_outcome.candidates.end())
+    m_outcome.candidates.push_back(commit);
+}
+
 Status Bisection::search(const SelectedCase& selected, Reference lo, Reference hi) {
   while (hi.index - lo.index > 1) {
     const auto indices = choose_probes(lo, hi);
     if (indices.empty()) {
       // Every commit between the two is skipped: the culprit is one of them or hi.
       for (int i = lo.index + 1; i <= hi.index; ++i)
-        m_outcome.candidates.push_back(commit_at(i));
+        add_candidate(commit_at(i));
       m_outcome.note = "commits that fail to build leave more than one candidate";
       return {};
     }
@@ -225,7 +232,7 @@ Status Bisection::search(const SelectedCase& selected, Reference lo, Reference h
     }
     if (unresolved != nullptr) {
       for (int i = new_lo.index + 1; i <= new_hi.index; ++i)
-        m_outcome.candidates.push_back(commit_at(i));
+        add_candidate(commit_at(i));
       if (m_outcome.note.empty())
         m_outcome.note = unresolved->result.note.empty()
                              ? "a probe could not be classified with the runs allowed"
@@ -294,12 +301,12 @@ Result<BisectOutcome> Bisection::run() {
     return std::move(m_outcome);
   }
   for (const auto& selected : m_outcome.cases) {
-    const auto candidates_before = m_outcome.candidates.size();
+    m_left_candidates = false;
     ++m_case;
     m_case_rounds = 0;
     m_pending_rounds = 0;
     CULPRIT_TRY(search(selected, {k_good, good}, {last, bad}));
-    if (m_outcome.candidates.size() != candidates_before)
+    if (m_left_candidates)
       m_outcome.status = BisectStatus::inconclusive;
   }
   if (m_outcome.status == BisectStatus::not_run)

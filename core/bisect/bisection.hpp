@@ -30,6 +30,7 @@ public:
   [[nodiscard]] BisectOutcome so_far() const;
 
 private:
+  void add_candidate(const std::string& commit);
   struct Reference {
     int index = k_good;
     const Subject* subject = nullptr;
@@ -93,6 +94,7 @@ private:
   // parts of its range still waiting to be searched (after a split) will take.
   std::size_t m_case = 0;
   std::size_t m_case_rounds = 0;
+  bool m_left_candidates = false; // the search of the current case ended among candidates
   std::size_t m_pending_rounds = 0;
   BisectOutcome m_outcome;
   std::set<int> m_skipped;

@@ -206,6 +206,24 @@ TEST(Bisect, SkipsNextToTheCulpritLeaveCandidatesNotAGuess) {
   EXPECT_THAT(outcome->candidates, ElementsAre("c05", "c06", "c07"));
 }
 
+// Two cases slowed by one commit among builds that fail: each search ends among the same
+// commits, which are listed once.
+TEST(Bisect, CandidatesOfTwoCasesAreListedOnce) {
+  History history(12);
+  history.plant("k", 6, 1.15);
+  history.plant("j", 6, 1.20);
+  FakeRig rig;
+  history.install(rig, {{"k", 1e-3}, {"j", 2e-3}}, 0.01);
+  FakeBuildProvider builds;
+  builds.fail("c05");
+  builds.fail("c06");
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->cases.size(), 2U);
+  EXPECT_EQ(to_string(outcome->status), "inconclusive");
+  EXPECT_THAT(outcome->candidates, ElementsAre("c05", "c06", "c07"));
+}
+
 TEST(Bisect, ByteIdenticalArtifactsAreClassifiedOrReusedWithoutRuns) {
   History history(16);
   history.plant("k", 11, 1.2);
