@@ -103,7 +103,7 @@ TEST_F(Concurrency, TwoBuildsOfOneCommitShareOneArtifact) {
   EXPECT_EQ(second.wait().exit_code, 0);
   std::size_t artifacts = 0;
   for (const auto& dir : std::filesystem::recursive_directory_iterator(cache()))
-    artifacts += dir.path().parent_path().filename() == "artifacts" ? 1 : 0;
+    artifacts += dir.path().parent_path().filename() == "artifacts" && dir.is_directory() ? 1 : 0;
   EXPECT_EQ(artifacts, 1U);
   expect_no_temporaries();
 }
