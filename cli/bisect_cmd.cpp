@@ -118,7 +118,7 @@ private:
                                const BisectSettings& settings, BisectOutcome& so_far) {
     ProgressLine progress(verbosity);
     std::string status_line = "building the ends...";
-    progress.update(status_line);
+    progress.step(status_line);
     const auto builds = ctx.build_provider();
     const auto lanes = ctx.lanes();
     bool searching = false;
@@ -147,7 +147,7 @@ private:
               p.cases > 1 ? fmt::format("case {} of {}, ", p.case_index, p.cases) : "",
               on_terminal(p.case_name), p.round, p.expected_rounds, p.commit.substr(0, 12),
               info ? on_terminal(report::ellipsize(info->subject, 40)) : std::string());
-          progress.update(
+          progress.step(
               fmt::format("{} ({})", status_line,
                           report::counted(static_cast<std::size_t>(p.runs_made), "run", "runs")));
         },

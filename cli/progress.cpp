@@ -8,26 +8,61 @@
 #include "cli/output.hpp"
 
 namespace culprit::cli {
+namespace {
+
+constexpr auto k_line_every = std::chrono::seconds(30);
+
+// Progress that cannot be written (stderr closed or full) is dropped, never an error.
+void to_stderr(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+}
+
+} // namespace
 
 ProgressLine::ProgressLine(int verbosity)
-    : m_active(verbosity >= 0 && isatty(STDERR_FILENO) != 0) {}
+    : ProgressLine(verbosity, isatty(STDERR_FILENO) != 0, k_line_every) {}
+
+ProgressLine::ProgressLine(int verbosity, bool terminal, std::chrono::steady_clock::duration every)
+    : m_enabled(verbosity >= 0), m_terminal(m_enabled && terminal), m_every(every),
+      m_last_line(std::chrono::steady_clock::now()) {}
 
 ProgressLine::~ProgressLine() {
   clear();
 }
 
 void ProgressLine::update(std::string_view text) {
-  if (!m_active)
+  if (!m_enabled)
     return;
-  fmt::print(stderr, "\r\033[K{}", on_terminal(text));
-  std::fflush(stderr);
-  m_shown = true;
+  if (m_terminal) {
+    to_stderr(fmt::format("\r\033[K{}", on_terminal(text)));
+    m_shown = true;
+    return;
+  }
+  if (std::chrono::steady_clock::now() - m_last_line >= m_every)
+    print_line(text);
+}
+
+void ProgressLine::step(std::string_view text) {
+  if (!m_enabled)
+    return;
+  if (m_terminal)
+    update(text);
+  else
+    print_line(text);
+}
+
+void ProgressLine::print_line(std::string_view text) {
+  m_last_line = std::chrono::steady_clock::now();
+  if (text == m_last_text)
+    return;
+  m_last_text = std::string(text);
+  to_stderr(fmt::format("culprit: {}\n", on_terminal(text)));
 }
 
 void ProgressLine::clear() {
-  if (m_active && m_shown) {
-    fmt::print(stderr, "\r\033[K");
-    std::fflush(stderr);
+  if (m_terminal && m_shown) {
+    to_stderr("\r\033[K");
     m_shown = false;
   }
 }

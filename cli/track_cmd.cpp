@@ -108,7 +108,7 @@ public:
           status_line =
               fmt::format("commit {} of {}: {}{}", p.done + 1, p.total, p.commit.substr(0, 12),
                           p.anchor ? " (anchor, tracked before)" : "");
-          progress.update(status_line);
+          progress.step(status_line);
         });
     progress.clear();
     ctx.release_allocations();

@@ -101,7 +101,7 @@ private:
           status_line = fmt::format("change {} of {}: bisecting {}: round {} of about {}",
                                     p.group + 1, p.groups, on_terminal(p.bisect.case_name),
                                     p.bisect.round, p.bisect.expected_rounds);
-          progress.update(status_line);
+          progress.step(status_line);
         });
     sampler.on_run(nullptr);
     progress.clear();
