@@ -13,6 +13,7 @@
 
 #include "core/exec/child_process.hpp"
 #include "core/exec/spawn.hpp"
+#include "core/exec/strays.hpp"
 #include "core/exec/unique_fd.hpp"
 #include "core/util/interrupt.hpp"
 
@@ -110,7 +111,7 @@ int poll_timeout_ms(Clock::time_point now, Clock::time_point wake) {
 // Runs until the child has exited and its output is drained (or abandoned), stopping the child's
 // group on timeout or interrupt. The child is still to be reaped.
 Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& err,
-                      const ExecRequest& request, Clock::time_point start) {
+                      const ExecRequest& request, Clock::time_point start, std::string_view token) {
   constexpr auto never = Clock::time_point::max();
   const auto deadline = request.timeout > Seconds::zero()
                             ? start + std::chrono::duration_cast<Clock::duration>(request.timeout)
@@ -126,6 +127,7 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
     if (!exited && child.has_exited()) {
       exited = true;
       child.signal_group(SIGKILL); // whatever it left running in its group
+      kill_strays(token);          // and whatever left the group
       drain_until = Clock::now() + k_drain_grace;
     }
     if (exited && !out.open() && !err.open())
@@ -147,6 +149,7 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
     }
     if (!exited && now >= kill_at) {
       child.signal_group(SIGKILL);
+      kill_strays(token);
       kill_at = never;
     }
 
@@ -175,6 +178,7 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
   }
   out.close();
   err.close();
+  kill_strays(token);
   return supervision;
 }
 
@@ -190,19 +194,23 @@ Result<ExecResult> LocalExecutor::run(const ExecRequest& request) {
                 "interrupted before running '" + command_line(request) + "'");
   if (request.timeout < Seconds::zero() || request.kill_grace < Seconds::zero())
     return usage_error("the timeout and the kill grace period must not be negative");
-  CULPRIT_TRY_ASSIGN(const LaunchPlan plan, plan_launch(request));
+  // Every process of the run carries the token, so that those that leave its group are found.
+  const auto token = new_run_token();
+  ExecRequest marked = request;
+  marked.env[std::string(k_run_token_variable)] = token;
+  CULPRIT_TRY_ASSIGN(const LaunchPlan plan, plan_launch(marked));
   CULPRIT_TRY_ASSIGN(Pipe out_pipe, make_pipe());
   CULPRIT_TRY_ASSIGN(Pipe err_pipe, make_pipe());
 
   const auto start = Clock::now();
-  CULPRIT_TRY_ASSIGN(ChildProcess child, spawn_child(plan, request, out_pipe.write_end.get(),
-                                                     err_pipe.write_end.get()));
+  CULPRIT_TRY_ASSIGN(ChildProcess child,
+                     spawn_child(plan, marked, out_pipe.write_end.get(), err_pipe.write_end.get()));
   out_pipe.write_end.reset();
   err_pipe.write_end.reset();
   CapturedStream out(std::move(out_pipe.read_end), request.output_limit);
   CapturedStream err(std::move(err_pipe.read_end), request.output_limit);
 
-  const Supervision supervision = supervise(child, out, err, request, start);
+  const Supervision supervision = supervise(child, out, err, request, start, token);
   const ChildExit exit = child.reap();
   const auto end = Clock::now();
 
