@@ -27,8 +27,8 @@ public:
   virtual void add_flags(CLI::App& sub) = 0;
   // Runs the command after parsing; returns the process exit code.
   virtual int run(const GlobalOptions& global) = 0;
-  // Whether the command stops at a safe point on SIGINT and SIGTERM and exits 130 (commands that
-  // build or measure). Others get the signals' default action.
+  // Whether the command stops at a safe point on SIGINT, SIGTERM and SIGHUP and exits 130 (commands
+  // that build or measure). Others get the signals' default action.
   [[nodiscard]] virtual bool handles_interrupts() const { return false; }
 };
 

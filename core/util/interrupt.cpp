@@ -21,11 +21,13 @@ void install_interrupt_handlers() {
   action.sa_flags = 0; // no SA_RESTART: poll() and waitpid() return EINTR
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);
 }
 
 void restore_default_interrupt_handlers() {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
   if (const int pending = g_signal.exchange(0); pending != 0)
     std::raise(pending);
 }

@@ -1,17 +1,19 @@
 #pragma once
-// Ctrl-C and SIGTERM: the handler only records the request; long-running loops (the executor's
-// wait, the measurement loop, bisection) poll interrupt_requested() and stop at a safe point, so
-// that everything measured so far is already in the store when the process exits with 130.
+// Ctrl-C, SIGTERM and SIGHUP (a terminal or an SSH session that drops): the handler only records
+// the request; long-running loops (the executor's wait, the measurement loop, bisection) poll
+// interrupt_requested() and stop at a safe point, so that everything measured so far is already in
+// the store when the process exits with 130.
 
 namespace culprit {
 
-// Installs handlers for SIGINT and SIGTERM (without SA_RESTART, so blocking calls wake up).
+// Installs handlers for SIGINT, SIGTERM and SIGHUP (without SA_RESTART, so blocking calls wake
+// up).
 void install_interrupt_handlers();
-// Gives SIGINT and SIGTERM their default action back; a signal that arrived while the handlers
-// were installed is delivered again, so the process ends as it would have.
+// Gives SIGINT, SIGTERM and SIGHUP their default action back; a signal that arrived while the
+// handlers were installed is delivered again, so the process ends as it would have.
 void restore_default_interrupt_handlers();
 [[nodiscard]] bool interrupt_requested();
-// The signal that asked (SIGINT or SIGTERM), or 0.
+// The signal that asked (SIGINT, SIGTERM or SIGHUP), or 0.
 [[nodiscard]] int interrupt_signal();
 // For tests, and for code that wants to stop the same way a signal would.
 void request_interrupt(int signal_number);

@@ -1,0 +1,111 @@
+// A benchmark that leaves its process group, and a terminal that hangs up: no process of a run
+// outlives it, at the timeout or at its end, and SIGHUP stops culprit like Ctrl-C, keeping the
+// evidence (exit 130).
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+
+#include "tests/reliability/reliability_support.hpp"
+
+namespace culprit::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+// Alive and not a zombie.
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line))
+    return false;
+  const auto state = line.find(") ");
+  return state != std::string::npos && line[state + 2] != 'Z' && line[state + 2] != 'X';
+}
+
+std::vector<pid_t> pids_in(const std::filesystem::path& file) {
+  std::vector<pid_t> pids;
+  std::ifstream in(file);
+  for (pid_t pid = 0; in >> pid;)
+    pids.push_back(pid);
+  return pids;
+}
+
+// Every pid in `file` gone within a second (a killed process may take a moment to be reaped).
+void expect_all_gone(const std::filesystem::path& file) {
+  for (const auto pid : pids_in(file)) {
+    for (int tries = 0; tries < 100 && alive(pid); ++tries)
+      std::this_thread::sleep_for(10ms);
+    EXPECT_FALSE(alive(pid)) << "process " << pid << " outlived its run";
+  }
+}
+
+class Strays : public ::testing::Test {
+protected:
+  std::string script(std::string_view name, std::string_view text) {
+    const auto file = temp / std::string(name);
+    std::ofstream(file) << text;
+    return "sh " + file.string() + " {build}/value";
+  }
+  std::vector<std::string> with_cache(std::vector<std::string> args) const {
+    args.insert(args.begin(), {"--cache-dir", (temp / "cache").string()});
+    return args;
+  }
+
+  TempDir temp{"culprit-strays"};
+  StepProject project{temp / "project", {.commits = 4, .step_at = 2}};
+  std::filesystem::path pids = temp / "pids";
+};
+
+// A program that leaves the group (setpgid(0, 0)), writes its pid, prints its samples and sleeps.
+std::string leaving_program(const std::filesystem::path& pids) {
+  return "perl -e 'setpgrp(0, 0); open(my $f, \">>\", \"" + pids.string() +
+         "\"); print $f \"$$\\n\"; close($f); $| = 1; for (1..5) { print "
+         "\"{\\\"type\\\":\\\"sample\\\",\\\"case\\\":\\\"k\\\",\\\"metric\\\":\\\"time\\\","
+         "\\\"unit\\\":\\\"ms\\\",\\\"direction\\\":\\\"lower\\\",\\\"value\\\":1}\\n\" } "
+         "sleep 30'\n";
+}
+
+TEST_F(Strays, AProgramThatLeftItsGroupDiesAtTheTimeout) {
+  const auto result =
+      run_culprit(with_cache({"run", "HEAD", "--timeout", "1", "--min-runs", "2", "--max-runs", "2",
+                              "--run", script("leave.sh", leaving_program(pids))}),
+                  project.dir());
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_FALSE(pids_in(pids).empty());
+  expect_all_gone(pids);
+}
+
+TEST_F(Strays, AProgramThatLeftItsGroupDiesWhenTheRunEnds) {
+  const auto background = "(" + leaving_program(pids) + ") > /dev/null &\nsleep 0.1\n" +
+                          "sh \"$(dirname \"$1\")/bench.sh\" \"$1\"\n";
+  const auto result = run_culprit(with_cache({"run", "HEAD", "--min-runs", "3", "--max-runs", "3",
+                                              "--run", script("background.sh", background)}),
+                                  project.dir());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_GE(pids_in(pids).size(), 3U);
+  expect_all_gone(pids);
+}
+
+TEST_F(Strays, HangupStopsABisectionLikeCtrlCAndKeepsTheEvidence) {
+  const auto slow =
+      script("slow.sh", "echo $$ >> " + pids.string() +
+                            "\nsleep 0.3\nsh \"$(dirname \"$1\")/bench.sh\" \"$1\"\n");
+  const auto json = temp / "bisect.json";
+  auto culprit = start_culprit(with_cache({"bisect", "--good", project.good(), "--bad",
+                                           project.bad(), "--run", slow, "--json", json.string()}),
+                               project.dir());
+  std::this_thread::sleep_for(1500ms);
+  culprit.signal(SIGHUP);
+  const auto stopped = culprit.wait();
+  ASSERT_EQ(stopped.exit_code, 130) << stopped.err;
+  EXPECT_THAT(one_error_line(stopped), HasSubstr("the evidence so far is in "));
+  EXPECT_TRUE(std::filesystem::exists(json));
+  expect_all_gone(pids);
+}
+
+} // namespace
+} // namespace culprit::testing
