@@ -52,8 +52,8 @@ public:
     bool all_ok = true;
     for (std::size_t i = 0; i < commits.size(); ++i) {
       if (global.verbosity >= 0 && isatty(fileno(stderr)) != 0)
-        fmt::print(stderr, "building {} ({})...\n", on_terminal(m_revisions[i]),
-                   commits[i].substr(0, 12));
+        write_stderr(fmt::format("building {} ({})...\n", on_terminal(m_revisions[i]),
+                                 commits[i].substr(0, 12)));
       auto result = builder.build(commits[i], m_revisions[i], options);
       if (!result)
         return report(result.error());

@@ -41,12 +41,17 @@ Status stdout_error() {
 
 } // namespace
 
+void write_stderr(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+}
+
 void print_error(std::string_view message) {
-  fmt::print(stderr, "culprit: error: {}\n", one_line(message));
+  write_stderr(fmt::format("culprit: error: {}\n", one_line(message)));
 }
 
 void print_warning(std::string_view message) {
-  fmt::print(stderr, "culprit: warning: {}\n", one_line(message));
+  write_stderr(fmt::format("culprit: warning: {}\n", one_line(message)));
 }
 
 int report(const Error& error) {

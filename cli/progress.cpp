@@ -12,12 +12,6 @@ namespace {
 
 constexpr auto k_line_every = std::chrono::seconds(30);
 
-// Progress that cannot be written (stderr closed or full) is dropped, never an error.
-void to_stderr(std::string_view text) {
-  std::fwrite(text.data(), 1, text.size(), stderr);
-  std::fflush(stderr);
-}
-
 } // namespace
 
 ProgressLine::ProgressLine(int verbosity)
@@ -35,7 +29,7 @@ void ProgressLine::update(std::string_view text) {
   if (!m_enabled)
     return;
   if (m_terminal) {
-    to_stderr(fmt::format("\r\033[K{}", on_terminal(text)));
+    write_stderr(fmt::format("\r\033[K{}", on_terminal(text)));
     m_shown = true;
     return;
   }
@@ -57,12 +51,12 @@ void ProgressLine::print_line(std::string_view text) {
   if (text == m_last_text)
     return;
   m_last_text = std::string(text);
-  to_stderr(fmt::format("culprit: {}\n", on_terminal(text)));
+  write_stderr(fmt::format("culprit: {}\n", on_terminal(text)));
 }
 
 void ProgressLine::clear() {
   if (m_terminal && m_shown) {
-    to_stderr("\r\033[K");
+    write_stderr("\r\033[K");
     m_shown = false;
   }
 }
