@@ -1,6 +1,7 @@
 #include "cli/measure_context.hpp"
 
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include "cli/context.hpp"
 #include "cli/output.hpp"
@@ -90,13 +91,17 @@ MeasureContext::open(const GlobalOptions& global, const MeasureFlags& flags,
       std::make_unique<Builder>(context->repo, context->recipe.build, context->cache, *build_on);
   context->build_options.rebuild = flags.rebuild;
   context->build_options.on_message = [](std::string_view message) { print_warning(message); };
-  CULPRIT_TRY_ASSIGN(context->session,
-                     MeasureSession::open(*measure_on, context->recipe,
-                                          {.repo_cache = context->cache,
-                                           .fresh = flags.fresh,
-                                           .runs_label = runs_label ? runs_label() : std::nullopt,
-                                           .probe_gpus = true,
-                                           .duet_cpus = std::move(duet_cpus)}));
+  auto label = runs_label ? runs_label() : std::nullopt;
+  // --fresh means the runs of this invocation alone: a time filter would also take the runs of
+  // another command that started a moment later on the same cache, a label of its own does not.
+  if (flags.fresh && !label)
+    label = fmt::format("fresh:{}.{}", store::to_micros(store::now()), ::getpid());
+  CULPRIT_TRY_ASSIGN(context->session, MeasureSession::open(*measure_on, context->recipe,
+                                                            {.repo_cache = context->cache,
+                                                             .fresh = flags.fresh,
+                                                             .runs_label = std::move(label),
+                                                             .probe_gpus = true,
+                                                             .duet_cpus = std::move(duet_cpus)}));
   for (std::size_t lane = 1; lane < context->slurm_lanes.size(); ++lane)
     context->lane_samplers.push_back(context->session->make_sampler(*context->slurm_lanes[lane]));
   if (where.kind == "local" && where.parallel_runs) {
