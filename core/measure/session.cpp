@@ -29,13 +29,14 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   session->m_host_json = host::render_json(session->m_host, warnings);
   const auto now = store::now();
   const std::string host_id = host::host_id(session->m_host);
-  CULPRIT_TRY(
-      session->m_store->record_host({host_id, json_text(host::to_json(session->m_host)), now, now}));
+  CULPRIT_TRY(session->m_store->record_host(
+      {host_id, json_text(host::to_json(session->m_host)), now, now}));
   if (session->m_host.gpu.available)
     session->m_gpu = std::make_unique<host::GpuProbe>();
 
-  session->m_scratch = options.repo_cache / "scratch" / std::to_string(::getpid());
-  CULPRIT_TRY(ensure_writable_dir(session->m_scratch, "cache directory"));
+  CULPRIT_TRY_ASSIGN(auto scratch, ScratchDir::open(options.repo_cache / "scratch"));
+  session->m_scratch = scratch.path();
+  session->m_scratch_dir = std::make_unique<ScratchDir>(std::move(scratch));
 
   SamplerOptions sampler;
   sampler.run = recipe.run;
@@ -67,10 +68,6 @@ std::unique_ptr<Sampler> MeasureSession::make_sampler(Executor& executor) const 
   return std::make_unique<Sampler>(executor, *m_store, std::move(options));
 }
 
-MeasureSession::~MeasureSession() {
-  std::error_code ignored;
-  if (!m_scratch.empty())
-    std::filesystem::remove_all(m_scratch, ignored);
-}
+MeasureSession::~MeasureSession() = default; // the scratch directory removes itself
 
 } // namespace culprit

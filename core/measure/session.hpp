@@ -15,6 +15,7 @@
 #include "core/exec/executor.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/measure/sampler.hpp"
+#include "core/measure/scratch.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/store/store.hpp"
 #include "core/util/error.hpp"
@@ -62,6 +63,7 @@ private:
   nlohmann::json m_host_json;
   std::vector<std::string> m_warnings;
   std::filesystem::path m_scratch;
+  std::unique_ptr<ScratchDir> m_scratch_dir; // removed when the session ends
 };
 
 } // namespace culprit

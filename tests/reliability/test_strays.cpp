@@ -107,5 +107,28 @@ TEST_F(Strays, HangupStopsABisectionLikeCtrlCAndKeepsTheEvidence) {
   expect_all_gone(pids);
 }
 
+// A culprit killed with SIGKILL cannot remove its scratch directory; the next command does.
+TEST_F(Strays, TheScratchDirectoryOfAKilledCulpritIsRemovedByTheNext) {
+  const auto slow = script("slow.sh", "sleep 0.3\nsh \"$(dirname \"$1\")/bench.sh\" \"$1\"\n");
+  auto culprit = start_culprit(with_cache({"run", "HEAD", "--run", slow}), project.dir());
+  const auto scratch = temp / "cache";
+  std::filesystem::path left;
+  for (int tries = 0; tries < 200 && left.empty(); ++tries) {
+    std::this_thread::sleep_for(20ms);
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(scratch))
+      if (entry.path().filename() == std::to_string(culprit.pid()) &&
+          entry.path().parent_path().filename() == "scratch")
+        left = entry.path();
+  }
+  ASSERT_FALSE(left.empty()) << "no scratch directory appeared";
+  culprit.signal(SIGKILL);
+  culprit.wait();
+  ASSERT_TRUE(std::filesystem::exists(left));
+  const auto next =
+      run_culprit(with_cache({"run", "HEAD", "--min-runs", "2", "--max-runs", "2"}), project.dir());
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_FALSE(std::filesystem::exists(left));
+}
+
 } // namespace
 } // namespace culprit::testing
