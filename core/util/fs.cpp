@@ -90,15 +90,33 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
 }
 
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // A FIFO is opened without waiting for a writer (a blocking open would wait for ever when
+  // none comes); a writer that is there but has not written yet is then waited for.
+  struct stat info{};
+  const bool fifo = ::stat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | (fifo ? O_NONBLOCK : 0));
   if (fd < 0)
     return infra_error("cannot read {}: {}", path.string(), errno_text());
   std::string text;
   std::array<char, 1 << 16> chunk{};
+  bool waiting = fifo;
   while (true) {
     const ssize_t n = ::read(fd, chunk.data(), chunk.size());
     if (n < 0 && errno == EINTR)
       continue;
+    if (waiting && n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // A writer holds the FIFO open: read as from any pipe, waiting for what it writes.
+      waiting = false;
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      continue;
+    }
+    if (waiting && n == 0) {
+      ::close(fd);
+      return usage_error("nothing was written to {}, a FIFO that no program holds open for "
+                         "writing; start the program that writes it first, or give a file",
+                         path.string());
+    }
+    waiting = false;
     if (n < 0) {
       const std::string reason = errno_text();
       ::close(fd);

@@ -1,7 +1,10 @@
 // Standard error closed or on a full device: diagnostics that cannot be written are dropped, and
 // the exit code stays the command's (never an abort).
 
+#include <fstream>
+
 #include <gmock/gmock.h>
+#include <sys/stat.h>
 
 #include "tests/reliability/reliability_support.hpp"
 
@@ -33,6 +36,33 @@ TEST(Streams, AClosedOrFullStandardErrorLeavesTheExitCodeAlone) {
       EXPECT_EQ(result.exit_code, expected) << c.args << redirect << "\n" << result.out;
     }
   }
+}
+
+// A FIFO nobody writes to is refused at once, with what to do; a pipe whose writer takes its
+// time is read when the writer is done.
+TEST(Streams, AFifoWithoutAWriterIsRefusedAndASlowWriterIsWaitedFor) {
+  TempDir temp("culprit-fifo");
+  StepProject project(temp / "project", {.commits = 2, .step_at = 1});
+  const auto fifo = temp / "results.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string culprit_command =
+      std::string(CULPRIT_EXE) + " --cache-dir " + (temp / "cache").string();
+  const auto refused =
+      run_process({"timeout", "20", "sh", "-c",
+                   culprit_command + " import " + fifo.string() + " --commit HEAD"},
+                  project.dir());
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_THAT(one_error_line(refused), ::testing::HasSubstr("no program holds open for writing"));
+
+  std::ofstream(temp / "results.jsonl")
+      << "{\"type\":\"sample\",\"case\":\"k\",\"metric\":\"time\",\"unit\":\"ms\","
+         "\"direction\":\"lower\",\"value\":1.5}\n";
+  const auto slow = run_process({"timeout", "20", "bash", "-c",
+                                 culprit_command + " import <(sleep 0.5; cat " +
+                                     (temp / "results.jsonl").string() + ") --commit HEAD"},
+                                project.dir());
+  EXPECT_EQ(slow.exit_code, 0) << slow.err;
+  EXPECT_THAT(slow.out, ::testing::HasSubstr("imported"));
 }
 
 } // namespace
