@@ -274,7 +274,7 @@ private:
         fmt::print(out, "  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
                    on_terminal(moved.name), (moved.ratio - 1) * 100, moved.ratio,
                    evidence.settings.confidence * 100, moved.ci[0], moved.ci[1],
-                   moved.share ? ", " + report::format_share(*moved.share) : "");
+                   moved.share ? ", " + report::share_text(evidence, moved) : "");
         if (const auto move = report::roofline_move(evidence, c.parent, c.commit, moved.name,
                                                     moved.ratio, moved.ci))
           fmt::print(out, "    roofline: {}\n", on_terminal(report::move_text(*move)));

@@ -156,7 +156,7 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
       auto change =
           h(change_with_ci(moved.ratio, moved.ci, v.confidence_label)) + " on " + code(moved.name);
       if (moved.share)
-        change += ", " + h(format_share(*moved.share));
+        change += ", " + h(share_text(e, moved));
       out += fmt::format("<dt>change</dt><dd>{}</dd>\n", change);
     }
     out += "<dt>files</dt><dd>";

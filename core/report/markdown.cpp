@@ -110,7 +110,7 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
       auto text = markdown_text(change_with_ci(moved.ratio, moved.ci, v.confidence_label)) +
                   " on " + code(moved.name);
       if (moved.share)
-        text += ", " + markdown_text(format_share(*moved.share));
+        text += ", " + markdown_text(share_text(e, moved));
       return text;
     };
     if (c.cases.size() == 1) {

@@ -203,7 +203,7 @@ void write_culprits(Writer& w, const Evidence& e, const ReportView& v) {
       auto change = change_with_ci(moved.ratio, moved.ci, v.confidence_label) + " on " +
                     terminal_safe(moved.name);
       if (moved.share)
-        change += ", " + format_share(*moved.share);
+        change += ", " + share_text(e, moved);
       changes.push_back(std::move(change));
     }
     w.field(c.cases.size() == 1 ? "change" : "changes", changes);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -257,6 +258,35 @@ void build_environment(const Evidence& e, ReportView& v) {
 }
 
 } // namespace
+
+std::optional<std::array<double, 2>> share_bounds(const Evidence& evidence,
+                                                  const EvidenceCulpritCase& moved) {
+  if (!moved.share || !(moved.ci[0] > 0) || !(moved.ci[1] > 0))
+    return std::nullopt;
+  const EvidenceComparison* whole = nullptr;
+  for (const auto& c : evidence.comparisons)
+    if (c.case_name == moved.name &&
+        (!evidence.bisect || (c.base == evidence.bisect->good && c.head == evidence.bisect->bad)))
+      whole = &c;
+  if (whole == nullptr)
+    return share_interval(*moved.share, moved.ratio, moved.ci);
+  const double w0 = std::log(whole->ci[0]);
+  const double w1 = std::log(whole->ci[1]);
+  if (!std::isfinite(w0) || !std::isfinite(w1) || w0 * w1 <= 0)
+    return std::nullopt; // the whole change's interval holds no change
+  std::array<double, 2> bounds{std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity()};
+  for (const double part : {std::log(moved.ci[0]), std::log(moved.ci[1])})
+    for (const double all : {w0, w1}) {
+      bounds[0] = std::min(bounds[0], part / all);
+      bounds[1] = std::max(bounds[1], part / all);
+    }
+  return bounds;
+}
+
+std::string share_text(const Evidence& evidence, const EvidenceCulpritCase& moved) {
+  return moved.share ? format_share(*moved.share, share_bounds(evidence, moved)) : std::string();
+}
 
 const EvidenceMeasurement* find_measurement(const Evidence& evidence, std::string_view commit,
                                             std::string_view case_name) {

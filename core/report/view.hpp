@@ -4,6 +4,7 @@
 // and the environment. Renderers lay this out; none of them decides anything on its own.
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +56,14 @@ const EvidenceMeasurement* find_measurement(const Evidence& evidence, std::strin
 enum class Side { base, head };
 std::string compared_level(const Evidence& evidence, const EvidenceComparison& comparison,
                            Side side);
+
+// The share of a culprit's change of a case at the ends of what the data allow: the ends of its
+// own interval over the ends of the whole change's (the bisection's comparison of the ends), the
+// widest pairing. None when the share is unknown or the whole change's interval holds no change.
+std::optional<std::array<double, 2>> share_bounds(const Evidence& evidence,
+                                                  const EvidenceCulpritCase& moved);
+// format_share with those bounds.
+std::string share_text(const Evidence& evidence, const EvidenceCulpritCase& moved);
 
 // The median of each run, in run order.
 std::vector<double> run_medians(const EvidenceMeasurement& measurement);

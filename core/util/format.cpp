@@ -41,13 +41,37 @@ std::string format_percent(double fraction) {
   return text + "%";
 }
 
-std::string format_share(double share) {
+std::optional<std::array<double, 2>> share_interval(double share, double ratio,
+                                                    const std::array<double, 2>& ci) {
+  if (!(share != 0) || !(ratio > 0) || !(ci[0] > 0) || !(ci[1] > 0) || ratio == 1)
+    return std::nullopt;
+  const double whole = std::log(ratio) / share; // the log ratio of the whole change
+  if (!std::isfinite(whole) || whole == 0)
+    return std::nullopt;
+  const double a = std::log(ci[0]) / whole;
+  const double b = std::log(ci[1]) / whole;
+  return std::array{std::min(a, b), std::max(a, b)};
+}
+
+std::string format_share(double share, const std::optional<std::array<double, 2>>& interval) {
   const double percent = std::round(share * 100.0);
   auto text = fmt::format("{:.0f}% of the whole change", percent == 0 ? 0.0 : percent);
-  if (percent > 100)
+  if (percent > 100 && interval) {
+    // What the data shows: the culprit's own interval either holds the whole change, or lies
+    // beyond it, and then another commit of the range moved the case back.
+    const auto bounds =
+        fmt::format("{:.0f}% to {:.0f}%", (*interval)[0] * 100, (*interval)[1] * 100);
+    if ((*interval)[0] <= 1)
+      text += fmt::format(" ({}: all of it, within the noise)", bounds);
+    else
+      text += fmt::format(" ({}): more than the range as a whole, so another commit of the range "
+                          "moved the case back",
+                          bounds);
+  } else if (percent > 100) {
     text += ": more than the range as a whole, which other commits (or noise) moved back";
-  else if (percent < 0)
+  } else if (percent < 0) {
     text += ": it moved the case against the range as a whole";
+  }
   return text;
 }
 

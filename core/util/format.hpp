@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,7 +27,16 @@ std::string format_percent(double fraction);
 // [0, 100%]: "60% of the whole change"; "107% of the whole change: more than the range as a whole,
 // which other commits (or noise) moved back"; "-12% of the whole change: it moved the case
 // against the range as a whole".
-std::string format_share(double share);
+// With `interval` (the share at either end of the culprit's own interval, share_interval), a share
+// over 100% says what the data shows: "102% of the whole change (97% to 106%: all of it, within
+// the noise)", or "135% ... (128% to 141%): more than the range as a whole, so another commit of
+// the range moved the case back".
+std::string format_share(double share,
+                         const std::optional<std::array<double, 2>>& interval = std::nullopt);
+// The share at either end of a culprit's interval `ci` of its `ratio`, whose share is `share`
+// (so the whole change is log(ratio) / share); none when a ratio is not positive.
+std::optional<std::array<double, 2>> share_interval(double share, double ratio,
+                                                    const std::array<double, 2>& ci);
 // A p-value: "0.0004", "<1e-06".
 std::string format_p_value(double p);
 // A measured value with its unit, scaled for reading, to four significant digits with their

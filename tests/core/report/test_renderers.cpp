@@ -359,6 +359,42 @@ TEST(ReportLines, ASharePastTheWholeChangeIsExplained) {
                                   "which other commits (or noise) moved back");
   EXPECT_EQ(format_share(-0.12),
             "-12% of the whole change: it moved the case against the range as a whole");
+  // Over 100%, with the culprit's own interval: what the data shows.
+  EXPECT_EQ(format_share(1.02, std::array{0.97, 1.06}),
+            "102% of the whole change (97% to 106%: all of it, within the noise)");
+  EXPECT_EQ(format_share(1.35, std::array{1.28, 1.41}),
+            "135% of the whole change (128% to 141%): more than the range as a whole, so another "
+            "commit of the range moved the case back");
+  // A culprit of ratio 1.21 [1.2, 1.22] whose share is 2: the whole change was 1.1.
+  const auto bounds = share_interval(2.0, 1.21, {1.2, 1.22});
+  ASSERT_TRUE(bounds);
+  EXPECT_NEAR((*bounds)[0], std::log(1.2) / std::log(1.1), 1e-12);
+  EXPECT_NEAR((*bounds)[1], std::log(1.22) / std::log(1.1), 1e-12);
+  EXPECT_FALSE(share_interval(1.0, 1.0, {0.9, 1.1}));
+}
+
+// A share over 100% within the uncertainty of both the culprit's change and the whole change is
+// all of the change, not a guess that something moved it back.
+TEST(ReportLines, AShareOverAHundredWithinBothIntervalsIsAllOfTheChange) {
+  Evidence evidence;
+  evidence.bisect = EvidenceBisect{};
+  evidence.bisect->good = "g";
+  evidence.bisect->bad = "b";
+  EvidenceComparison whole;
+  whole.base = "g";
+  whole.head = "b";
+  whole.case_name = "k";
+  whole.ratio = 1.1;
+  whole.ci = {1.08, 1.12};
+  evidence.comparisons.push_back(whole);
+  const EvidenceCulpritCase moved{
+      .name = "k", .ratio = 1.12, .ci = {1.10, 1.14}, .share = std::log(1.12) / std::log(1.1)};
+  const auto bounds = share_bounds(evidence, moved);
+  ASSERT_TRUE(bounds);
+  EXPECT_NEAR((*bounds)[0], std::log(1.10) / std::log(1.12), 1e-12);
+  EXPECT_NEAR((*bounds)[1], std::log(1.14) / std::log(1.08), 1e-12);
+  EXPECT_EQ(share_text(evidence, moved),
+            "119% of the whole change (84% to 170%: all of it, within the noise)");
 }
 
 } // namespace
