@@ -164,9 +164,12 @@ private:
                      int verbosity) const {
     for (const auto& commit : outcome.commits)
       if (!commit.build.ok())
-        print_warning(fmt::format("{} does not build, skipped: {} (log: {})",
-                                  commit.commit.substr(0, 12), commit.build.message,
-                                  commit.build.log.string()));
+        print_warning(fmt::format(
+            "{} does not build, skipped: {}{}", commit.commit.substr(0, 12), commit.build.message,
+            // The build's message names its log already, but for builds that never ran.
+            commit.build.message.find(commit.build.log.string()) == std::string::npos
+                ? fmt::format(" (log: {})", commit.build.log.string())
+                : std::string()));
     fmt::print("tracked {} of {} of {} ({} runs each; {}){}{}\n", outcome.measured,
                report::counted(selected, "commit", "commits"), on_terminal(m_range), runs,
                report::counted(outcome.runs_made, "new run", "new runs"),
