@@ -72,7 +72,7 @@ public:
     if (!context)
       return report(context.error());
     auto& ctx = **context;
-    print_host_warnings(*ctx.session, global.verbosity);
+    print_host_warnings(ctx, global.verbosity);
 
     BisectSettings settings;
     settings.compare = ctx.compare_settings();

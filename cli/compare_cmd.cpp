@@ -27,7 +27,7 @@ public:
     if (!context)
       return report(context.error());
     auto& ctx = **context;
-    print_host_warnings(*ctx.session, global.verbosity);
+    print_host_warnings(ctx, global.verbosity);
     ProgressLine progress(global.verbosity);
     progress.update(fmt::format("building {}...", m_base));
     auto base = ctx.build_subject(m_base);

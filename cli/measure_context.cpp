@@ -15,10 +15,16 @@
 #include <utility>
 
 namespace culprit::cli {
+namespace {
+
+// How long the same warning about the same host stays said.
+constexpr auto k_host_warning_every = std::chrono::hours(1);
+
+} // namespace
 
 void add_measure_flags(CLI::App& sub, MeasureFlags& flags) {
   add_recipe_flags(sub, flags.overrides, FlagSet::measure);
-  sub.add_flag("--fresh", flags.fresh, "measure again, ignoring runs stored by earlier commands");
+  sub.add_flag("--fresh", flags.fresh, "measure anew: only the runs of this invocation count");
   sub.add_flag("--rebuild", flags.rebuild, "build again even when a build is cached or failed");
   add_report_output_flags(sub, flags.outputs);
 }
@@ -224,11 +230,25 @@ Status MeasureContext::fill_roofline(Evidence& evidence) {
   return culprit::fill_roofline(evidence, inputs);
 }
 
-void print_host_warnings(const MeasureSession& session, int verbosity) {
-  if (verbosity < 0)
+void print_host_warnings(const MeasureContext& ctx, int verbosity) {
+  const auto& warnings = ctx.session->warnings();
+  if (verbosity < 0 || warnings.empty())
     return;
-  for (const auto& warning : session.warnings())
+  // The same warning about the same host, every command, is noise: it is said once an hour per
+  // cache unless it changes (or with -v); the evidence keeps it every time.
+  const auto said = ctx.cache / "host-warning";
+  // What the warnings say, without their figures: a load average of 2.9 then 3.1 is no change.
+  auto text = fmt::format("{}", fmt::join(warnings, "\n"));
+  std::erase_if(text, [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(said, ec);
+  const bool recent =
+      !ec && std::filesystem::file_time_type::clock::now() - written < k_host_warning_every;
+  if (verbosity == 0 && recent && read_file(said).value_or("") == text)
+    return;
+  for (const auto& warning : warnings)
     print_warning(warning);
+  (void)write_file_atomic(said, text);
 }
 
 } // namespace culprit::cli

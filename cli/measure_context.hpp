@@ -89,7 +89,8 @@ private:
   std::unique_ptr<PeakResolver> m_peaks;
 };
 
-// Prints the host's noise warnings (unless quiet).
-void print_host_warnings(const MeasureSession& session, int verbosity);
+// Prints the host's noise warnings (unless quiet): once an hour per cache while they stay the
+// same, every time with -v.
+void print_host_warnings(const MeasureContext& ctx, int verbosity);
 
 } // namespace culprit::cli

@@ -85,7 +85,7 @@ public:
       return report(ledger.error());
     if (const auto begun = ledger->begin_session(command_key(), label); !begun)
       return report(begun.error());
-    print_host_warnings(*ctx.session, global.verbosity);
+    print_host_warnings(ctx, global.verbosity);
     if (!resumed.empty() && global.verbosity >= 0)
       fmt::print("going on with the interrupted session of {}\n", history::session_label(resumed));
 

@@ -41,7 +41,7 @@ public:
     auto history = load_history(ctx, *ledger);
     if (!history)
       return report(history.error());
-    print_host_warnings(*ctx.session, global.verbosity);
+    print_host_warnings(ctx, global.verbosity);
 
     history::TriageSettings settings;
     settings.bisect.compare = ctx.compare_settings();

@@ -39,5 +39,26 @@ TEST(FirstHour, ACommitThatDoesNotBuildNamesItsLogOnce) {
   EXPECT_EQ(occurrences(line, ".log"), 1U) << line;
 }
 
+// The noisy-host warning is said once an hour per cache while it stays the same; -v says it
+// every time.
+TEST(FirstHour, TheHostWarningIsSaidOnceAnHour) {
+  TempDir temp("culprit-host-warning");
+  StepProject project(temp / "project", {.commits = 2, .step_at = 1});
+  const std::vector<std::string> run = {"--cache-dir", (temp / "cache").string(),
+                                        "run",         "HEAD",
+                                        "--min-runs",  "2",
+                                        "--max-runs",  "2"};
+  const auto first = run_culprit(run, project.dir());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  if (first.err.find("culprit: warning: noisy host") == std::string::npos)
+    GTEST_SKIP() << "this host draws no warning";
+  const auto second = run_culprit(run, project.dir());
+  EXPECT_EQ(second.err.find("noisy host"), std::string::npos) << second.err;
+  auto verbose = run;
+  verbose.emplace_back("-v");
+  const auto third = run_culprit(verbose, project.dir());
+  EXPECT_NE(third.err.find("noisy host"), std::string::npos) << third.err;
+}
+
 } // namespace
 } // namespace culprit
