@@ -284,8 +284,8 @@ private:
       fmt::print(out, "note: {}\n", on_terminal(outcome.note));
     if (!b.candidates.empty()) {
       fmt::print(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));
-      for (const auto& commit : b.candidates)
-        fmt::print(out, "  {}\n", commit.substr(0, 12));
+      for (std::size_t i = 0; i < b.candidates.size(); ++i)
+        fmt::print(out, "  {}\n", on_terminal(b.candidate_line(i)));
     }
     fmt::print(out, "{} in range, {} in {}, {}; evidence: {}\n",
                report::counted(b.commits_in_range, "commit", "commits"),

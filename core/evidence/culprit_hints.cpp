@@ -322,6 +322,12 @@ Status describe_culprits(Evidence& evidence, const git::Repository& repo, const 
         return b.key;
     return std::string();
   };
+  auto& b = *evidence.bisect;
+  b.candidate_subjects.clear();
+  for (const auto& candidate : b.candidates) {
+    CULPRIT_TRY_ASSIGN(const auto info, repo.commit_info(candidate));
+    b.candidate_subjects.push_back(info.subject);
+  }
   for (auto& c : evidence.bisect->culprits) {
     CULPRIT_TRY_ASSIGN(const auto info, repo.commit_info(c.commit));
     c.commit = info.id;

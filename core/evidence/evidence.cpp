@@ -97,4 +97,11 @@ Status save_evidence(const Evidence& evidence, const std::filesystem::path& file
   return write_file_atomic(file, json_text(to_json(evidence), 2) + "\n");
 }
 
+std::string EvidenceBisect::candidate_line(std::size_t i, std::size_t id_length) const {
+  const auto id = candidates.at(i).substr(0, id_length);
+  return i < candidate_subjects.size() && !candidate_subjects[i].empty()
+             ? id + " " + candidate_subjects[i]
+             : id;
+}
+
 } // namespace culprit

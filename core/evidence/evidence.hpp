@@ -299,6 +299,10 @@ struct EvidenceBisect {
   std::vector<EvidenceStep> steps;
   std::vector<EvidenceCulprit> culprits;
   std::vector<std::string> candidates; // when skips or the budget leave more than one
+  // The subject of each candidate, in the same order (from the repository, like a culprit's).
+  std::vector<std::string> candidate_subjects;
+  // `commit` and its subject, when the evidence has it: "1a2b3c4d5e6f subject".
+  [[nodiscard]] std::string candidate_line(std::size_t i, std::size_t id_length = 12) const;
 };
 
 struct Evidence {

@@ -286,7 +286,8 @@ constexpr auto keys_of(std::type_identity<EvidenceBisect> /*unused*/) {
                     optional("cases", &S::cases),
                     required("steps", &S::steps),
                     required("culprits", &S::culprits),
-                    optional("candidates", &S::candidates)};
+                    optional("candidates", &S::candidates),
+                    optional("candidate_subjects", &S::candidate_subjects)};
 }
 
 // The document itself. "tool.name" (always "culprit"), "host" and "executor" (JSON objects kept

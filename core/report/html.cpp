@@ -190,10 +190,12 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
                          "and {} of each commit (bars), oldest first.</figcaption></figure>\n",
                          plot, code(cases[i]), h(v.confidence_label));
   if (!b.candidates.empty()) {
-    out += "<p>Candidates left: ";
+    out += fmt::format("<p>Candidates left ({}):</p>\n<ul>\n", b.candidates.size());
     for (std::size_t i = 0; i < b.candidates.size(); ++i)
-      out += (i == 0 ? "" : ", ") + code(b.candidates[i]);
-    out += "</p>\n";
+      out += fmt::format("<li>{}{}</li>\n", code(b.candidates[i]),
+                         i < b.candidate_subjects.size() ? " " + h(b.candidate_subjects[i])
+                                                         : std::string());
+    out += "</ul>\n";
   }
   out += "<table><thead><tr><th class=\"num\">probe</th><th>commit</th><th>verdict</th>"
          "<th class=\"num\">position</th><th class=\"num\">runs</th><th>note</th></tr></thead>"

@@ -136,8 +136,14 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
   out += fmt::format("\n**Bisection:** {} from good {} to bad {}; {} probed, {} skipped.\n",
                      counted(b.commits_in_range, "commit", "commits"), code(short_id(b.good)),
                      code(short_id(b.bad)), b.steps.size(), skipped);
-  if (!b.candidates.empty())
-    out += fmt::format("**Candidates left:** {}\n", code_list(b.candidates, k_max_files));
+  if (!b.candidates.empty()) {
+    out += fmt::format("**Candidates left ({}):**\n", b.candidates.size());
+    for (std::size_t i = 0; i < b.candidates.size(); ++i)
+      out +=
+          fmt::format("- {}{}\n", code(short_id(b.candidates[i])),
+                      i < b.candidate_subjects.size() ? " " + markdown_text(b.candidate_subjects[i])
+                                                      : std::string());
+  }
   out +=
       fmt::format("\n<details><summary>Bisection path ({})</summary>\n\n",
                   v.path_order_known ? "in commit order" : "in an order inferred from the probes");

@@ -263,8 +263,8 @@ void write_bisection(Writer& w, const Evidence& e, const ReportView& v) {
   w.table(rows, {true, false, false, false, true, false}, 2);
   if (!b.candidates.empty()) {
     w.heading("Candidates");
-    for (const auto& c : b.candidates)
-      w.line("  " + terminal_safe(c));
+    for (std::size_t i = 0; i < b.candidates.size(); ++i)
+      w.line("  " + terminal_safe(b.candidate_line(i, std::string::npos)));
   }
 }
 

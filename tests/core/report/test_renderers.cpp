@@ -322,13 +322,13 @@ TEST(CulpritsByCommit, OneCommitThatMovedTwoCasesIsOneCulprit) {
   EXPECT_THAT(text, HasSubstr("  changes    +5.0% (95% CI +3.9% to +6.1%) on "
                               "sgemm/M=4096,N=4096,K=4096, 60% of the whole change\n"
                               "             +12.0% (95% CI +10.0% to +14.0%) on "
-                              "layernorm/rows=4096, 107% of the whole change: more than the "
-                              "range as a whole, which other commits (or noise) moved back\n"));
+                              "layernorm/rows=4096, 107% of the whole change (90% to 124%: all "
+                              "of it, within the noise)\n"));
 
   const auto markdown = render_markdown(e, {});
   EXPECT_EQ(count(markdown, "#### Culprit"), 1U);
   EXPECT_THAT(markdown, HasSubstr("- **Changes (2 cases):**\n  - +5.0%"));
-  EXPECT_THAT(markdown, HasSubstr("107% of the whole change: more than the range"));
+  EXPECT_THAT(markdown, HasSubstr("107% of the whole change (90% to 124%: all of it"));
 
   const auto html = render_html(e, {});
   EXPECT_EQ(count(html, "<article class=\"culprit\">"), 1U);
