@@ -495,6 +495,18 @@ const BadInput k_table[] = {
      Leaves::nothing,
      "",
      EVIDENCE_WITH("bisect", GOOD_RATIO, "")},
+
+    // Round 3: numbers, stores, flags and messages.
+    {"RatioPastWhatANumberHolds",
+     {"compare", "{good}", "{bad}", "--run", "sh {script} {build}/value", "--min-runs", "3",
+      "--max-runs", "3"},
+     4,
+     "a ratio no number holds",
+     "",
+     "case $(cat \"$1\") in 10.*) v=1e-300 ;; *) v=1e300 ;; esac\n"
+     "echo '{\"type\":\"sample\",\"case\":\"k\",\"metric\":\"time\",\"unit\":\"ns\","
+     "\"direction\":\"lower\",\"value\":'$v'}'\n",
+     Leaves::measurements},
 };
 
 // The PATH directory a row's `slurm` asks for.
