@@ -507,6 +507,39 @@ const BadInput k_table[] = {
      "echo '{\"type\":\"sample\",\"case\":\"k\",\"metric\":\"time\",\"unit\":\"ns\","
      "\"direction\":\"lower\",\"value\":'$v'}'\n",
      Leaves::measurements},
+    {"EvidenceCountPastAWholeNumber",
+     {"report", "{evidence}"},
+     2,
+     "'bisect.commits_in_range' in the evidence is 1e+30, not a whole number from",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     EVIDENCE_WITH("bisect", GOOD_RATIO,
+                   ", \"bisect\": {\"good\": \"a\", \"bad\": \"b\", \"commits_in_range\": 1e30, "
+                   "\"steps\": [], \"culprits\": []}")},
+    {"EvidenceCountWithAFraction",
+     {"report", "{evidence}"},
+     2,
+     "'bisect.rounds' in the evidence is 2.5, not a whole number",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     EVIDENCE_WITH("bisect", GOOD_RATIO,
+                   ", \"bisect\": {\"good\": \"a\", \"bad\": \"b\", \"commits_in_range\": 3, "
+                   "\"rounds\": 2.5, \"steps\": [], \"culprits\": []}")},
+    {"EvidenceCountThatIsTrue",
+     {"report", "{evidence}"},
+     2,
+     "'bisect.commits_in_range' in the evidence has the wrong type (boolean)",
+     "",
+     "",
+     Leaves::nothing,
+     "",
+     EVIDENCE_WITH("bisect", GOOD_RATIO,
+                   ", \"bisect\": {\"good\": \"a\", \"bad\": \"b\", \"commits_in_range\": true, "
+                   "\"steps\": [], \"culprits\": []}")},
 };
 
 // The PATH directory a row's `slurm` asks for.
