@@ -540,6 +540,14 @@ const BadInput k_table[] = {
      EVIDENCE_WITH("bisect", GOOD_RATIO,
                    ", \"bisect\": {\"good\": \"a\", \"bad\": \"b\", \"commits_in_range\": true, "
                    "\"steps\": [], \"culprits\": []}")},
+    {"FlagGivenTwiceTakesTheLast",
+     {"run", "HEAD", "--format", "csv", "--format", "xml"},
+     2,
+     "unknown format 'xml'"},
+    {"GlobalFlagGivenTwiceTakesTheLast",
+     {"--repo", "{tmp}", "--repo", "{tmp}/nowhere", "run", "HEAD"},
+     2,
+     "nowhere does not exist"},
 };
 
 // The PATH directory a row's `slurm` asks for.
