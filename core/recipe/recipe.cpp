@@ -334,16 +334,23 @@ Status read_decide(TableReader& reader, DecideOptions& decide) {
   CULPRIT_TRY(reader.read_number("confidence", confidence));
   if (confidence)
     decide.confidence = *confidence;
+  // The lowest value each count may take, as the flags' checks have it: an interval needs two
+  // runs a side, and warm-up may be skipped.
+  struct Count {
+    const char* key;
+    int* target;
+    std::int64_t lowest;
+  };
   std::optional<std::int64_t> integer;
-  for (auto [key, target] :
-       {std::pair{"min_runs", &decide.min_runs}, std::pair{"max_runs", &decide.max_runs},
-        std::pair{"warmup", &decide.warmup}}) {
+  for (const auto& [key, target, lowest] :
+       {Count{"min_runs", &decide.min_runs, 2}, Count{"max_runs", &decide.max_runs, 2},
+        Count{"warmup", &decide.warmup, 0}}) {
     integer.reset();
     CULPRIT_TRY(reader.read_integer(key, integer));
     if (integer) {
-      if (*integer < 0 || *integer > k_max_run_count)
-        return usage_error("{}: [decide] {} must be a whole number from 0 to {}", reader.file(),
-                           key, k_max_run_count);
+      if (*integer < lowest || *integer > k_max_run_count)
+        return usage_error("{}: [decide] {} must be a whole number from {} to {}", reader.file(),
+                           key, lowest, k_max_run_count);
       *target = static_cast<int>(*integer);
     }
   }

@@ -548,6 +548,11 @@ const BadInput k_table[] = {
      {"--repo", "{tmp}", "--repo", "{tmp}/nowhere", "run", "HEAD"},
      2,
      "nowhere does not exist"},
+    {"ConfigMinRunsZero",
+     {"run", "HEAD"},
+     2,
+     "[decide] min_runs must be a whole number from 2 to 1000000",
+     "[build]\ncommand = \"true\"\n[run]\ncommand = \"true\"\n[decide]\nmin_runs = 0\n"},
 };
 
 // The PATH directory a row's `slurm` asks for.
