@@ -283,6 +283,10 @@ Status read_run(TableReader& reader, RunRecipe& run) {
   CULPRIT_TRY(reader.read("format", run.format));
   CULPRIT_TRY(reader.read("metric", run.metric));
   CULPRIT_TRY(reader.read("cases", run.cases));
+  if (std::ranges::find(run.cases, std::string()) != run.cases.end())
+    return reader.error_at(*reader.find("cases"),
+                           "[run] cases holds an empty pattern, which matches no case; give a "
+                           "glob such as \"sgemm/*\", or leave cases out to take every case");
   std::optional<double> timeout;
   CULPRIT_TRY(reader.read_number("timeout", timeout));
   if (timeout)

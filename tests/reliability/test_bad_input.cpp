@@ -553,6 +553,11 @@ const BadInput k_table[] = {
      2,
      "[decide] min_runs must be a whole number from 2 to 1000000",
      "[build]\ncommand = \"true\"\n[run]\ncommand = \"true\"\n[decide]\nmin_runs = 0\n"},
+    {"ConfigEmptyCasePattern",
+     {"run", "HEAD"},
+     2,
+     "[run] cases holds an empty pattern, which matches no case; give a glob such as",
+     RECIPE_WITH("", "cases = [\"\"]", "")},
 };
 
 // The PATH directory a row's `slurm` asks for.
