@@ -81,7 +81,14 @@ public:
       if (!value.is_string())
         return error_at(value, "[{}] {}.{} must be a string", m_section, key,
                         report::excerpt(name.str()));
-      out[std::string(name.str())] = **value.as_string();
+      const std::string_view text = **value.as_string();
+      // An environment holds C strings: a NUL would cut the value short without a word.
+      if (text.find('\0') != std::string_view::npos)
+        return error_at(value,
+                        "[{}] {}.{}: the value holds a NUL character (\\u0000), which an "
+                        "environment variable cannot carry; remove it",
+                        m_section, key, report::excerpt(name.str()));
+      out[std::string(name.str())] = text;
     }
     return {};
   }

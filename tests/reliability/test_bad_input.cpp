@@ -558,6 +558,11 @@ const BadInput k_table[] = {
      2,
      "[run] cases holds an empty pattern, which matches no case; give a glob such as",
      RECIPE_WITH("", "cases = [\"\"]", "")},
+    {"ConfigEnvValueWithANul",
+     {"run", "HEAD"},
+     2,
+     "[run] env.A: the value holds a NUL character",
+     RECIPE_WITH("", "env = { A = \"x\\u0000y\" }", "")},
 };
 
 // The PATH directory a row's `slurm` asks for.
