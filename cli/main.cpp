@@ -46,7 +46,10 @@ int run_main(int argc, char** argv) {
   CLI::App app{"culprit: find the commit that made a kernel slower, with evidence", "culprit"};
   app.set_version_flag("--version", fmt::format("culprit {}", k_version));
   app.require_subcommand(1);
-  app.option_defaults()->always_capture_default();
+  // A flag given twice takes its last value, as in git and the GNU tools: a script appends its
+  // overrides to a command line. Subcommands inherit this; list options still collect every value.
+  app.option_defaults()->always_capture_default()->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--repo", global.repo, "the git repository (any path inside it)");
   app.add_option("--config", global.config,
                  "the recipe file (default: culprit.toml at the top of the working tree)");

@@ -73,6 +73,15 @@ Result<Comparison> compare_paired(std::span<const double> base, std::span<const 
   comparison.ratio.estimate = std::exp(shift.estimate);
   comparison.ratio.lower = std::exp(shift.lower);
   comparison.ratio.upper = std::exp(shift.upper);
+  // Past a log ratio of about 709, exp gives infinity (or 0): no number holds the ratio, and no
+  // real change makes one; a zero or an infinite sample is refused the same way.
+  for (const double end :
+       {comparison.ratio.estimate, comparison.ratio.lower, comparison.ratio.upper})
+    if (!std::isfinite(end) || end <= 0.0)
+      return fail(ErrorKind::non_finite,
+                  "head and base differ by a factor of about 1e{:+.0f}, a ratio no number holds; "
+                  "the benchmark reported invalid samples, fix or drop those runs",
+                  shift.estimate / std::log(10.0));
   comparison.confidence = options.confidence;
   comparison.interval_confidence = shift.confidence;
   // The spread of log(ratio) that the interval implies, for planning: its half width over the

@@ -3,7 +3,14 @@
 // writer is core/evidence/evidence.cpp.
 #include "core/evidence/evidence.hpp"
 
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
 #include "core/evidence/keys.hpp"
+#include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
 
 namespace culprit {
@@ -35,6 +42,40 @@ const json* find_key(const json& node, std::string_view name) {
 }
 
 template <class T> Status read_value(const json& node, const std::string& path, T& out);
+
+// A whole number that fits T. nlohmann's own conversion casts whatever number it finds (1e30 into
+// an int is undefined behaviour), and takes true for 1; a fraction would be cut.
+template <std::integral T> Status read_integer(const json& node, const std::string& path, T& out) {
+  const auto refuse = [&] {
+    return usage_error("'{}' in the evidence is {}, not a whole number from {} to {}; it was "
+                       "damaged or edited: render the file culprit wrote",
+                       path, report::excerpt(node.dump()), std::numeric_limits<T>::min(),
+                       std::numeric_limits<T>::max());
+  };
+  if (node.is_number_unsigned()) {
+    const auto value = node.get<std::uint64_t>();
+    if (!std::in_range<T>(value))
+      return refuse();
+    out = static_cast<T>(value);
+  } else if (node.is_number_integer()) {
+    const auto value = node.get<std::int64_t>();
+    if (!std::in_range<T>(value))
+      return refuse();
+    out = static_cast<T>(value);
+  } else if (node.is_number_float()) {
+    // Compared as doubles: the bounds of 64-bit types round up to the next power of two, which is
+    // out of range itself, hence the strict upper bound.
+    const auto value = node.get<double>();
+    if (!std::isfinite(value) || value != std::trunc(value) ||
+        value < static_cast<double>(std::numeric_limits<T>::min()) ||
+        value >= std::ldexp(1.0, std::numeric_limits<T>::digits))
+      return refuse();
+    out = static_cast<T>(value);
+  } else {
+    return usage_error("'{}' in the evidence has the wrong type ({})", path, node.type_name());
+  }
+  return {};
+}
 
 // A list of strings whose nulls read as empty strings (a run in no block).
 template <class T> Status read_null_for_empty(const json& node, const std::string& path, T& out) {
@@ -94,6 +135,8 @@ template <class T> Status read_value(const json& node, const std::string& path, 
       out.push_back(std::move(element));
     }
     return {};
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return read_integer(node, path, out);
   } else {
     try {
       out = node.template get<T>();

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "core/util/escape.hpp"
+
 extern char** environ; // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
 
 namespace culprit {
@@ -161,9 +163,14 @@ Result<LaunchPlan> plan_launch(const ExecRequest& request) {
       variables.emplace(text.substr(0, equals), text.substr(equals + 1));
   }
   for (const auto& [name, value] : request.env) {
-    if (name.empty() || name.find('=') != std::string::npos ||
-        name.find('\0') != std::string::npos || value.find('\0') != std::string::npos)
-      return usage_error("invalid environment variable name '{}' for the benchmark", name);
+    if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos)
+      return usage_error("invalid environment variable name '{}' for the benchmark; a name is "
+                         "not empty and holds no '=' or NUL",
+                         report::excerpt(name));
+    if (value.find('\0') != std::string::npos)
+      return usage_error("the value of the environment variable '{}' for the benchmark holds a "
+                         "NUL character, which an environment cannot carry; remove it",
+                         report::excerpt(name));
     variables[name] = value;
   }
   LaunchPlan plan;

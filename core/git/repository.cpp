@@ -1,6 +1,7 @@
 #include "core/git/repository.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <map>
 #include <optional>
@@ -132,6 +133,28 @@ TreePtr tree_of(git_commit* commit) {
   return TreePtr(tree);
 }
 
+// Whether libgit2 refused a repository for its object format: 1.5 says "unsupported extension
+// name extensions.objectformat", later releases built without SHA-256 name the format itself.
+bool names_object_format(std::string_view message) {
+  std::string lower(message);
+  std::ranges::transform(lower, lower.begin(),
+                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("objectformat") != std::string::npos ||
+         lower.find("object format") != std::string::npos;
+}
+
+std::unexpected<Error> sha256_refused(const std::filesystem::path& path) {
+  int major = 0;
+  int minor = 0;
+  int revision = 0;
+  git_libgit2_version(&major, &minor, &revision);
+  return usage_error("{} is a SHA-256 repository, and the libgit2 {}.{}.{} that culprit uses reads "
+                     "SHA-1 repositories only; measure a SHA-1 copy of it (git init a new one, "
+                     "then git fast-export --all | git fast-import into it), or build culprit "
+                     "against a libgit2 with SHA-256 support",
+                     path.string(), major, minor, revision);
+}
+
 } // namespace
 
 std::string Signature::iso8601() const {
@@ -156,9 +179,12 @@ Result<Repository> Repository::open(const std::filesystem::path& path) {
     return usage_error("{} is not inside a git repository; run culprit from your checkout or pass "
                        "--repo PATH",
                        path.string());
-  if (rc < 0)
-    return usage_error("cannot open the git repository at {}: {}", path.string(),
-                       last_error_message());
+  if (rc < 0) {
+    const auto message = last_error_message();
+    if (names_object_format(message))
+      return sha256_refused(path);
+    return usage_error("cannot open the git repository at {}: {}", path.string(), message);
+  }
   return Repository(RepositoryPtr(raw));
 }
 

@@ -81,7 +81,14 @@ public:
       if (!value.is_string())
         return error_at(value, "[{}] {}.{} must be a string", m_section, key,
                         report::excerpt(name.str()));
-      out[std::string(name.str())] = **value.as_string();
+      const std::string_view text = **value.as_string();
+      // An environment holds C strings: a NUL would cut the value short without a word.
+      if (text.find('\0') != std::string_view::npos)
+        return error_at(value,
+                        "[{}] {}.{}: the value holds a NUL character (\\u0000), which an "
+                        "environment variable cannot carry; remove it",
+                        m_section, key, report::excerpt(name.str()));
+      out[std::string(name.str())] = text;
     }
     return {};
   }
@@ -283,6 +290,10 @@ Status read_run(TableReader& reader, RunRecipe& run) {
   CULPRIT_TRY(reader.read("format", run.format));
   CULPRIT_TRY(reader.read("metric", run.metric));
   CULPRIT_TRY(reader.read("cases", run.cases));
+  if (std::ranges::find(run.cases, std::string()) != run.cases.end())
+    return reader.error_at(*reader.find("cases"),
+                           "[run] cases holds an empty pattern, which matches no case; give a "
+                           "glob such as \"sgemm/*\", or leave cases out to take every case");
   std::optional<double> timeout;
   CULPRIT_TRY(reader.read_number("timeout", timeout));
   if (timeout)
@@ -334,16 +345,23 @@ Status read_decide(TableReader& reader, DecideOptions& decide) {
   CULPRIT_TRY(reader.read_number("confidence", confidence));
   if (confidence)
     decide.confidence = *confidence;
+  // The lowest value each count may take, as the flags' checks have it: an interval needs two
+  // runs a side, and warm-up may be skipped.
+  struct Count {
+    const char* key;
+    int* target;
+    std::int64_t lowest;
+  };
   std::optional<std::int64_t> integer;
-  for (auto [key, target] :
-       {std::pair{"min_runs", &decide.min_runs}, std::pair{"max_runs", &decide.max_runs},
-        std::pair{"warmup", &decide.warmup}}) {
+  for (const auto& [key, target, lowest] :
+       {Count{"min_runs", &decide.min_runs, 2}, Count{"max_runs", &decide.max_runs, 2},
+        Count{"warmup", &decide.warmup, 0}}) {
     integer.reset();
     CULPRIT_TRY(reader.read_integer(key, integer));
     if (integer) {
-      if (*integer < 0 || *integer > k_max_run_count)
-        return usage_error("{}: [decide] {} must be a whole number from 0 to {}", reader.file(),
-                           key, k_max_run_count);
+      if (*integer < lowest || *integer > k_max_run_count)
+        return usage_error("{}: [decide] {} must be a whole number from {} to {}", reader.file(),
+                           key, lowest, k_max_run_count);
       *target = static_cast<int>(*integer);
     }
   }

@@ -45,7 +45,10 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
 std::string render_json(const History& history);
 
 // One row a point: case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,last_commit,
-// session (RFC 4180).
+// session (RFC 4180). The text cells are csv_text_cell's: control characters escaped, and a
+// leading ' where the text would start with = + - @, so that a spreadsheet shows it rather than
+// running it as a formula. The numeric cells (runs, median, ci_low, ci_high) are plain numbers,
+// a minus sign included.
 std::string render_csv(const History& history);
 
 // An SVG trend chart of one series: the interval band, the medians, the change points marked;

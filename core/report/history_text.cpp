@@ -13,7 +13,7 @@
 namespace culprit::history {
 namespace {
 
-using report::csv_field;
+using report::csv_text_cell;
 using report::terminal_safe;
 
 constexpr std::array<std::string_view, 8> k_blocks = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
@@ -223,9 +223,11 @@ std::string render_csv(const History& history) {
   for (const auto& s : history.series)
     for (const auto& p : s.points)
       out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{},{}\n",
-                         csv_field(s.case_name), csv_field(s.metric), csv_field(s.unit), p.commit,
-                         csv_field(p.host_id), p.source, p.runs, p.median, p.ci[0], p.ci[1],
-                         p.last_commit.empty() ? p.commit : p.last_commit, csv_field(p.session));
+                         csv_text_cell(s.case_name), csv_text_cell(s.metric), csv_text_cell(s.unit),
+                         csv_text_cell(p.commit), csv_text_cell(p.host_id), csv_text_cell(p.source),
+                         p.runs, p.median, p.ci[0], p.ci[1],
+                         csv_text_cell(p.last_commit.empty() ? p.commit : p.last_commit),
+                         csv_text_cell(p.session));
   return out;
 }
 

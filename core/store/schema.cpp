@@ -14,6 +14,7 @@
 #include <utility>
 
 #include <fmt/core.h>
+#include <sqlite3.h>
 
 #include "core/store/sqlite.hpp"
 #include "core/store/store.hpp"
@@ -150,10 +151,25 @@ Status refuse_newer(const sqlite::Database& db, std::int64_t version, std::int64
                      db.file().string(), version, target);
 }
 
+// A store whose schema version no culprit writes, or whose tables are not those of its version
+// (PRAGMA user_version set by hand, or a file put together from pieces).
+std::unexpected<Error> refuse_damaged(const sqlite::Database& db, std::string_view why) {
+  return infra_error("results store {}: {}; {}", db.file().string(), why,
+                     sqlite::damaged_store_advice(db.file()));
+}
+
 Status migrate(sqlite::Database& db, std::int64_t version, std::int64_t target_version) {
   CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(db));
-  for (auto step = version; step < target_version; ++step)
-    CULPRIT_TRY(db.execute(k_migrations.at(static_cast<std::size_t>(step))));
+  for (auto step = version; step < target_version; ++step) {
+    if (auto done = db.execute(k_migrations.at(static_cast<std::size_t>(step))); !done) {
+      // A migration is SQL that runs on the tables of its version; an SQL error means the tables
+      // are not those (a table that already exists, a column that is missing).
+      if ((sqlite3_errcode(db.handle()) & 0xff) != SQLITE_ERROR)
+        return done;
+      return refuse_damaged(db, fmt::format("its tables are not those of schema version {} ({})",
+                                            version, sqlite3_errmsg(db.handle())));
+    }
+  }
   CULPRIT_TRY(db.execute(fmt::format("PRAGMA user_version = {}; PRAGMA application_id = {}",
                                      target_version, k_application_id)));
   return transaction.commit();
@@ -207,6 +223,9 @@ Status prepare_schema(sqlite::Database& db, std::chrono::milliseconds busy_timeo
   CULPRIT_TRY(db.execute(fmt::format("PRAGMA busy_timeout = {}", busy_timeout.count())));
   // The first read of the file: a damaged or foreign file is noticed here.
   CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
+  if (version < 0)
+    return refuse_damaged(
+        db, fmt::format("its schema version is {}, which no culprit writes", version));
   if (version > target_version)
     return refuse_newer(db, version, target_version);
   CULPRIT_TRY(check_owner(db, version));

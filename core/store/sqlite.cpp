@@ -23,9 +23,7 @@ std::string advice(int code, const std::filesystem::path& file) {
   switch (code & 0xff) {
   case SQLITE_CORRUPT:
   case SQLITE_NOTADB:
-    return fmt::format("the file is damaged or not a culprit store; move it away (mv {0} {0}.bad) "
-                       "and culprit starts a new one",
-                       file.string());
+    return damaged_store_advice(file);
   case SQLITE_BUSY:
   case SQLITE_LOCKED:
     return "another culprit process holds the store for too long; wait for it or stop it";
@@ -48,6 +46,12 @@ int checked_size(std::string_view text) {
 }
 
 } // namespace
+
+std::string damaged_store_advice(const std::filesystem::path& file) {
+  return fmt::format("the file is damaged or not a culprit store; move it away (mv {0} {0}.bad) "
+                     "and culprit starts a new one",
+                     file.string());
+}
 
 void Database::Closer::operator()(sqlite3* db) const {
   sqlite3_close_v2(db);

@@ -19,6 +19,10 @@ namespace culprit::sqlite {
 
 class Statement;
 
+// What to do about a file that is damaged or not a culprit store: move it away (the command
+// spelled out) and culprit starts a new one.
+std::string damaged_store_advice(const std::filesystem::path& file);
+
 class Database {
 public:
   // Opens (creating if needed) the database file for reading and writing. SQLite opens lazily:

@@ -251,6 +251,14 @@ std::string csv_field(std::string_view text) {
   return out + "\"";
 }
 
+std::string csv_text_cell(std::string_view text) {
+  auto cell = terminal_safe(text);
+  // Tab and CR are escaped by now; they stay in the list should that ever change.
+  if (!cell.empty() && std::string_view("=+-@\t\r").find(cell.front()) != std::string_view::npos)
+    cell.insert(cell.begin(), '\'');
+  return csv_field(cell);
+}
+
 std::string github_message(std::string_view text) {
   return transform(text, k_github_message);
 }

@@ -53,6 +53,11 @@ std::string markdown_fence(std::string_view text);
 // An RFC 4180 field: quoted, with quotes doubled, when it holds a comma, quote or line break.
 std::string csv_field(std::string_view text);
 
+// A text cell of a CSV file that a spreadsheet may open (a case name, a host, a revision; never a
+// number): terminal_safe, then a ' before a first character of = + - @ tab or CR, so that the
+// spreadsheet reads text where it would run a formula (OWASP, "CSV Injection"), then csv_field.
+std::string csv_text_cell(std::string_view text);
+
 // One argument as a POSIX shell reads it back: bare when it has only safe characters, in single
 // quotes otherwise, and in $'...' with escapes when it holds control characters.
 std::string shell_quote(std::string_view arg);

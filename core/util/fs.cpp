@@ -144,9 +144,36 @@ std::string byte_size(std::size_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
+namespace {
+
+// The nearest of `dir` and its parents that is a symbolic link to nothing, if any: mkdir says only
+// "File exists" there.
+std::optional<std::filesystem::path> dangling_link_on(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (auto at = dir; !at.empty(); at = at.parent_path()) {
+    if (std::filesystem::is_symlink(at, ec) && !std::filesystem::exists(at, ec))
+      return at;
+    if (at == at.parent_path())
+      break;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 Status ensure_writable_dir(const std::filesystem::path& dir, std::string_view what) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    if (const auto link = dangling_link_on(dir)) {
+      std::error_code read_ec;
+      const auto target = std::filesystem::read_symlink(*link, read_ec);
+      return usage_error("cannot create the {} {}: {} is a symbolic link to {}, which does not "
+                         "exist; create that directory, remove the link, or pass --cache-dir "
+                         "with a writable directory",
+                         what, dir.string(), link->string(), target.string());
+    }
+  }
   if (ec || ::access(dir.c_str(), W_OK | X_OK) != 0) {
     const std::string reason = ec ? ec.message() : errno_text();
     return usage_error("cannot write to the {} {}: {}; pass --cache-dir with a writable directory",
