@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include <boost/math/distributions/normal.hpp>
 #include <fmt/format.h>
 
 #include "core/history/series.hpp"
@@ -238,6 +239,50 @@ Result<std::vector<ChangePoint>> find_change_points(const Series& series,
     indices.erase(indices.begin() + static_cast<std::ptrdiff_t>(*smallest));
     p_values.erase(p_values.begin() + static_cast<std::ptrdiff_t>(*smallest));
   }
+}
+
+std::string no_change_reason(const Series& series, const ChangeOptions& options,
+                             const PointReplicates& replicates) {
+  const auto n = series.points.size();
+  if (n < 2)
+    return n == 0 ? "no point" : "one point: a change needs two";
+  const std::string e_divisive =
+      n < 2 * options.min_segment
+          ? fmt::format("; {} points are too few for E-divisive (it needs {}), so only neighbours "
+                        "were compared",
+                        n, 2 * options.min_segment)
+          : std::string();
+  // The standard error of each neighbouring pair's log ratio, from the replicates.
+  std::vector<double> errors;
+  for (std::size_t i = 1; i < n && i < replicates.size(); ++i) {
+    const auto& before = replicates[i - 1];
+    const auto& after = replicates[i];
+    const std::size_t count = std::min(before.size(), after.size());
+    std::vector<double> logs;
+    for (std::size_t b = 0; b < count; ++b)
+      if (before[b] > 0 && after[b] > 0)
+        logs.push_back(std::log(after[b] / before[b]));
+    if (logs.size() < 2)
+      continue;
+    double mean = 0;
+    for (const double value : logs)
+      mean += value / static_cast<double>(logs.size());
+    double squares = 0;
+    for (const double value : logs)
+      squares += (value - mean) * (value - mean);
+    errors.push_back(std::sqrt(squares / static_cast<double>(logs.size() - 1)));
+  }
+  if (errors.empty())
+    return fmt::format("no step was found, and the points have no runs to tell their noise{}",
+                       e_divisive);
+  std::ranges::sort(errors);
+  const double typical = errors[errors.size() / 2];
+  const double tail = options.significance / (2 * static_cast<double>(n - 1));
+  const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), tail));
+  const double resolvable = std::max(std::expm1(z * typical), options.min_change);
+  return fmt::format("a step between neighbouring points needs about {:.1f}% to stand out of "
+                     "their noise and the {:.1f}% threshold{}",
+                     resolvable * 100, options.min_change * 100, e_divisive);
 }
 
 } // namespace culprit::history

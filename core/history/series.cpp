@@ -281,7 +281,8 @@ struct SeriesBuilder {
                   .unit = chosen.unit,
                   .direction = chosen.direction,
                   .points = {},
-                  .sessions = {}};
+                  .sessions = {},
+                  .no_change_reason = {}};
     std::map<std::string, std::size_t> session_index;
     for (std::size_t s = 0; s < sessions.size(); ++s)
       session_index.emplace(sessions[s].first, s);
@@ -470,6 +471,8 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
     for (const auto& point : series.points)
       hosts.insert(point.host_id);
     CULPRIT_TRY_ASSIGN(auto changes, find_change_points(series, options.change, replicates));
+    if (changes.empty())
+      series.no_change_reason = no_change_reason(series, options.change, replicates);
     history.change_points.insert(history.change_points.end(), changes.begin(), changes.end());
     history.series.push_back(std::move(series));
   }

@@ -77,6 +77,9 @@ struct Series {
   Direction direction = Direction::lower_is_better;
   std::vector<SeriesPoint> points;    // in commit order
   std::vector<SessionLevel> sessions; // that measured its points, oldest first
+  // When it has no change point: why none could be found (too few points, or the smallest step
+  // its points could resolve), for the reader who sees a step by eye.
+  std::string no_change_reason;
 };
 
 struct ChangePoint {
@@ -173,6 +176,12 @@ using PointReplicates = std::vector<std::vector<double>>;
 Result<std::vector<ChangePoint>> find_change_points(const Series& series,
                                                     const ChangeOptions& options,
                                                     const PointReplicates& replicates = {});
+
+// Why a series without change points has none: "one point", or the smallest step between two
+// neighbouring points that their replicates could resolve at the series' level (and the
+// threshold), and that E-divisive had too few points to look at all.
+std::string no_change_reason(const Series& series, const ChangeOptions& options,
+                             const PointReplicates& replicates);
 
 // The label of a session as people read it: "2026-11-25 02:00:05 UTC" for a track session,
 // "before sessions were kept", "imported".

@@ -33,8 +33,8 @@ enum class Glyphs { unicode, ascii };
 std::string sparkline(const std::vector<double>& values, Glyphs glyphs, std::size_t width = 60);
 
 // Per case and metric: a trend line, the first and last levels with their intervals, the sessions
-// that ran at another level, and each change point with the commits on either side, its ratio,
-// interval, sessions and p-value.
+// that ran at another level, why there is no change point when there is none, and each change point
+// with the commits on either side, its ratio, interval, sessions and p-value.
 std::string render_text(const History& history, const CommitLabels& labels, Glyphs glyphs);
 
 // {"series": [{case, metric, unit, direction, points: [{commit, last_commit, commits, host,

@@ -144,6 +144,8 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
                        report::format_quantity(last.ci[1], series.unit));
     for (const auto& note : session_notes(series, k_notable_session_shift))
       out += fmt::format("  {}\n", note);
+    if (!series.no_change_reason.empty())
+      out += fmt::format("  no change point: {}\n", series.no_change_reason);
     for (const auto& change : changes_of(history, series)) {
       const auto label = labels.find(change.commit);
       out += fmt::format("  {} {}..{} {}, p = {:.3g}{}\n    from {}\n", kind_of(change),
@@ -196,6 +198,8 @@ std::string render_json(const History& history) {
                       {"direction", to_string(s.direction)},
                       {"points", std::move(points)},
                       {"sessions", std::move(sessions)}});
+    if (!s.no_change_reason.empty())
+      series.back()["no_change_reason"] = s.no_change_reason;
   }
   json changes = json::array();
   for (const auto& c : history.change_points)

@@ -14,7 +14,7 @@ constexpr std::string_view k_evil = "<script>alert(1)</script> | **x** \x1b[31m"
 
 History sample_history() {
   History history;
-  Series series{"gemm,\"tall\"", "time", "s", Direction::lower_is_better, {}, {}};
+  Series series{"gemm,\"tall\"", "time", "s", Direction::lower_is_better, {}, {}, {}};
   for (int i = 0; i < 8; ++i)
     series.points.push_back({.commit = fmt::format("{:040}", i),
                              .last_commit = fmt::format("{:040}", i),

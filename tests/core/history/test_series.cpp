@@ -85,7 +85,7 @@ TEST(HistorySeries, AFlatNoisySeriesHasNoChangePoint) {
 }
 
 TEST(HistorySeries, StepsBelowTheThresholdAreDropped) {
-  Series series{"k", "time", "s", Direction::lower_is_better, {}, {}};
+  Series series{"k", "time", "s", Direction::lower_is_better, {}, {}, {}};
   for (int i = 0; i < 40; ++i) {
     const double wiggle = (i % 2 == 0 ? 1.0005 : 0.9995);
     series.points.push_back({.commit = fmt::format("c{:04}", i),
@@ -296,13 +296,34 @@ TEST(HistorySeries, AStepAtTheNewestCommitIsFound) {
   EXPECT_NEAR(history.change_points[0].ratio, 1.10, 0.02);
 }
 
-// Two points that differ by less than their runs can tell apart are no step.
+// Two points that differ by less than their runs can tell apart are no step, and history says
+// what step they could have resolved.
 TEST(HistorySeries, NeighboursWithinTheirNoiseAreNoStep) {
   SimulatedHistory simulated(2, {fake_case("k", 1e-3, 0.08)});
   simulated.plant("k", 1, 1.03);
   Tracked tracked;
   tracked.track(simulated);
-  EXPECT_TRUE(tracked.history().change_points.empty());
+  const auto history = tracked.history();
+  EXPECT_TRUE(history.change_points.empty());
+  ASSERT_EQ(history.series.size(), 1U);
+  EXPECT_THAT(history.series[0].no_change_reason,
+              ::testing::HasSubstr("to stand out of their noise and the 2.0% threshold; 2 points "
+                                   "are too few for E-divisive (it needs 6)"));
+  EXPECT_THAT(render_text(history, {}, Glyphs::ascii),
+              ::testing::HasSubstr("  no change point: "));
+}
+
+// Ten points, 2.1-2.3 then 2.5-2.6: the 15% step is found, though E-divisive's least p-value
+// over ten points is close to its significance.
+TEST(HistorySeries, AFifteenPercentStepInTenPointsIsFound) {
+  SimulatedHistory simulated(10, {fake_case("k", 2.2e-3, 0.03)});
+  simulated.plant("k", 5, 1.15);
+  Tracked tracked;
+  tracked.track(simulated);
+  const auto history = tracked.history();
+  ASSERT_EQ(history.change_points.size(), 1U);
+  EXPECT_EQ(history.change_points[0].commit, "c0005");
+  EXPECT_TRUE(history.series[0].no_change_reason.empty());
 }
 
 TrackedPoint point(const std::string& commit, const std::string& host, const std::string& recipe,

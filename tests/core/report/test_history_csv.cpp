@@ -37,7 +37,7 @@ TEST(CsvTextCell, ControlCharactersAreEscaped) {
 
 TEST(HistoryCsv, TextCellsAreNeutralisedAndNumbersAreNot) {
   History history;
-  Series series{"=cmd|' /C calc'!A0", "-x", "@u", Direction::higher_is_better, {}, {}};
+  Series series{"=cmd|' /C calc'!A0", "-x", "@u", Direction::higher_is_better, {}, {}, {}};
   series.points.push_back({.commit = "c0",
                            .last_commit = "c1",
                            .commits = 2,
