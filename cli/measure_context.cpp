@@ -248,7 +248,8 @@ void print_host_warnings(const MeasureContext& ctx, int verbosity) {
     return;
   for (const auto& warning : warnings)
     print_warning(warning);
-  (void)write_file_atomic(said, text);
+  // A cache that cannot keep the note only means the warning comes again next time.
+  [[maybe_unused]] const auto kept = write_file_atomic(said, text);
 }
 
 } // namespace culprit::cli

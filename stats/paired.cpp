@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <numbers>
 #include <span>
 #include <vector>
 
@@ -81,7 +82,7 @@ Result<Comparison> compare_paired(std::span<const double> base, std::span<const 
       return fail(ErrorKind::non_finite,
                   "head and base differ by a factor of about 1e{:+.0f}, a ratio no number holds; "
                   "the benchmark reported invalid samples, fix or drop those runs",
-                  shift.estimate / std::log(10.0));
+                  shift.estimate / std::numbers::ln10);
   comparison.confidence = options.confidence;
   comparison.interval_confidence = shift.confidence;
   // The spread of log(ratio) that the interval implies, for planning: its half width over the

@@ -235,7 +235,9 @@ BuildCache::Check BuildCache::check_artifact(const std::string& artifact_id) con
   const auto id = artifact_id_of(dir);
   if (!id || *id != artifact_id)
     return Check::changed;
-  (void)write_file_atomic(state_file(artifact_id), to_text(*now));
+  // Kept for the next check, which is then cheap again; one that cannot be kept only costs the
+  // next check its hashing.
+  [[maybe_unused]] const auto kept = write_file_atomic(state_file(artifact_id), to_text(*now));
   return Check::intact;
 }
 
@@ -282,8 +284,9 @@ std::optional<BuildRecord> BuildCache::lookup(const std::string& key) const {
     // Artifacts cleaned away, or changed since the build (a run that wrote into {build}): the
     // build is made again rather than measured as it is now.
     const auto check = check_artifact(record.artifact_id);
-    if (check == Check::changed)
-      (void)discard_artifact(record.artifact_id);
+    // A changed artifact that cannot be removed now is removed when the build stores it again.
+    if (check == Check::changed && !discard_artifact(record.artifact_id))
+      return std::nullopt;
     if (check != Check::intact)
       return std::nullopt;
   }

@@ -50,6 +50,7 @@ json to_json(const ExecRequest& request) {
   out["kill_grace"] = request.kill_grace.count();
   out["cpus"] = request.cpus;
   out["output_limit"] = request.output_limit;
+  out["contain"] = request.contain;
   return out;
 }
 
@@ -72,6 +73,7 @@ Result<ExecRequest> request_from_json(const json& in) {
   request.kill_grace = Seconds(field_or<double>(in, "kill_grace", 1));
   request.cpus = field_or<std::vector<int>>(in, "cpus", {});
   request.output_limit = field_or<std::size_t>(in, "output_limit", k_default_output_limit);
+  request.contain = field_or<bool>(in, "contain", false);
   return request;
 }
 

@@ -37,6 +37,10 @@ struct ExecRequest {
   // false: runs to its end even once an interrupt is requested (clean-up commands such as
   // scancel, which must run on the way out).
   bool interruptible = true;
+  // true (benchmark runs): the processes that left the run's group die with it too
+  // (core/exec/strays.hpp). Builds and tools may start daemons that are meant to stay (a compiler
+  // server, a Slurm daemon), so for them only the group is stopped.
+  bool contain = false;
 };
 
 struct ExecResult {

@@ -127,7 +127,8 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
     if (!exited && child.has_exited()) {
       exited = true;
       child.signal_group(SIGKILL); // whatever it left running in its group
-      kill_strays(token);          // and whatever left the group
+      if (!token.empty())
+        kill_strays(token); // and whatever left the group
       drain_until = Clock::now() + k_drain_grace;
     }
     if (exited && !out.open() && !err.open())
@@ -149,7 +150,8 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
     }
     if (!exited && now >= kill_at) {
       child.signal_group(SIGKILL);
-      kill_strays(token);
+      if (!token.empty())
+        kill_strays(token);
       kill_at = never;
     }
 
@@ -178,7 +180,8 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
   }
   out.close();
   err.close();
-  kill_strays(token);
+  if (!token.empty())
+    kill_strays(token);
   return supervision;
 }
 
@@ -194,10 +197,12 @@ Result<ExecResult> LocalExecutor::run(const ExecRequest& request) {
                 "interrupted before running '" + command_line(request) + "'");
   if (request.timeout < Seconds::zero() || request.kill_grace < Seconds::zero())
     return usage_error("the timeout and the kill grace period must not be negative");
-  // Every process of the run carries the token, so that those that leave its group are found.
-  const auto token = new_run_token();
+  // Every process of a contained run carries the token, so that those that leave its group are
+  // found.
+  const auto token = request.contain ? new_run_token() : std::string();
   ExecRequest marked = request;
-  marked.env[std::string(k_run_token_variable)] = token;
+  if (request.contain)
+    marked.env[std::string(k_run_token_variable)] = token;
   CULPRIT_TRY_ASSIGN(const LaunchPlan plan, plan_launch(marked));
   CULPRIT_TRY_ASSIGN(Pipe out_pipe, make_pipe());
   CULPRIT_TRY_ASSIGN(Pipe err_pipe, make_pipe());

@@ -167,7 +167,7 @@ void neighbour_steps(const std::vector<double>& logs, const PointReplicates& rep
     if (!positive)
       continue;
     const double step = logs[i] - logs[i - 1];
-    const double n = static_cast<double>(count);
+    const auto n = static_cast<double>(count);
     const double variance = std::max(0.0, (sum_squares - (sum * sum / n)) / (n - 1));
     const double p_value =
         variance > 0 ? std::erfc(std::abs(step) / std::sqrt(2 * variance)) : (step != 0 ? 0 : 1);

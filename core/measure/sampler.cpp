@@ -236,6 +236,7 @@ Result<ExecRequest> Sampler::request_for(const Subject& subject) const {
     request.command = std::move(argv);
   }
   request.cwd = m_options.scratch_dir;
+  request.contain = true; // a benchmark leaves nothing running for the next run
   request.env = m_options.run.env;
   for (auto& [name, value] : template_environment(values))
     request.env[name] = value;

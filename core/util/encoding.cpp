@@ -30,6 +30,8 @@ public:
   Converter& operator=(const Converter&) = delete;
   Converter(Converter&&) = delete;
   Converter& operator=(Converter&&) = delete;
+  // iconv_open says it failed with (iconv_t) -1.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
   [[nodiscard]] bool valid() const { return m_cd != reinterpret_cast<iconv_t>(-1); }
   [[nodiscard]] iconv_t get() const { return m_cd; }
 

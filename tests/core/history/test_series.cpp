@@ -309,8 +309,7 @@ TEST(HistorySeries, NeighboursWithinTheirNoiseAreNoStep) {
   EXPECT_THAT(history.series[0].no_change_reason,
               ::testing::HasSubstr("to stand out of their noise and the 2.0% threshold; 2 points "
                                    "are too few for E-divisive (it needs 6)"));
-  EXPECT_THAT(render_text(history, {}, Glyphs::ascii),
-              ::testing::HasSubstr("  no change point: "));
+  EXPECT_THAT(render_text(history, {}, Glyphs::ascii), ::testing::HasSubstr("  no change point: "));
 }
 
 // Ten points, 2.1-2.3 then 2.5-2.6: the 15% step is found, though E-divisive's least p-value
