@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -27,6 +28,24 @@ inline std::vector<std::string> lines_starting(const std::string& text, std::str
     if (line.starts_with(prefix))
       lines.push_back(line);
   return lines;
+}
+
+// The whole contents of a file ("" when it cannot be read).
+inline std::string read_all(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Alive and not a zombie (an orphan's zombie lingers until the reaper of orphans waits for it).
+inline bool process_alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line))
+    return false;
+  const auto state = line.find(") ");
+  return state != std::string::npos && line[state + 2] != 'Z' && line[state + 2] != 'X';
 }
 
 // The one error line culprit printed; fails the test unless there is exactly one.

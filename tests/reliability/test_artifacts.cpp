@@ -16,13 +16,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string read_all(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The artifact directory `culprit build` printed last on its line.
 std::filesystem::path artifact_dir_of(const std::string& build_output) {
   const auto line = build_output.substr(0, build_output.find('\n'));

@@ -17,13 +17,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string read_all(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 struct EncodedCulprit {
   const char* encoding; // the commit's i18n.commitEncoding
   const char* author;   // bytes in that encoding

@@ -49,16 +49,6 @@ protected:
 // Prints the five samples the project's own benchmark prints.
 constexpr std::string_view k_samples = "sh \"$(dirname \"$1\")/bench.sh\" \"$1\"\n";
 
-// Alive and not a zombie (an orphan's zombie lingers until the reaper of orphans waits for it).
-bool process_alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line))
-    return false;
-  const auto state = line.find(") ");
-  return state != std::string::npos && line[state + 2] != 'Z' && line[state + 2] != 'X';
-}
-
 TEST_F(Faults, ABenchmarkThatSegfaultsIsAnInfrastructureErrorNamingTheSignal) {
   const auto result = culprit_cli({"run", "HEAD", "--run", script("crash.sh", "kill -SEGV $$\n")});
   EXPECT_EQ(result.exit_code, 4) << result.err;

@@ -16,16 +16,6 @@ namespace {
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
-// Alive and not a zombie.
-bool alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line))
-    return false;
-  const auto state = line.find(") ");
-  return state != std::string::npos && line[state + 2] != 'Z' && line[state + 2] != 'X';
-}
-
 std::vector<pid_t> pids_in(const std::filesystem::path& file) {
   std::vector<pid_t> pids;
   std::ifstream in(file);
@@ -37,9 +27,9 @@ std::vector<pid_t> pids_in(const std::filesystem::path& file) {
 // Every pid in `file` gone within a second (a killed process may take a moment to be reaped).
 void expect_all_gone(const std::filesystem::path& file) {
   for (const auto pid : pids_in(file)) {
-    for (int tries = 0; tries < 100 && alive(pid); ++tries)
+    for (int tries = 0; tries < 100 && process_alive(pid); ++tries)
       std::this_thread::sleep_for(10ms);
-    EXPECT_FALSE(alive(pid)) << "process " << pid << " outlived its run";
+    EXPECT_FALSE(process_alive(pid)) << "process " << pid << " outlived its run";
   }
 }
 
