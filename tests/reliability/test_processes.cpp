@@ -1,0 +1,109 @@
+// Benchmarks that hide from the process group culprit stops: the timeout holds for a program
+// that moved to another group and cleared its environment, and such a program started in the
+// background dies with the run.
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+
+#include "tests/reliability/reliability_support.hpp"
+
+namespace culprit::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Alive and not a zombie.
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line))
+    return false;
+  const auto state = line.find(") ");
+  return state != std::string::npos && line[state + 2] != 'Z' && line[state + 2] != 'X';
+}
+
+std::vector<pid_t> pids_in(const std::filesystem::path& file) {
+  std::vector<pid_t> pids;
+  std::ifstream in(file);
+  for (pid_t pid = 0; in >> pid;)
+    pids.push_back(pid);
+  return pids;
+}
+
+// Every pid in `file` gone within a second (a killed process may take a moment to be reaped).
+void expect_all_gone(const std::filesystem::path& file) {
+  for (const auto pid : pids_in(file)) {
+    for (int tries = 0; tries < 100 && alive(pid); ++tries)
+      std::this_thread::sleep_for(10ms);
+    EXPECT_FALSE(alive(pid)) << "process " << pid << " outlived its run";
+  }
+}
+
+// A perl program with an empty environment (no CULPRIT_RUN_TOKEN to find it by) that moves to
+// process group GROUP (a shell expression), writes its pid, prints a sample and sleeps.
+std::string hiding_program(const std::filesystem::path& pids, std::string_view group) {
+  return "env -i /usr/bin/perl -e 'setpgrp(0, '\"" + std::string(group) +
+         "\"') or die \"$!\"; open(my $f, \">>\", \"" + pids.string() +
+         "\"); print $f \"$$\\n\"; close($f); $| = 1; print "
+         "\"{\\\"type\\\":\\\"sample\\\",\\\"case\\\":\\\"k\\\",\\\"metric\\\":\\\"time\\\","
+         "\\\"unit\\\":\\\"ms\\\",\\\"direction\\\":\\\"lower\\\",\\\"value\\\":1}\\n\"; sleep 30'";
+}
+
+class Processes : public ::testing::Test {
+protected:
+  ~Processes() override {
+    // What a failed test left running is not left to the next.
+    for (const auto pid : pids_in(pids))
+      if (alive(pid))
+        ::kill(pid, SIGKILL);
+  }
+  std::string script(std::string_view name, std::string_view text) {
+    const auto file = temp / std::string(name);
+    std::ofstream(file) << text;
+    return file.string();
+  }
+  std::vector<std::string> culprit(std::vector<std::string> args) const {
+    args.insert(args.begin(), {CULPRIT_EXE, "--cache-dir", (temp / "cache").string()});
+    return args;
+  }
+
+  TempDir temp{"culprit-processes"};
+  StepProject project{temp / "project", {.commits = 4, .step_at = 2}};
+  std::filesystem::path pids = temp / "pids";
+};
+
+// The run's own process (the shell execs into it) joins culprit's group and clears its
+// environment: neither the group culprit signals nor the token reaches it, its pid does.
+TEST_F(Processes, AProgramThatMovedToAnotherGroupAndClearedItsEnvironmentDiesAtTheTimeout) {
+  const auto program =
+      script("join.sh", "exec " + hiding_program(pids, "$(cut -d' ' -f5 /proc/$PPID/stat)") + "\n");
+  // `timeout` bounds a culprit that waits for ever; the program joins its group, so it ends too.
+  auto command = culprit({"run", "HEAD", "--timeout", "1", "--min-runs", "2", "--max-runs", "2",
+                          "--run", "exec sh " + program});
+  command.insert(command.begin(), {"timeout", "60"});
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = run_process(command, project.dir());
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_THAT(one_error_line(result), ::testing::HasSubstr("timed out"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 40s);
+  EXPECT_FALSE(pids_in(pids).empty());
+  expect_all_gone(pids);
+}
+
+// A program started in the background that leaves the group and clears its environment is
+// still a descendant of the run when the timeout stops it.
+TEST_F(Processes, ABackgroundProgramThatLeftTheGroupAndClearedItsEnvironmentDiesAtTheTimeout) {
+  const auto program = script("background.sh", hiding_program(pids, "0") + " &\nsleep 30\n");
+  const auto result = run_process(culprit({"run", "HEAD", "--timeout", "1", "--min-runs", "2",
+                                           "--max-runs", "2", "--run", "sh " + program}),
+                                  project.dir());
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_FALSE(pids_in(pids).empty());
+  expect_all_gone(pids);
+}
+
+} // namespace
+} // namespace culprit::testing
