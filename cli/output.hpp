@@ -12,8 +12,9 @@ namespace culprit::cli {
 
 // "culprit: error: <message>" on stderr, one line: control characters are escaped, and a message
 // that would fill the screen is cut in its middle, keeping what it says to do at its end.
-// Diagnostics on standard error. One that cannot be written (stderr closed, or on a full disk) is
-// dropped: the command's exit code says what happened, never an abort.
+// Diagnostics on standard error. One that cannot be written (stderr closed, on a full disk, or a
+// pipe whose reader has gone) is dropped: the command's exit code says what happened, never an
+// abort or a death by SIGPIPE.
 void write_stderr(std::string_view text);
 void print_error(std::string_view message);
 void print_warning(std::string_view message);

@@ -1,12 +1,14 @@
-// Benchmarks that hide from the process group culprit stops: the timeout holds for a program
-// that moved to another group and cleared its environment, and such a program started in the
-// background dies with the run.
+// Benchmarks that hide from the process group culprit stops, and a standard error nobody reads:
+// the timeout holds for a program that moved to another group and cleared its environment, such
+// a program started in the background dies with the run, and a diagnostic that meets a pipe
+// without a reader is dropped, never a death by SIGPIPE.
 
 #include <csignal>
 #include <fstream>
 #include <thread>
 
 #include <gmock/gmock.h>
+#include <sys/stat.h>
 
 #include "tests/reliability/reliability_support.hpp"
 
@@ -103,6 +105,53 @@ TEST_F(Processes, ABackgroundProgramThatLeftTheGroupAndClearedItsEnvironmentDies
   EXPECT_EQ(result.exit_code, 4) << result.err;
   EXPECT_FALSE(pids_in(pids).empty());
   expect_all_gone(pids);
+}
+
+// SIGPIPE with its default action while it lives, as in a shell: a culprit started from a test
+// process that ignored it would never meet the signal these tests are about.
+class DefaultSigpipe {
+public:
+  DefaultSigpipe() {
+    struct sigaction action = {};
+    action.sa_handler = SIG_DFL;
+    ::sigaction(SIGPIPE, &action, &m_previous);
+  }
+  ~DefaultSigpipe() { ::sigaction(SIGPIPE, &m_previous, nullptr); }
+  DefaultSigpipe(const DefaultSigpipe&) = delete;
+  DefaultSigpipe& operator=(const DefaultSigpipe&) = delete;
+  DefaultSigpipe(DefaultSigpipe&&) = delete;
+  DefaultSigpipe& operator=(DefaultSigpipe&&) = delete;
+
+private:
+  struct sigaction m_previous = {};
+};
+
+// Redirections for `exec "$@" ...` with $0 a FIFO: standard error onto a pipe whose reader is
+// gone (the FIFO opened for reading and writing, then for writing, then the first closed).
+constexpr const char* k_stderr_without_reader = "3<>\"$0\" 2>\"$0\" 3<&-";
+
+// `command` under sh with standard error redirected by `redirect`; $0 is `fifo`.
+std::vector<std::string> with_stderr(const std::string& redirect, const std::filesystem::path& fifo,
+                                     std::vector<std::string> command) {
+  command.insert(command.begin(), {"sh", "-c", "exec \"$@\" " + redirect, fifo.string()});
+  return command;
+}
+
+// Standard error is a pipe whose reader has gone (`culprit ... 2>&1 | head -1`, an SSH session
+// that dropped): the progress lines that meet it are dropped, the bisection goes on, and its exit
+// code and evidence are those of a bisection watched to the end.
+TEST_F(Processes, AStandardErrorWithoutAReaderLeavesTheBisectionAlone) {
+  const DefaultSigpipe sigpipe;
+  const auto fifo = temp / "stderr.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto json = temp / "bisect.json";
+  const auto result = run_process(with_stderr(k_stderr_without_reader, fifo,
+                                              culprit({"bisect", "--good", project.good(), "--bad",
+                                                       project.bad(), "--json", json.string()})),
+                                  project.dir());
+  EXPECT_EQ(result.exit_code, 0) << result.out;
+  EXPECT_THAT(result.out, ::testing::HasSubstr("culprit " + project.culprit().substr(0, 12)));
+  EXPECT_TRUE(std::filesystem::exists(json));
 }
 
 } // namespace
