@@ -65,6 +65,13 @@ void write_stderr(std::string_view text) {
   }
 }
 
+void write_to(std::FILE* stream, std::string_view text) {
+  if (stream == stderr)
+    write_stderr(text);
+  else
+    std::fwrite(text.data(), 1, text.size(), stream);
+}
+
 void print_error(std::string_view message) {
   write_stderr(fmt::format("culprit: error: {}\n", one_line(message)));
 }

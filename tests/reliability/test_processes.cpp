@@ -1,13 +1,14 @@
 // Benchmarks that hide from the process group culprit stops, and a standard error nobody reads:
 // the timeout holds for a program that moved to another group and cleared its environment, such
-// a program started in the background dies with the run, and a diagnostic that meets a pipe
-// without a reader is dropped, never a death by SIGPIPE.
+// a program started in the background dies with the run, and a diagnostic or a summary that
+// cannot be written is dropped (never an exception or a death by SIGPIPE).
 
 #include <csignal>
 #include <fstream>
 #include <thread>
 
 #include <gmock/gmock.h>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 #include "tests/reliability/reliability_support.hpp"
@@ -152,6 +153,26 @@ TEST_F(Processes, AStandardErrorWithoutAReaderLeavesTheBisectionAlone) {
   EXPECT_EQ(result.exit_code, 0) << result.out;
   EXPECT_THAT(result.out, ::testing::HasSubstr("culprit " + project.culprit().substr(0, 12)));
   EXPECT_TRUE(std::filesystem::exists(json));
+}
+
+// With the document on standard output, the summary goes to standard error. Where that cannot be
+// written (closed, a full device, a pipe without a reader) the summary is dropped; the document
+// is whole and the exit code is that of the same compare with its standard error read.
+TEST_F(Processes, ASummaryThatCannotBeWrittenLeavesTheDocumentAndTheExitCodeAlone) {
+  const DefaultSigpipe sigpipe;
+  const auto fifo = temp / "stderr.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto compare = culprit({"compare", project.good(), project.bad(), "--json", "-"});
+  const auto read = run_process(compare, project.dir());
+  ASSERT_EQ(read.exit_code, 1) << read.err;
+  ASSERT_EQ(nlohmann::json::parse(read.out).at("status"), "slower");
+  for (const std::string redirect : {"2>&-", "2>/dev/full", k_stderr_without_reader}) {
+    const auto result = run_process(with_stderr(redirect, fifo, compare), project.dir());
+    EXPECT_EQ(result.exit_code, read.exit_code) << redirect;
+    const auto document = nlohmann::json::parse(result.out, nullptr, false);
+    ASSERT_FALSE(document.is_discarded()) << redirect << "\n" << result.out;
+    EXPECT_EQ(document.at("status"), "slower") << redirect;
+  }
 }
 
 } // namespace
