@@ -1,7 +1,8 @@
-// Benchmarks that hide from the process group culprit stops, and a standard error nobody reads:
-// the timeout holds for a program that moved to another group and cleared its environment, such
-// a program started in the background dies with the run, and a diagnostic or a summary that
-// cannot be written is dropped (never an exception or a death by SIGPIPE).
+// Benchmarks that hide from the process group culprit stops, a standard error nobody reads, and a
+// hang-up under nohup: the timeout holds for a program that moved to another group and cleared
+// its environment, such a program started in the background dies with the run, a diagnostic or a
+// summary that cannot be written is dropped (never an exception or a death by SIGPIPE), and a
+// SIGHUP that nohup ignores stays ignored.
 
 #include <csignal>
 #include <fstream>
@@ -173,6 +174,23 @@ TEST_F(Processes, ASummaryThatCannotBeWrittenLeavesTheDocumentAndTheExitCodeAlon
     ASSERT_FALSE(document.is_discarded()) << redirect << "\n" << result.out;
     EXPECT_EQ(document.at("status"), "slower") << redirect;
   }
+}
+
+// Under nohup (SIGHUP ignored when culprit starts) a hang-up is no interrupt: the bisection goes
+// on to its verdict.
+TEST_F(Processes, AHangupUnderNohupIsIgnored) {
+  const auto slow = script("slow.sh", "sleep 0.2\nsh \"$(dirname \"$1\")/bench.sh\" \"$1\"\n");
+  const auto json = temp / "bisect.json";
+  auto command = culprit({"bisect", "--good", project.good(), "--bad", project.bad(), "--run",
+                          "sh " + slow + " {build}/value", "--json", json.string()});
+  command.insert(command.begin(), {"/bin/sh", "-c", "trap '' HUP; exec \"$@\"", "sh"});
+  BackgroundProcess bisect(command, project.dir());
+  std::this_thread::sleep_for(1500ms);
+  bisect.signal(SIGHUP);
+  const auto result = bisect.wait();
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, ::testing::HasSubstr("culprit " + project.culprit().substr(0, 12)));
+  EXPECT_TRUE(std::filesystem::exists(json));
 }
 
 } // namespace
