@@ -181,7 +181,7 @@ private:
     m_executor_summary = ctx.executor_summary();
     print_summary(out, *evidence, outcome, outputs.json == "-" ? "standard output" : outputs.json);
     if (global.verbosity >= 0)
-      fmt::print(out, "{}", report::render_noise_lines(*evidence));
+      print_to(out, "{}", report::render_noise_lines(*evidence));
     std::fflush(out);
     if (auto written = write_report_outputs(*evidence, outputs,
                                             render_options(*evidence, &ctx.repo, global.color));
@@ -253,47 +253,47 @@ private:
     const auto& b = *evidence.bisect;
     const bool unconfirmed = outcome.status == BisectStatus::inconclusive && b.candidates.empty();
     if (unconfirmed)
-      fmt::print(out, "inconclusive: {}\n", on_terminal(outcome.note));
+      print_to(out, "inconclusive: {}\n", on_terminal(outcome.note));
     if (outcome.status == BisectStatus::not_reproduced)
-      fmt::print(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
-                 m_improvement ? "faster" : "slower", evidence.settings.threshold * 100,
-                 on_terminal(m_good), on_terminal(m_bad));
+      print_to(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
+               m_improvement ? "faster" : "slower", evidence.settings.threshold * 100,
+               on_terminal(m_good), on_terminal(m_bad));
     if (outcome.status == BisectStatus::not_reproduced || unconfirmed) {
       for (const auto& c : evidence.comparisons)
-        fmt::print(out, "  {}: {}{}{}\n", on_terminal(c.case_name), c.verdict,
-                   c.base_runs >= 2 && c.head_runs >= 2
-                       ? fmt::format(", ratio {:.3f} [{:.3f}, {:.3f}]", c.ratio, c.ci[0], c.ci[1])
-                       : std::string(),
-                   c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
+        print_to(out, "  {}: {}{}{}\n", on_terminal(c.case_name), c.verdict,
+                 c.base_runs >= 2 && c.head_runs >= 2
+                     ? fmt::format(", ratio {:.3f} [{:.3f}, {:.3f}]", c.ratio, c.ci[0], c.ci[1])
+                     : std::string(),
+                 c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
     }
     for (const auto& c : b.culprits) {
-      fmt::print(out, "culprit {} {}\n  {} <{}>, {}\n", c.commit.substr(0, 12),
-                 on_terminal(c.subject), on_terminal(c.author), on_terminal(c.email),
-                 on_terminal(c.date));
+      print_to(out, "culprit {} {}\n  {} <{}>, {}\n", c.commit.substr(0, 12),
+               on_terminal(c.subject), on_terminal(c.author), on_terminal(c.email),
+               on_terminal(c.date));
       for (const auto& moved : c.cases) {
-        fmt::print(out, "  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
-                   on_terminal(moved.name), (moved.ratio - 1) * 100, moved.ratio,
-                   evidence.settings.confidence * 100, moved.ci[0], moved.ci[1],
-                   moved.share ? ", " + report::share_text(evidence, moved) : "");
+        print_to(out, "  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
+                 on_terminal(moved.name), (moved.ratio - 1) * 100, moved.ratio,
+                 evidence.settings.confidence * 100, moved.ci[0], moved.ci[1],
+                 moved.share ? ", " + report::share_text(evidence, moved) : "");
         if (const auto move = report::roofline_move(evidence, c.parent, c.commit, moved.name,
                                                     moved.ratio, moved.ci))
-          fmt::print(out, "    roofline: {}\n", on_terminal(report::move_text(*move)));
+          print_to(out, "    roofline: {}\n", on_terminal(report::move_text(*move)));
       }
     }
     if (outcome.status == BisectStatus::culprit_found && !outcome.note.empty())
-      fmt::print(out, "note: {}\n", on_terminal(outcome.note));
+      print_to(out, "note: {}\n", on_terminal(outcome.note));
     if (!b.candidates.empty()) {
-      fmt::print(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));
+      print_to(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));
       for (std::size_t i = 0; i < b.candidates.size(); ++i)
-        fmt::print(out, "  {}\n", on_terminal(b.candidate_line(i)));
+        print_to(out, "  {}\n", on_terminal(b.candidate_line(i)));
     }
-    fmt::print(out, "{} in range, {} in {}, {}; evidence: {}\n",
-               report::counted(b.commits_in_range, "commit", "commits"),
-               report::counted(b.steps.size(), "probe", "probes"),
-               report::counted(outcome.rounds, "round", "rounds"),
-               report::counted(evidence.builds.size(), "build", "builds"), on_terminal(where));
+    print_to(out, "{} in range, {} in {}, {}; evidence: {}\n",
+             report::counted(b.commits_in_range, "commit", "commits"),
+             report::counted(b.steps.size(), "probe", "probes"),
+             report::counted(outcome.rounds, "round", "rounds"),
+             report::counted(evidence.builds.size(), "build", "builds"), on_terminal(where));
     if (!m_executor_summary.empty())
-      fmt::print(out, "{}\n", m_executor_summary);
+      print_to(out, "{}\n", m_executor_summary);
   }
 
   std::string m_executor_summary;

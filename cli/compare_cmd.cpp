@@ -75,10 +75,10 @@ public:
     if (auto filled = ctx.fill_roofline(evidence); !filled)
       return report(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
-    fmt::print(out, "{}", render_verdict_table(evidence, m_base, m_head));
+    print_to(out, "{}", render_verdict_table(evidence, m_base, m_head));
     if (global.verbosity >= 0)
-      fmt::print(out, "{}{}{}", report::render_roofline_moves(evidence),
-                 report::render_noise_lines(evidence), render_reuse_line(evidence, m_base, m_head));
+      print_to(out, "{}{}{}", report::render_roofline_moves(evidence),
+               report::render_noise_lines(evidence), render_reuse_line(evidence, m_base, m_head));
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));

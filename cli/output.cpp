@@ -1,8 +1,12 @@
 #include "cli/output.hpp"
 
+#include <pthread.h>
+
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include <fmt/format.h>
 
@@ -42,8 +46,30 @@ Status stdout_error() {
 } // namespace
 
 void write_stderr(std::string_view text) {
+  // A pipe whose reader has gone (`2>&1 | head -1`, an SSH session that dropped) would end
+  // culprit with SIGPIPE here, leaving the benchmark running and no evidence: the signal is held
+  // back for the write and the one the write raised is taken, so that the write just fails.
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  sigset_t saved;
+  sigemptyset(&saved);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &saved);
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
+  if (sigismember(&saved, SIGPIPE) == 0) { // a caller that blocks it itself keeps it
+    constexpr timespec k_no_wait{};
+    while (sigtimedwait(&pipe_signal, nullptr, &k_no_wait) == SIGPIPE) {
+    }
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  }
+}
+
+void write_to(std::FILE* stream, std::string_view text) {
+  if (stream == stderr)
+    write_stderr(text);
+  else
+    std::fwrite(text.data(), 1, text.size(), stream);
 }
 
 void print_error(std::string_view message) {

@@ -3,8 +3,12 @@
 // that reaches a terminal from outside culprit (revisions, commit subjects, case names, host
 // names, file names) goes through on_terminal(), the one escaping function for terminals.
 
+#include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "core/util/error.hpp"
 
@@ -12,13 +16,24 @@ namespace culprit::cli {
 
 // "culprit: error: <message>" on stderr, one line: control characters are escaped, and a message
 // that would fill the screen is cut in its middle, keeping what it says to do at its end.
-// Diagnostics on standard error. One that cannot be written (stderr closed, or on a full disk) is
-// dropped: the command's exit code says what happened, never an abort.
+// Diagnostics on standard error. One that cannot be written (stderr closed, on a full disk, or a
+// pipe whose reader has gone) is dropped: the command's exit code says what happened, never an
+// abort or a death by SIGPIPE.
 void write_stderr(std::string_view text);
 void print_error(std::string_view message);
 void print_warning(std::string_view message);
 // Reports an Error and returns its exit code.
 int report(const Error& error);
+
+// A summary onto `stream`, standard output or standard error (summary_stream), never throwing
+// as fmt::print does when a write fails: onto standard error it is a diagnostic (write_stderr);
+// onto standard output a failure stays in the stream's error flag, and finish_stdout reports it
+// once the evidence is written.
+void write_to(std::FILE* stream, std::string_view text);
+template <class... Args>
+void print_to(std::FILE* stream, fmt::format_string<Args...> format, Args&&... args) {
+  write_to(stream, fmt::format(format, std::forward<Args>(args)...));
+}
 
 // Foreign text made safe to print on a terminal (report::terminal_safe).
 std::string on_terminal(std::string_view foreign);

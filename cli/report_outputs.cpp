@@ -128,7 +128,7 @@ Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outpu
   }
   if (const char* actions = std::getenv("GITHUB_ACTIONS"); actions != nullptr && *actions != '\0') {
     const auto annotations = report::github_annotations(evidence);
-    std::fputs(annotations.c_str(), to_stdout ? stderr : stdout);
+    write_to(to_stdout ? stderr : stdout, annotations);
     std::fflush(to_stdout ? stderr : stdout);
   }
   return {};

@@ -66,14 +66,14 @@ Result<Precision> measure_until_precise(Sampler& sampler, const Subject& subject
 
 // One row per case: its median, interval, runs, spread and outliers.
 void print_summary(std::FILE* out, const Evidence& evidence, double confidence) {
-  fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
-             fmt::format("{:.0f}% CI", confidence * 100), "runs", "cv", "outliers");
+  print_to(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
+           fmt::format("{:.0f}% CI", confidence * 100), "runs", "cv", "outliers");
   for (const auto& m : evidence.measurements)
-    fmt::print(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", on_terminal(m.case_name, 40),
-               report::format_quantity(m.summary.median, m.unit),
-               fmt::format("[{}, {}]", report::format_quantity(m.summary.ci[0], m.unit),
-                           report::format_quantity(m.summary.ci[1], m.unit)),
-               m.runs.size(), m.summary.cv * 100, m.summary.outliers);
+    print_to(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", on_terminal(m.case_name, 40),
+             report::format_quantity(m.summary.median, m.unit),
+             fmt::format("[{}, {}]", report::format_quantity(m.summary.ci[0], m.unit),
+                         report::format_quantity(m.summary.ci[1], m.unit)),
+             m.runs.size(), m.summary.cv * 100, m.summary.outliers);
 }
 
 class RunCommand final : public Command {
@@ -130,8 +130,8 @@ public:
     std::FILE* out = summary_stream(m_flags.outputs);
     print_summary(out, evidence, settings.decide.confidence);
     if (global.verbosity >= 0)
-      fmt::print(out, "{}{}", report::render_roofline_table(evidence),
-                 report::render_noise_lines(evidence));
+      print_to(out, "{}{}", report::render_roofline_table(evidence),
+               report::render_noise_lines(evidence));
     if (budget_hit)
       print_warning(precise ? "the time budget ran out before the runs asked for were made"
                             : "the time budget ran out before every interval was narrow enough");

@@ -160,36 +160,36 @@ private:
     for (const auto& finding : document.at("findings")) {
       // A finding is one commit: its bisect holds that one culprit, with every case it moved.
       const auto& cases = finding.at("bisect").at("culprits").at(0).at("cases");
-      fmt::print(out, "{} {} {}\n  {}, {}:\n", finding.at("kind").get<std::string>(),
-                 finding.at("commit").get<std::string>().substr(0, 12),
-                 on_terminal(finding.at("subject").get<std::string>()),
-                 on_terminal(finding.at("author").get<std::string>()),
-                 report::counted(cases.size(), "case", "cases"));
+      print_to(out, "{} {} {}\n  {}, {}:\n", finding.at("kind").get<std::string>(),
+               finding.at("commit").get<std::string>().substr(0, 12),
+               on_terminal(finding.at("subject").get<std::string>()),
+               on_terminal(finding.at("author").get<std::string>()),
+               report::counted(cases.size(), "case", "cases"));
       for (const auto& c : cases)
-        fmt::print(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
-                   on_terminal(c.at("case").get<std::string>()),
-                   (c.at("ratio").get<double>() - 1) * 100, c.at("ratio").get<double>(),
-                   c.at("ci")[0].get<double>(), c.at("ci")[1].get<double>());
+        print_to(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
+                 on_terminal(c.at("case").get<std::string>()),
+                 (c.at("ratio").get<double>() - 1) * 100, c.at("ratio").get<double>(),
+                 c.at("ci")[0].get<double>(), c.at("ci")[1].get<double>());
     }
     for (const auto& change : outcome.changes)
       if (change.status == history::TriageStatus::not_confirmed ||
           change.status == history::TriageStatus::inconclusive ||
           change.status == history::TriageStatus::failed)
-        fmt::print(out, "{} {}..{} [{}]: {}{}\n", to_string(change.status),
-                   change.change.before.substr(0, 12), change.change.commit.substr(0, 12),
-                   on_terminal(change.change.case_name),
-                   change.change.regression() ? "regression" : "improvement",
-                   change.note.empty() ? "" : " (" + on_terminal(change.note) + ")");
+        print_to(out, "{} {}..{} [{}]: {}{}\n", to_string(change.status),
+                 change.change.before.substr(0, 12), change.change.commit.substr(0, 12),
+                 on_terminal(change.change.case_name),
+                 change.change.regression() ? "regression" : "improvement",
+                 change.note.empty() ? "" : " (" + on_terminal(change.note) + ")");
     const auto regressions = static_cast<std::size_t>(
         std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }));
-    fmt::print(out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",
-               report::counted(outcome.changes.size(), "change point", "change points"),
-               outcome.changes.size() - outcome.count(history::TriageStatus::handled_before),
-               outcome.count(history::TriageStatus::handled_before),
-               report::counted(regressions, "regression finding", "regression findings"),
-               report::counted(outcome.findings.size() - regressions, "improvement finding",
-                               "improvement findings"),
-               on_terminal(file.string()));
+    print_to(out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",
+             report::counted(outcome.changes.size(), "change point", "change points"),
+             outcome.changes.size() - outcome.count(history::TriageStatus::handled_before),
+             outcome.count(history::TriageStatus::handled_before),
+             report::counted(regressions, "regression finding", "regression findings"),
+             report::counted(outcome.findings.size() - regressions, "improvement finding",
+                             "improvement findings"),
+             on_terminal(file.string()));
   }
 
   bool m_no_improvements = false;

@@ -42,8 +42,10 @@ bool ChildProcess::has_exited() const {
 }
 
 void ChildProcess::signal_group(int signal_number) const {
-  if (m_pid > 0 && !m_reaped)
-    ::kill(-m_pid, signal_number);
+  if (m_pid <= 0 || m_reaped)
+    return;
+  ::kill(-m_pid, signal_number);
+  ::kill(m_pid, signal_number);
 }
 
 ChildExit ChildProcess::reap() {

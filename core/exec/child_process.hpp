@@ -32,7 +32,9 @@ public:
   // True once the child has exited. It stays a zombie until reap(), which keeps its pid, and so
   // its process group id, from being reused while we still signal the group.
   [[nodiscard]] bool has_exited() const;
-  // Sends `signal_number` to every process of the child's group; a group already gone is fine.
+  // Sends `signal_number` to every process of the child's group, and to the child itself by its
+  // pid: a child that moved to another group (setpgid) is signalled all the same, which its
+  // unreaped pid makes safe. A group already gone is fine.
   void signal_group(int signal_number) const;
   // Waits for the child (blocking) and returns its status and resource usage.
   ChildExit reap();

@@ -121,6 +121,9 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
   auto drain_until = never;
   auto idle_wait = milliseconds(1);
   bool exited = false;
+  // The child's descendants when it was asked to stop: they get the same signals as its group,
+  // also those that left the group and carry no token.
+  std::vector<pid_t> stopped;
   Supervision supervision;
 
   while (true) {
@@ -144,12 +147,19 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
       else if (now >= deadline)
         supervision.stop = StopReason::timeout;
       if (supervision.stop != StopReason::none) {
+        stopped = descendants_of(child.pid());
         child.signal_group(SIGTERM);
+        signal_each(stopped, SIGTERM);
         kill_at = grace > Clock::duration::zero() ? now + grace : now;
       }
     }
     if (!exited && now >= kill_at) {
+      // Those asked to stop that have since lost their parent are no longer in the tree.
+      for (const pid_t pid : descendants_of(child.pid()))
+        if (std::ranges::find(stopped, pid) == stopped.end())
+          stopped.push_back(pid);
       child.signal_group(SIGKILL);
+      signal_each(stopped, SIGKILL);
       if (!token.empty())
         kill_strays(token);
       kill_at = never;

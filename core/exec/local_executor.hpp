@@ -3,7 +3,9 @@
 //
 // Each run is a fresh process leading a process group of its own, with stdin on /dev/null.
 // - Timeout: when request.timeout passes, the whole group gets SIGTERM, and SIGKILL once
-//   request.kill_grace has passed too; the result says timed_out.
+//   request.kill_grace has passed too; the result says timed_out. So do the child itself by its
+//   pid (it may have moved to another group) and its descendants by their parent links (they may
+//   have left the group and cleared their environment, which hides them from the token below).
 // - Interrupt: when interrupt_requested() becomes true (checked at least every 50 ms), the group
 //   is stopped the same way and run() returns an error with ExitCode::interrupted.
 // - When the command itself exits, anything left in its group (background processes) gets

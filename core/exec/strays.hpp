@@ -27,4 +27,13 @@ std::vector<pid_t> processes_with_token(std::string_view token);
 // may fork while it is killed), at most a few passes. Returns how many were killed.
 std::size_t kill_strays(std::string_view token);
 
+// The processes descended from `root` (its children, theirs, ...; not `root` itself), found by
+// their parent links under /proc at this moment. A process that left the group and cleared its
+// environment too carries no token, but is found this way while its parent still lives, so the
+// tree is taken before the group is signalled (a killed parent hands its children to init).
+std::vector<pid_t> descendants_of(pid_t root);
+
+// Sends `signal_number` to each of `pids`; one already gone is fine.
+void signal_each(const std::vector<pid_t>& pids, int signal_number);
+
 } // namespace culprit

@@ -12,6 +12,20 @@ extern "C" void on_interrupt(int signal_number) {
   g_signal.store(signal_number);
 }
 
+// nohup ignores SIGHUP so that a command outlives its terminal: a hang-up ignored when the
+// handlers were first installed (at the start of main) stays ignored.
+std::atomic<bool> g_hangup_read{false};
+std::atomic<bool> g_hangup_ignored{false};
+
+bool handles_hangup() {
+  if (!g_hangup_read.exchange(true)) {
+    struct sigaction inherited = {};
+    sigaction(SIGHUP, nullptr, &inherited);
+    g_hangup_ignored.store(inherited.sa_handler == SIG_IGN);
+  }
+  return !g_hangup_ignored.load();
+}
+
 } // namespace
 
 void install_interrupt_handlers() {
@@ -21,13 +35,15 @@ void install_interrupt_handlers() {
   action.sa_flags = 0; // no SA_RESTART: poll() and waitpid() return EINTR
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGHUP, &action, nullptr);
+  if (handles_hangup())
+    sigaction(SIGHUP, &action, nullptr);
 }
 
 void restore_default_interrupt_handlers() {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  std::signal(SIGHUP, SIG_DFL);
+  if (handles_hangup())
+    std::signal(SIGHUP, SIG_DFL);
   if (const int pending = g_signal.exchange(0); pending != 0)
     std::raise(pending);
 }

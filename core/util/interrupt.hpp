@@ -7,10 +7,11 @@
 namespace culprit {
 
 // Installs handlers for SIGINT, SIGTERM and SIGHUP (without SA_RESTART, so blocking calls wake
-// up).
+// up). A SIGHUP ignored when they are first installed (under nohup) stays ignored.
 void install_interrupt_handlers();
-// Gives SIGINT, SIGTERM and SIGHUP their default action back; a signal that arrived while the
-// handlers were installed is delivered again, so the process ends as it would have.
+// Gives SIGINT, SIGTERM and SIGHUP their default action back (a SIGHUP ignored from the start
+// stays ignored); a signal that arrived while the handlers were installed is delivered again, so
+// the process ends as it would have.
 void restore_default_interrupt_handlers();
 [[nodiscard]] bool interrupt_requested();
 // The signal that asked (SIGINT, SIGTERM or SIGHUP), or 0.

@@ -1,0 +1,118 @@
+// Processes of a run that hide from its process group and from its token (they cleared their
+// environment): the child itself is stopped by its pid, and its descendants by their parent links.
+
+#include "core/exec/strays.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/exec/local_executor.hpp"
+#include "tests/core/exec/exec_test_support.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit {
+namespace {
+
+using testing::argv_request;
+using testing::shell_request;
+using testing::TempDir;
+using namespace std::chrono_literals;
+
+// Running, neither gone nor a zombie, within two seconds.
+bool gone_soon(pid_t pid) {
+  for (int tries = 0; tries < 200; ++tries) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_field;
+    std::string name;
+    std::string state;
+    if (!(stat >> pid_field >> name >> state) || state == "Z" || state == "X")
+      return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+TEST(Strays, DescendantsAreFoundThroughEveryGenerationAndSession) {
+  std::array<int, 2> fds{};
+  ASSERT_EQ(::pipe(fds.data()), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only async-signal-safe calls here: the test process may have threads.
+    const pid_t grandchild = ::fork();
+    if (grandchild == 0) {
+      ::setsid();
+      ::pause();
+      ::_exit(0);
+    }
+    [[maybe_unused]] const auto wrote = ::write(fds[1], &grandchild, sizeof grandchild);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  pid_t grandchild = 0;
+  const auto got = ::read(fds[0], &grandchild, sizeof grandchild);
+  ::close(fds[0]);
+  const auto of_this = descendants_of(::getpid());
+  const auto of_child = descendants_of(child);
+  if (got == sizeof grandchild)
+    ::kill(grandchild, SIGKILL);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_EQ(got, static_cast<ssize_t>(sizeof grandchild));
+  EXPECT_NE(std::ranges::find(of_this, child), of_this.end());
+  EXPECT_NE(std::ranges::find(of_this, grandchild), of_this.end());
+  EXPECT_EQ(std::ranges::find(of_this, ::getpid()), of_this.end());
+  EXPECT_EQ(of_child, std::vector<pid_t>{grandchild});
+}
+
+// The run's own process moves into this process's group and clears its environment: signalling
+// its group reaches nothing, and no token is there to find it by.
+TEST(Strays, AChildThatMovedToAnotherGroupAndClearedItsEnvironmentDiesAtTheTimeout) {
+  TempDir temp("culprit-strays");
+  const auto pid_file = temp / "pid";
+  auto request =
+      argv_request({"/usr/bin/env", "-i", "/usr/bin/perl", "-e",
+                    "setpgrp(0, " + std::to_string(::getpgrp()) + ") or die; open(my $f, '>', '" +
+                        pid_file.string() + "'); print $f $$; close($f); sleep 30"});
+  request.timeout = Seconds(0.5);
+  request.kill_grace = Seconds(0.1);
+  auto run = std::async(std::launch::async, [&] { return LocalExecutor().run(request); });
+  if (run.wait_for(10s) != std::future_status::ready) {
+    ADD_FAILURE() << "the run outlived its timeout by ten seconds";
+    std::ifstream in(pid_file);
+    if (pid_t pid = 0; in >> pid)
+      ::kill(pid, SIGKILL);
+  }
+  const auto result = run.get();
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->timed_out);
+}
+
+// A background process that left the group and cleared its environment is still the child's
+// descendant when the timeout comes, and is stopped with the group.
+TEST(Strays, ABackgroundProcessThatLeftTheGroupAndClearedItsEnvironmentDiesAtTheTimeout) {
+  auto request = shell_request("env -i setsid sleep 30 & echo $!; sleep 30");
+  request.timeout = Seconds(0.5);
+  request.kill_grace = Seconds(0.1);
+  LocalExecutor executor;
+  const auto result = executor.run(request);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->timed_out);
+  EXPECT_TRUE(gone_soon(std::stoi(result->out)));
+}
+
+} // namespace
+} // namespace culprit
