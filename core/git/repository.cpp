@@ -10,6 +10,7 @@
 #include "core/git/hash.hpp"
 #include "core/git/library.hpp"
 #include "core/util/escape.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::git {
 namespace {
@@ -143,6 +144,24 @@ bool names_object_format(std::string_view message) {
          lower.find("object format") != std::string::npos;
 }
 
+// Whether the repository that holds `path` says extensions.objectformat = sha256 in its config:
+// found with git_repository_discover (which reads no configuration), then read as text.
+bool declares_sha256(const std::filesystem::path& path) {
+  git_buf found = GIT_BUF_INIT;
+  if (git_repository_discover(&found, path.c_str(), 0, nullptr) < 0)
+    return false;
+  const std::filesystem::path git_dir(found.ptr != nullptr ? found.ptr : "");
+  git_buf_dispose(&found);
+  auto config = read_file(git_dir / "config", std::size_t{1} << 20);
+  if (!config)
+    return false;
+  std::string lower(*config);
+  std::ranges::transform(lower, lower.begin(),
+                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::erase_if(lower, [](char c) { return c == ' ' || c == '\t'; });
+  return lower.find("objectformat=sha256") != std::string::npos;
+}
+
 std::unexpected<Error> sha256_refused(const std::filesystem::path& path) {
   int major = 0;
   int minor = 0;
@@ -173,6 +192,10 @@ Result<Repository> Repository::open(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path, ec))
     return usage_error("{} does not exist; pass --repo with the path of a git repository",
                        path.string());
+  // A SHA-256 repository is told before libgit2 opens it: 1.5 refuses it only after it has read
+  // the configuration, on a path that leaks what its regular expressions allocated.
+  if (declares_sha256(path))
+    return sha256_refused(path);
   git_repository* raw = nullptr;
   const int rc = git_repository_open_ext(&raw, path.c_str(), 0, nullptr);
   if (rc == GIT_ENOTFOUND)

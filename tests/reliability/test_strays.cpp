@@ -103,12 +103,15 @@ TEST_F(Strays, TheScratchDirectoryOfAKilledCulpritIsRemovedByTheNext) {
   auto culprit = start_culprit(with_cache({"run", "HEAD", "--run", slow}), project.dir());
   const auto scratch = temp / "cache";
   std::filesystem::path left;
-  for (int tries = 0; tries < 200 && left.empty(); ++tries) {
+  for (int tries = 0; tries < 1000 && left.empty(); ++tries) {
     std::this_thread::sleep_for(20ms);
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(scratch))
-      if (entry.path().filename() == std::to_string(culprit.pid()) &&
-          entry.path().parent_path().filename() == "scratch")
-        left = entry.path();
+    // The cache appears, and changes, while culprit starts: no error stops the look.
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(scratch, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+      if (it->path().filename() == std::to_string(culprit.pid()) &&
+          it->path().parent_path().filename() == "scratch")
+        left = it->path();
   }
   ASSERT_FALSE(left.empty()) << "no scratch directory appeared";
   culprit.signal(SIGKILL);
