@@ -190,8 +190,6 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
   }
   out.close();
   err.close();
-  if (!token.empty())
-    kill_strays(token);
   return supervision;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -46,6 +47,24 @@ inline bool process_alive(pid_t pid) {
     return false;
   const auto state = line.find(") ");
   return state != std::string::npos && line[state + 2] != 'Z' && line[state + 2] != 'X';
+}
+
+// The pids written one a line to `file` (by the benchmarks of a test).
+inline std::vector<pid_t> pids_in(const std::filesystem::path& file) {
+  std::vector<pid_t> pids;
+  std::ifstream in(file);
+  for (pid_t pid = 0; in >> pid;)
+    pids.push_back(pid);
+  return pids;
+}
+
+// Every pid in `file` gone within a second (a killed process may take a moment to be reaped).
+inline void expect_all_gone(const std::filesystem::path& file) {
+  for (const auto pid : pids_in(file)) {
+    for (int tries = 0; tries < 100 && process_alive(pid); ++tries)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(process_alive(pid)) << "process " << pid << " outlived its run";
+  }
 }
 
 // The one error line culprit printed; fails the test unless there is exactly one.

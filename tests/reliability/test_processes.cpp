@@ -19,33 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Alive and not a zombie.
-bool alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line))
-    return false;
-  const auto state = line.find(") ");
-  return state != std::string::npos && line[state + 2] != 'Z' && line[state + 2] != 'X';
-}
-
-std::vector<pid_t> pids_in(const std::filesystem::path& file) {
-  std::vector<pid_t> pids;
-  std::ifstream in(file);
-  for (pid_t pid = 0; in >> pid;)
-    pids.push_back(pid);
-  return pids;
-}
-
-// Every pid in `file` gone within a second (a killed process may take a moment to be reaped).
-void expect_all_gone(const std::filesystem::path& file) {
-  for (const auto pid : pids_in(file)) {
-    for (int tries = 0; tries < 100 && alive(pid); ++tries)
-      std::this_thread::sleep_for(10ms);
-    EXPECT_FALSE(alive(pid)) << "process " << pid << " outlived its run";
-  }
-}
-
 // A perl program with an empty environment (no CULPRIT_RUN_TOKEN to find it by) that moves to
 // process group GROUP (a shell expression), writes its pid, prints a sample and sleeps.
 std::string hiding_program(const std::filesystem::path& pids, std::string_view group) {
@@ -61,7 +34,7 @@ protected:
   ~Processes() override {
     // What a failed test left running is not left to the next.
     for (const auto pid : pids_in(pids))
-      if (alive(pid))
+      if (process_alive(pid))
         ::kill(pid, SIGKILL);
   }
   std::string script(std::string_view name, std::string_view text) {

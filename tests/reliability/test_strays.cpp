@@ -16,23 +16,6 @@ namespace {
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
-std::vector<pid_t> pids_in(const std::filesystem::path& file) {
-  std::vector<pid_t> pids;
-  std::ifstream in(file);
-  for (pid_t pid = 0; in >> pid;)
-    pids.push_back(pid);
-  return pids;
-}
-
-// Every pid in `file` gone within a second (a killed process may take a moment to be reaped).
-void expect_all_gone(const std::filesystem::path& file) {
-  for (const auto pid : pids_in(file)) {
-    for (int tries = 0; tries < 100 && process_alive(pid); ++tries)
-      std::this_thread::sleep_for(10ms);
-    EXPECT_FALSE(process_alive(pid)) << "process " << pid << " outlived its run";
-  }
-}
-
 class Strays : public ::testing::Test {
 protected:
   std::string script(std::string_view name, std::string_view text) {
