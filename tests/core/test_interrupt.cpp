@@ -53,5 +53,42 @@ TEST(Interrupt, RestoringTheDefaultsWithNothingPendingLeavesTheProcessRunning) {
   EXPECT_EQ(WEXITSTATUS(status), 42);
 }
 
+// A hang-up ignored when culprit started (nohup) stays ignored: it neither interrupts a command
+// nor, once the handlers are given back, ends one; Ctrl-C still interrupts.
+TEST(InterruptInherited, AHangupIgnoredAsUnderNohupDoesNotInterrupt) {
+  const int status = in_child([] {
+    std::signal(SIGHUP, SIG_IGN);
+    install_interrupt_handlers();
+    std::raise(SIGHUP);
+    _exit(interrupt_requested() ? 1 : 42);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 42);
+}
+
+TEST(InterruptInherited, AHangupIgnoredAsUnderNohupStaysIgnoredOnceTheHandlersAreGivenBack) {
+  const int status = in_child([] {
+    std::signal(SIGHUP, SIG_IGN);
+    install_interrupt_handlers();
+    install_interrupt_handlers(); // a command installs them again
+    restore_default_interrupt_handlers();
+    std::raise(SIGHUP);
+    _exit(42);
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 42);
+}
+
+TEST(InterruptInherited, AnInterruptNotIgnoredIsStillRecorded) {
+  const int status = in_child([] {
+    std::signal(SIGHUP, SIG_IGN);
+    install_interrupt_handlers();
+    std::raise(SIGINT);
+    _exit(interrupt_signal() == SIGINT ? 42 : 1);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 42);
+}
+
 } // namespace
 } // namespace culprit
