@@ -274,6 +274,8 @@ Result<BisectOutcome> Bisection::run() {
                        m_outcome.builds[which].message);
   }
 
+  m_good = good;
+  m_bad = bad;
   CULPRIT_TRY_ASSIGN(m_outcome.confirmation,
                      compare_subjects(m_sampler, *good, *bad, m_settings.compare));
   const auto wanted = m_settings.improvement ? stats::Verdict::faster : stats::Verdict::slower;

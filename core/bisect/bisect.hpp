@@ -45,6 +45,9 @@ struct BisectSettings {
   CompareSettings compare;
   bool improvement = false; // look for the commit that made things faster
   std::size_t reference_runs_per_batch = 2;
+  // Probes whose step dwarfs the noise are classified at a quick look of two blocks
+  // (stats/quick_look.hpp); off, every probe waits for the ordinary looks.
+  bool quick_look = true;
 };
 
 struct BisectRange {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/bisect/bisect.hpp"
+#include "stats/quick_look.hpp"
 
 namespace culprit::bisect_detail {
 
@@ -52,7 +53,8 @@ private:
     int index = 0;
     const Subject* probe = nullptr;
     Sampler* lane = nullptr;
-    std::size_t n = 0; // probe runs asked for
+    std::size_t n = 0;  // probe runs asked for
+    bool quick = false; // its first look is a quick one (stats/quick_look.hpp)
     bool done = false;
     Classification result;
   };
@@ -68,6 +70,11 @@ private:
                                                          Sampler& lane, const Subject& probe,
                                                          const Reference& lo, const Reference& hi,
                                                          std::size_t from, std::size_t to);
+  Result<std::optional<stats::StepNoise>> ends_noise(const SelectedCase& selected);
+  Result<std::optional<Classification>> quick_look(const SelectedCase& selected,
+                                                   const stats::StepNoise& ends, Sampler& lane,
+                                                   const Subject& probe, const Reference& lo,
+                                                   const Reference& hi);
   Result<Classification> confirm_intermediate(const SelectedCase& selected, Sampler& lane,
                                               const Subject& probe, const Reference& lo,
                                               const Reference& hi, std::size_t blocks);
@@ -84,7 +91,9 @@ private:
   const BisectRange& m_range;
   BuildProvider& m_builds;
   std::vector<Sampler*> m_lanes;
-  Sampler& m_sampler; // the first lane: the confirmation, and culprits' changes
+  Sampler& m_sampler;              // the first lane: the confirmation, and culprits' changes
+  const Subject* m_good = nullptr; // the ends, once built
+  const Subject* m_bad = nullptr;
   std::map<std::string, Sampler*> m_lane_of; // commit -> the lane that classified it
   const BisectSettings& m_settings;
   const std::function<void(const BisectProgress&)>& m_progress;

@@ -4,6 +4,7 @@
 #include "core/measure/compare.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/paired.hpp"
+#include "stats/quick_look.hpp"
 #include "stats/run_statistic.hpp"
 
 namespace culprit::bisect_detail {
@@ -48,6 +49,52 @@ Bisection::position_in(const SelectedCase& selected, Sampler& lane, const Subjec
   return position;
 }
 
+// The ends' step and noise by the probes' statistic, from the blocks that confirmed them: what
+// decides whether a probe may be classified at a quick look (stats/quick_look.hpp).
+Result<std::optional<stats::StepNoise>> Bisection::ends_noise(const SelectedCase& selected) {
+  const auto verdict = std::ranges::find_if(
+      m_outcome.confirmation.cases, [&](const auto& c) { return c.selected.key == selected.key; });
+  if (m_good == nullptr || m_bad == nullptr || verdict == m_outcome.confirmation.cases.end())
+    return std::nullopt;
+  const std::array<const Subject*, 2> ends = {m_good, m_bad};
+  CULPRIT_TRY_ASSIGN(const auto blocks, m_sampler.block_runs(ends, selected.key, verdict->blocks));
+  if (blocks.runs[0].empty())
+    return std::nullopt;
+  const auto statistic = estimator_of(selected).statistic;
+  return stats::step_noise(stats::run_values(blocks.runs[0], statistic),
+                           stats::run_values(blocks.runs[1], statistic));
+}
+
+// The quick look at a probe's first blocks: a classification only when the step dwarfs the noise
+// and every block puts the probe at one end (stats/quick_look.hpp); nothing otherwise.
+Result<std::optional<Bisection::Classification>>
+Bisection::quick_look(const SelectedCase& selected, const stats::StepNoise& ends, Sampler& lane,
+                      const Subject& probe, const Reference& lo, const Reference& hi) {
+  const std::array<const Subject*, 3> group = {lo.subject, hi.subject, &probe};
+  CULPRIT_TRY_ASSIGN(const auto blocks,
+                     lane.block_runs(group, selected.key, stats::k_quick_blocks));
+  if (blocks.runs[2].size() < stats::k_quick_blocks)
+    return std::nullopt;
+  const auto statistic = estimator_of(selected).statistic;
+  const auto values = [&](std::size_t side) {
+    return stats::run_values(blocks.runs[side], statistic);
+  };
+  auto position = stats::quick_position(ends, values(0), values(1), values(2),
+                                        m_settings.compare.decide.threshold);
+  if (!position)
+    return std::nullopt;
+  Classification result;
+  result.step = position->classification;
+  result.position = position;
+  result.runs = stats::k_quick_blocks;
+  result.statistic = stats::to_string(statistic);
+  result.note = fmt::format("a quick look: the step is {:.0f}x the noise of the ends' blocks, and "
+                            "both blocks put the probe at {}'s level",
+                            ends.spread > 0 ? std::abs(ends.step) / ends.spread : 0.0,
+                            result.step == stats::StepClass::good_like ? "good" : "bad");
+  return result;
+}
+
 // The probes of a round are classified in lockstep: each pass asks every lane for more blocks of
 // its probe with both references (so on the same device), and the lanes measure at once when
 // their executor allows it.
@@ -57,6 +104,9 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
   const std::size_t first = std::max(compare.min_runs(), k_min_blocks);
   const std::size_t batch = compare.batch > 0 ? compare.batch : compare.min_runs();
   const std::size_t most = std::max(compare.max_runs(), first);
+  CULPRIT_TRY_ASSIGN(const auto noise, ends_noise(selected));
+  const bool quick =
+      m_settings.quick_look && noise && noise->dwarfed() && first > stats::k_quick_blocks;
   for (auto& job : jobs) {
     // Byte-identical artifacts: the same measurement, no run needed.
     const bool like_lo = job.probe->artifact_id == lo.subject->artifact_id;
@@ -66,7 +116,8 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
                                     commit_at(like_lo ? lo.index : hi.index).substr(0, 12));
       job.done = true;
     }
-    job.n = first;
+    job.n = quick ? stats::k_quick_blocks : first;
+    job.quick = quick;
   }
   while (std::ranges::any_of(jobs, [](const Job& job) { return !job.done; })) {
     std::vector<LaneWants> wants;
@@ -80,6 +131,23 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
         continue;
       auto& result = job.result;
       job.done = true;
+      if (job.quick) {
+        job.quick = false;
+        CULPRIT_TRY_ASSIGN(auto quick_result,
+                           quick_look(selected, *noise, *job.lane, *job.probe, lo, hi));
+        if (quick_result) {
+          result = std::move(*quick_result);
+          continue;
+        }
+        if (!complete) {
+          result.runs = job.n;
+          result.note = "the time budget ran out";
+          continue;
+        }
+        job.n = first; // no decision: the ordinary looks, these blocks among theirs
+        job.done = false;
+        continue;
+      }
       CULPRIT_TRY_ASSIGN(result.position,
                          position_in(selected, *job.lane, *job.probe, lo, hi, 0, job.n));
       result.runs = job.n;

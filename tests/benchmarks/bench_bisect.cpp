@@ -12,13 +12,17 @@
 //   wrong   a culprit was named and it is not the planted one ("inconclusive" is neither)
 //   probes  distinct commits probed, against the bound ceil(log2 N) + 2
 //   runs    benchmark runs per bisection
+//   quick   the share of probes classified at a quick look (stats/quick_look.hpp)
 // and the same for the baseline people use today: `git bisect run` with a script that runs the
 // benchmark once and calls a commit bad when its median exceeds a fixed threshold halfway
-// between one run of good and one run of bad.
-// Targets: lognormal exact >= 95%; shared exact >= 95% for 5% and 10% steps, >= 80% for 3%;
+// between one run of good and one run of bad ("its runs": the runs it made).
+// The large rows (20% and 50% steps, 3% and 5% noise) show what a step that dwarfs the noise
+// costs. Targets: lognormal exact >= 95%; shared exact >= 95% for 5% and 10% steps, >= 80% for 3%;
 // wrong <= 2%; probes <= ceil(log2 N) + 2.
-// Usage: bench_bisect [trials per configuration, default 12] [lognormal|shared|all] [STATISTIC]
-// (STATISTIC: the [decide] statistic setting, default auto; median shows what auto buys.)
+// Usage: bench_bisect [trials per configuration, default 12] [lognormal|large|shared|all]
+//                     [STATISTIC] [no-quick]
+// (STATISTIC: the [decide] statistic setting, default auto; median shows what auto buys.
+// no-quick: every probe waits for the ordinary looks, to show what the quick look saves.)
 
 #include <cmath>
 #include <cstdio>
@@ -56,6 +60,8 @@ struct Tally {
   double runs = 0;
   int baseline_exact = 0;
   int baseline_wrong = 0;
+  int quick = 0; // probes classified at a quick look
+  double baseline_runs = 0;
 };
 
 const FakeMachine k_shared_machine{.slow_share = 0.5,
@@ -105,15 +111,17 @@ double one_run(std::mt19937_64& rng, const Config& config, double median) {
   return samples[static_cast<std::size_t>(count / 2)];
 }
 
-int baseline_bisect(std::mt19937_64& rng, const Config& config, int culprit) {
+int baseline_bisect(std::mt19937_64& rng, const Config& config, int culprit, int& runs) {
   const double good = 1e-3;
   const double bad = good * (1 + config.step);
   const double threshold = std::sqrt(one_run(rng, config, good) * one_run(rng, config, bad));
+  runs = 2;
   int lo = -1;
   int hi = config.commits - 1;
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
     const double level_here = mid >= culprit ? bad : good;
+    ++runs;
     if (one_run(rng, config, level_here) > threshold)
       hi = mid;
     else
@@ -132,6 +140,7 @@ int main(int argc, char** argv) {
   const int trials = argc > 1 ? std::atoi(argv[1]) : 12;
   const std::string which = argc > 2 ? argv[2] : "all";
   const std::string statistic_name = argc > 3 ? argv[3] : "auto";
+  const bool quick_look = argc <= 4 || std::string(argv[4]) != "no-quick";
   const auto statistic = StatisticSetting::parse(statistic_name);
   if (!statistic) {
     std::fprintf(stderr, "bench_bisect: %s\n", statistic.error().message.c_str());
@@ -151,6 +160,13 @@ int main(int argc, char** argv) {
                                       {Model::lognormal, 1024, 0.10, 0.03},
                                       {Model::lognormal, 1024, 0.20, 0.05},
                                   });
+  if (which == "all" || which == "large")
+    configs.insert(configs.end(), {
+                                      {Model::lognormal, 64, 0.20, 0.03},
+                                      {Model::lognormal, 256, 0.20, 0.03},
+                                      {Model::lognormal, 1024, 0.20, 0.03},
+                                      {Model::lognormal, 64, 0.50, 0.05},
+                                  });
   if (which == "all" || which == "shared")
     configs.insert(configs.end(), {
                                       {Model::shared, 64, 0.03, 0.01},
@@ -162,9 +178,9 @@ int main(int argc, char** argv) {
                                       {Model::shared, 1024, 0.05, 0.01},
                                       {Model::shared, 1024, 0.10, 0.01},
                                   });
-  std::printf("%9s %6s %6s %6s | %6s %6s %6s %8s %6s %7s | %14s %14s\n", "model", "N", "step",
-              "noise", "exact", "wrong", "incon", "probes", "bound", "runs", "baseline exact",
-              "baseline wrong");
+  std::printf("%9s %6s %6s %6s | %6s %6s %6s %8s %6s %7s %6s | %14s %14s %8s\n", "model", "N",
+              "step", "noise", "exact", "wrong", "incon", "probes", "bound", "runs", "quick",
+              "baseline exact", "baseline wrong", "its runs");
   std::map<std::string, Tally> all;
   std::mt19937_64 rng(2026);
   for (const auto& config : configs) {
@@ -188,6 +204,7 @@ int main(int argc, char** argv) {
       BisectSettings settings;
       settings.compare.decide.seed = static_cast<std::uint64_t>(trial) + 1;
       settings.compare.decide.statistic = statistic_name;
+      settings.quick_look = quick_look;
       auto outcome = run_bisect(range, builds, rig.sampler(), settings);
       ++tally.trials;
       if (!outcome) {
@@ -195,8 +212,10 @@ int main(int argc, char** argv) {
         continue;
       }
       std::set<std::string> probed;
-      for (const auto& step : outcome->steps)
+      for (const auto& step : outcome->steps) {
         probed.insert(step.commit);
+        tally.quick += step.note.starts_with("a quick look") ? 1 : 0;
+      }
       tally.probes += static_cast<double>(probed.size());
       tally.max_probes = std::max(tally.max_probes, static_cast<int>(probed.size()));
       tally.runs += rig.executor().total_runs();
@@ -207,20 +226,23 @@ int main(int argc, char** argv) {
         ++tally.wrong;
       else
         ++tally.inconclusive;
-      const int baseline = baseline_bisect(rng, config, culprit);
+      int baseline_runs = 0;
+      const int baseline = baseline_bisect(rng, config, culprit, baseline_runs);
+      tally.baseline_runs += baseline_runs;
       if (baseline == culprit)
         ++tally.baseline_exact;
       else
         ++tally.baseline_wrong;
     }
-    std::printf("%9s %6d %5.0f%% %5.0f%% | %5.0f%% %5.0f%% %5.0f%% %4.1f/%-3d %6d %7.0f | "
-                "%13.0f%% %13.0f%%\n",
+    std::printf("%9s %6d %5.0f%% %5.0f%% | %5.0f%% %5.0f%% %5.0f%% %4.1f/%-3d %6d %7.0f %5.0f%% | "
+                "%13.0f%% %13.0f%% %8.0f\n",
                 name_of(config.model), config.commits, config.step * 100, config.noise * 100,
                 100.0 * tally.exact / tally.trials, 100.0 * tally.wrong / tally.trials,
                 100.0 * tally.inconclusive / tally.trials, tally.probes / tally.trials,
                 tally.max_probes, bound, tally.runs / tally.trials,
+                100.0 * tally.quick / std::max(tally.probes, 1.0),
                 100.0 * tally.baseline_exact / tally.trials,
-                100.0 * tally.baseline_wrong / tally.trials);
+                100.0 * tally.baseline_wrong / tally.trials, tally.baseline_runs / tally.trials);
     std::fflush(stdout);
     for (const char* key : {name_of(config.model), "all"}) {
       auto& sum = all[key];

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# culprit bisect against `git bisect run` on a step that dwarfs the noise, through the binaries,
+# on this machine as it is. Each trial makes a repository of COMMITS first-parent commits of a
+# small C program (one process, about 0.2 s of integer work) whose work grows by STEP at one
+# commit chosen at random; the others change a string in the binary, so that every commit
+# builds a different one and is measured. Then:
+#   culprit   culprit bisect --good <first> --bad <last>, with a cache of its own (nothing reused)
+#   git       git bisect run with the script people write: build, run once, call the commit bad
+#             when its time exceeds a threshold set halfway (geometric mean) between one run of
+#             the good end and one of the bad, the two runs and builds counted in its time
+# and prints, per trial and in all, whether each named the planted commit, and its wall time.
+# Usage: scripts/bench-git-bisect.sh [TRIALS=5] [COMMITS=64] [STEP=0.20]
+# Needs a built culprit (build/release/cli/culprit) and cc.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+culprit="$root/build/release/cli/culprit"
+trials=${1:-5}
+commits=${2:-64}
+step=${3:-0.20}
+[[ -x $culprit ]] || { echo "bench-git-bisect: build culprit first (cmake --build --preset release)" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-vs-git-XXXXXX")
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+
+now() { date +%s.%N; }
+git_quiet() { git -c user.name=bench -c user.email=bench@example.org -c commit.gpgsign=false "$@" >/dev/null; }
+
+make_repo() { # dir culprit-index
+  local dir=$1 planted=$2 base=200
+  local work_units=$base
+  mkdir -p "$dir"
+  git_quiet -C "$dir" init -q -b main
+  cat >"$dir/bench.c" <<'C'
+#include <stdint.h>
+#include "notes.h"
+#include "work.h"
+volatile const char* revision = REVISION; /* every commit builds a different binary */
+int main(void) {
+  volatile uint64_t sink = (uint64_t)revision[0];
+  uint64_t x = 1;
+  for (long i = 0; i < WORK * 500000L; ++i)
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  sink = x;
+  (void)sink;
+  return 0;
+}
+C
+  cat >"$dir/culprit.toml" <<'T'
+[build]
+command = "cc -O2 -o {build}/bench {src}/bench.c"
+[run]
+command = "{build}/bench"
+format = "time"
+T
+  echo "#define WORK $work_units" >"$dir/work.h"
+  echo '#define REVISION "revision 0"' >"$dir/notes.h"
+  git_quiet -C "$dir" add -A
+  git_quiet -C "$dir" commit -q -m "start"
+  for ((i = 0; i < commits; ++i)); do
+    if ((i == planted)); then
+      work_units=$(awk -v b="$base" -v s="$step" 'BEGIN { printf "%d", b * (1 + s) + 0.5 }')
+      echo "#define WORK $work_units" >"$dir/work.h"
+    else
+      echo "#define REVISION \"revision $((i + 1))\"" >"$dir/notes.h"
+    fi
+    git_quiet -C "$dir" commit -q -am "change $i"
+  done
+}
+
+git_bisect() { # dir -> prints the first bad commit
+  local dir=$1
+  cat >"$work/judge.sh" <<'J'
+#!/usr/bin/env bash
+cc -O2 -o bench bench.c || exit 125
+start=$(date +%s%N); ./bench; end=$(date +%s%N)
+(( end - start > THRESHOLD_NS )) && exit 1 || exit 0
+J
+  local good bad t_good t_bad
+  good=$(git -C "$dir" rev-list --max-parents=0 HEAD)
+  bad=$(git -C "$dir" rev-parse HEAD)
+  time_of() { git -C "$dir" checkout -q "$1" && (cd "$dir" && cc -O2 -o bench bench.c &&
+    local s=$(date +%s%N) && ./bench && echo $(($(date +%s%N) - s))); }
+  t_good=$(time_of "$good")
+  t_bad=$(time_of "$bad")
+  local threshold
+  threshold=$(awk -v a="$t_good" -v b="$t_bad" 'BEGIN { printf "%d", sqrt(a * b) }')
+  sed -i "s/THRESHOLD_NS/$threshold/" "$work/judge.sh"
+  chmod +x "$work/judge.sh"
+  (cd "$dir" && git bisect start "$bad" "$good" >/dev/null 2>&1 &&
+    git bisect run "$work/judge.sh" >"$work/git-bisect.log" 2>&1 || true)
+  sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit.*/\1/p' "$work/git-bisect.log" | head -n 1
+  (cd "$dir" && git bisect reset -q >/dev/null 2>&1 || true)
+}
+
+echo "culprit env:"
+"$culprit" env 2>&1 | sed 's/^/  /'
+printf '%5s %8s | %8s %8s | %8s %8s | %6s\n' trial planted culprit seconds git seconds ratio
+c_exact=0 g_exact=0 c_total=0 g_total=0
+for ((trial = 1; trial <= trials; ++trial)); do
+  planted=$((RANDOM % commits))
+  repo="$work/repo-$trial"
+  make_repo "$repo" "$planted"
+  expected=$(git -C "$repo" rev-list --reverse HEAD | sed -n "$((planted + 2))p")
+  good=$(git -C "$repo" rev-list --max-parents=0 HEAD)
+  bad=$(git -C "$repo" rev-parse HEAD)
+  start=$(now)
+  (cd "$repo" && "$culprit" -q --cache-dir "$work/cache-$trial" bisect --good "$good" --bad "$bad" \
+    --json "$work/evidence-$trial.json" >/dev/null 2>&1) || true
+  c_seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+  named=$(/usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); c=(e.get("bisect") or {}).get("culprits") or []; print(c[0]["commit"] if len(c)==1 else "-")' "$work/evidence-$trial.json" 2>/dev/null || echo -)
+  clone="$work/clone-$trial"
+  git clone -q "$repo" "$clone"
+  start=$(now)
+  g_named=$(git_bisect "$clone")
+  g_seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+  [[ $named == "$expected" ]] && c_ok=exact && c_exact=$((c_exact + 1)) || c_ok=wrong
+  [[ $g_named == "$expected" ]] && g_ok=exact && g_exact=$((g_exact + 1)) || g_ok=wrong
+  c_total=$(awk -v a="$c_total" -v b="$c_seconds" 'BEGIN { print a + b }')
+  g_total=$(awk -v a="$g_total" -v b="$g_seconds" 'BEGIN { print a + b }')
+  printf '%5d %8d | %8s %8s | %8s %8s | %5.1fx\n' "$trial" "$planted" "$c_ok" "$c_seconds" "$g_ok" \
+    "$g_seconds" "$(awk -v a="$c_seconds" -v b="$g_seconds" 'BEGIN { print a / b }')"
+done
+awk -v t="$trials" -v ce="$c_exact" -v ge="$g_exact" -v ct="$c_total" -v gt="$g_total" -v n="$commits" -v s="$step" \
+  'BEGIN { printf "%d commits, a %.0f%% step: culprit exact %d of %d, %.1f s a bisection; git bisect run exact %d of %d, %.1f s; culprit/git %.1fx\n", n, s * 100, ce, t, ct / t, ge, t, gt / t, ct / gt }'

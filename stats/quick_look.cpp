@@ -1,0 +1,98 @@
+#include "stats/quick_look.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace culprit::stats {
+namespace {
+
+constexpr double k_mad_to_sigma = 1.482602218505602; // 1 / the normal quantile at 3/4
+constexpr double k_dwarf_ratio = 4.0;                // |s| >= 4 sigma
+constexpr double k_stray_share = 0.5;                // no block's step strays by half the step
+constexpr double k_largest_bound = 0.25;
+
+double median_of(std::vector<double> values) {
+  const auto half = values.size() / 2;
+  std::ranges::nth_element(values, values.begin() + static_cast<std::ptrdiff_t>(half));
+  const double upper = values[half];
+  if (values.size() % 2 == 1)
+    return upper;
+  const double lower =
+      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(half));
+  return (lower + upper) / 2.0;
+}
+
+bool all_positive(std::span<const double> values) {
+  return std::ranges::all_of(values, [](double v) { return std::isfinite(v) && v > 0.0; });
+}
+
+bool near_step(double b, double step) {
+  return std::signbit(b) == std::signbit(step) &&
+         std::abs(b - step) < k_stray_share * std::abs(step);
+}
+
+} // namespace
+
+bool StepNoise::dwarfed() const {
+  return blocks >= k_quick_min_end_blocks && step != 0.0 &&
+         std::abs(step) >= k_dwarf_ratio * spread && worst < k_stray_share * std::abs(step);
+}
+
+std::optional<StepNoise> step_noise(std::span<const double> good, std::span<const double> bad) {
+  if (good.size() != bad.size() || good.size() < k_quick_min_end_blocks || !all_positive(good) ||
+      !all_positive(bad))
+    return std::nullopt;
+  std::vector<double> ratios;
+  ratios.reserve(good.size());
+  for (std::size_t j = 0; j < good.size(); ++j)
+    ratios.push_back(std::log(bad[j] / good[j]));
+  StepNoise noise;
+  noise.blocks = ratios.size();
+  noise.step = median_of(ratios);
+  std::vector<double> deviations;
+  deviations.reserve(ratios.size());
+  for (const double b : ratios)
+    deviations.push_back(std::abs(b - noise.step));
+  noise.worst = *std::ranges::max_element(deviations);
+  noise.spread = k_mad_to_sigma * median_of(std::move(deviations));
+  return noise;
+}
+
+std::optional<StepPosition> quick_position(const StepNoise& ends, std::span<const double> lo,
+                                           std::span<const double> hi,
+                                           std::span<const double> probe, double threshold) {
+  if (!ends.dwarfed() || lo.size() < k_quick_blocks || lo.size() != hi.size() ||
+      lo.size() != probe.size() || !all_positive(lo) || !all_positive(hi) || !all_positive(probe) ||
+      !(threshold > 0.0))
+    return std::nullopt;
+  const double magnitude = std::abs(ends.step);
+  StepPosition result;
+  result.tolerance = std::min(0.5, std::log1p(threshold) / magnitude);
+  const double bound = std::min(k_largest_bound, result.tolerance);
+  std::vector<double> positions;
+  std::vector<double> steps;
+  for (std::size_t i = 0; i < lo.size(); ++i) {
+    const double b = std::log(hi[i] / lo[i]);
+    if (!near_step(b, ends.step))
+      return std::nullopt;
+    steps.push_back(b);
+    positions.push_back(std::log(probe[i] / lo[i]) / b);
+  }
+  const auto [low, high] = std::ranges::minmax(positions);
+  if (high < bound)
+    result.classification = StepClass::good_like;
+  else if (low > 1.0 - bound)
+    result.classification = StepClass::bad_like;
+  else
+    return std::nullopt;
+  const auto [step_low, step_high] = std::ranges::minmax(steps);
+  result.position = {.estimate = median_of(positions), .lower = low, .upper = high};
+  result.step = {.estimate = median_of(steps), .lower = step_low, .upper = step_high};
+  return result;
+}
+
+} // namespace culprit::stats

@@ -1,0 +1,145 @@
+#include "stats/quick_look.hpp"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace culprit::stats {
+namespace {
+
+// Reference values from numpy 1.24 and scipy 1.10 (Debian 12): with r = log(bad / good),
+// numpy.median(r), scipy.stats.median_abs_deviation(r, scale="normal") and
+// numpy.max(numpy.abs(r - numpy.median(r))).
+const std::vector<double> k_good = {1.00, 1.02, 0.99, 1.01, 0.98, 1.03, 1.00};
+const std::vector<double> k_bad = {1.21, 1.20, 1.25, 1.19, 1.22, 1.18, 1.24};
+
+TEST(StepNoise, MatchesScipysMedianAndScaledMad) {
+  const auto noise = step_noise(k_good, k_bad);
+  ASSERT_TRUE(noise);
+  EXPECT_EQ(noise->blocks, 7U);
+  EXPECT_NEAR(noise->step, 0.19062035960864968, 1e-12);
+  EXPECT_NEAR(noise->spread, 0.04166324262556301, 1e-12);
+  EXPECT_NEAR(noise->worst, 0.05466472337262074, 1e-12);
+  EXPECT_TRUE(noise->dwarfed());
+}
+
+TEST(StepNoise, NeedsFiveBlocksOfPositiveValuesOnBothSides) {
+  EXPECT_FALSE(step_noise(std::vector<double>{1, 1, 1, 1}, std::vector<double>{2, 2, 2, 2}));
+  EXPECT_FALSE(step_noise(std::vector<double>{1, 1, 1, 1, 1}, std::vector<double>{2, 2, 2, 2}));
+  EXPECT_FALSE(step_noise(std::vector<double>{1, 1, 0, 1, 1}, std::vector<double>{2, 2, 2, 2, 2}));
+  EXPECT_FALSE(
+      step_noise(std::vector<double>{1, 1, NAN, 1, 1}, std::vector<double>{2, 2, 2, 2, 2}));
+}
+
+TEST(StepNoise, ANoisyOrHeavyTailedStepIsNotDwarfed) {
+  // Spread: a 5% step under about 5% block noise.
+  const auto noisy = step_noise(std::vector<double>{1, 1, 1, 1, 1, 1},
+                                std::vector<double>{1.10, 1.00, 1.05, 1.12, 0.98, 1.05});
+  ASSERT_TRUE(noisy);
+  EXPECT_FALSE(noisy->dwarfed());
+  // A tail: six clean blocks of a 20% step and one whose bad run was 1.8x slow.
+  const auto tail = step_noise(std::vector<double>{1, 1, 1, 1, 1, 1, 1},
+                               std::vector<double>{1.2, 1.2, 1.21, 1.19, 1.2, 2.16, 1.2});
+  ASSERT_TRUE(tail);
+  EXPECT_LT(tail->spread * 4, std::abs(tail->step));
+  EXPECT_FALSE(tail->dwarfed());
+  // No step at all.
+  const auto flat =
+      step_noise(std::vector<double>{1, 1, 1, 1, 1}, std::vector<double>{1, 1, 1, 1, 1});
+  ASSERT_TRUE(flat);
+  EXPECT_FALSE(flat->dwarfed());
+}
+
+const StepNoise k_clean{.step = std::log(1.2), .spread = 0.01, .worst = 0.02, .blocks = 10};
+
+TEST(QuickPosition, BothBlocksAtOneEndDecide) {
+  const std::vector<double> lo = {1.0, 1.01};
+  const std::vector<double> hi = {1.2, 1.21};
+  const auto good = quick_position(k_clean, lo, hi, std::vector<double>{1.005, 1.0}, 0.02);
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->classification, StepClass::good_like);
+  EXPECT_LE(good->position.lower, good->position.estimate);
+  EXPECT_LE(good->position.estimate, good->position.upper);
+  EXPECT_LT(good->position.upper, 0.25);
+  EXPECT_NEAR(good->tolerance, std::log(1.02) / std::log(1.2), 1e-12);
+  const auto bad = quick_position(k_clean, lo, hi, std::vector<double>{1.2, 1.2}, 0.02);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->classification, StepClass::bad_like);
+  EXPECT_GT(bad->position.lower, 0.75);
+}
+
+TEST(QuickPosition, ThroughputsStepDownward) {
+  const StepNoise down{.step = std::log(1 / 1.2), .spread = 0.01, .worst = 0.02, .blocks = 10};
+  const std::vector<double> lo = {100, 101};
+  const std::vector<double> hi = {83, 84};
+  const auto bad = quick_position(down, lo, hi, std::vector<double>{83.5, 83}, 0.02);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->classification, StepClass::bad_like);
+}
+
+TEST(QuickPosition, DecidesNothingWhenABlockDisagrees) {
+  const std::vector<double> lo = {1.0, 1.0};
+  const std::vector<double> hi = {1.2, 1.2};
+  // One block near good, one near bad; a level in the middle; a level a quarter up, which the
+  // ordinary looks would call intermediate under this little noise.
+  EXPECT_FALSE(quick_position(k_clean, lo, hi, std::vector<double>{1.0, 1.2}, 0.02));
+  EXPECT_FALSE(quick_position(k_clean, lo, hi, std::vector<double>{1.095, 1.095}, 0.02));
+  EXPECT_FALSE(quick_position(k_clean, lo, hi, std::vector<double>{1.047, 1.047}, 0.02));
+  // The references of a block stray from the ends' step: a slow run, or a bracket that holds
+  // only part of the step (more than one culprit).
+  EXPECT_FALSE(
+      quick_position(k_clean, lo, std::vector<double>{1.2, 1.8}, std::vector<double>{1, 1}, 0.02));
+  EXPECT_FALSE(quick_position(k_clean, lo, std::vector<double>{1.05, 1.05},
+                              std::vector<double>{1, 1}, 0.02));
+  // Too few blocks, unequal blocks, a noise that is not dwarfed.
+  EXPECT_FALSE(quick_position(k_clean, std::vector<double>{1.0}, std::vector<double>{1.2},
+                              std::vector<double>{1.0}, 0.02));
+  EXPECT_FALSE(quick_position(k_clean, lo, hi, std::vector<double>{1.0}, 0.02));
+  StepNoise noisy = k_clean;
+  noisy.spread = 0.06;
+  EXPECT_FALSE(quick_position(noisy, lo, hi, std::vector<double>{1.0, 1.0}, 0.02));
+}
+
+// By simulation: runs lognormal with sd sigma_run, a step of exactly four block-noises (the
+// weakest step the quick look accepts), the probe at good's level. The quick look must never put
+// it at bad's level, and must decide most probes; a probe a third of the way up (intermediate)
+// must rarely be called good-like.
+TEST(QuickPosition, NeverCallsAGoodProbeBadAtTheWeakestDwarfedStep) {
+  std::mt19937_64 rng(7);
+  const double sigma_run = 0.02;
+  const double sigma_block = sigma_run * std::sqrt(2.0);
+  const double step = 4 * sigma_block;
+  std::normal_distribution<double> z(0.0, sigma_run);
+  const auto run = [&](double level) { return std::exp(level + z(rng)); };
+  const StepNoise ends{.step = step, .spread = sigma_block, .worst = step / 4, .blocks = 10};
+  int wrong = 0;
+  int decided = 0;
+  int intermediate_called_good = 0;
+  constexpr int k_trials = 200'000;
+  for (int trial = 0; trial < k_trials; ++trial) {
+    std::vector<double> lo;
+    std::vector<double> hi;
+    std::vector<double> probe;
+    std::vector<double> third;
+    for (std::size_t i = 0; i < k_quick_blocks; ++i) {
+      lo.push_back(run(0.0));
+      hi.push_back(run(step));
+      probe.push_back(run(0.0));
+      third.push_back(run(step / 3));
+    }
+    if (const auto position = quick_position(ends, lo, hi, probe, 0.02)) {
+      ++decided;
+      wrong += position->classification == StepClass::bad_like ? 1 : 0;
+    }
+    if (const auto position = quick_position(ends, lo, hi, third, 0.02))
+      intermediate_called_good += position->classification == StepClass::good_like ? 1 : 0;
+  }
+  EXPECT_EQ(wrong, 0);
+  EXPECT_GT(decided, k_trials / 2);
+  EXPECT_LT(intermediate_called_good, k_trials / 15);
+}
+
+} // namespace
+} // namespace culprit::stats
