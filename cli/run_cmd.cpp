@@ -97,6 +97,7 @@ public:
       return report(subject.error());
     auto& sampler = ctx.session->sampler();
     sampler.on_run([&](const RunEvent& event) {
+      ctx.observe_run(event, progress);
       progress.update(fmt::format(
           "run: {}{}", report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
           event.status == store::RunStatus::ok ? "" : " (last failed)"));
@@ -130,7 +131,7 @@ public:
     std::FILE* out = summary_stream(m_flags.outputs);
     print_summary(out, evidence, settings.decide.confidence);
     if (global.verbosity >= 0)
-      print_to(out, "{}{}", report::render_roofline_table(evidence),
+      print_to(out, "{}{}", report::render_roofline_table(evidence, global.verbosity > 0),
                report::render_noise_lines(evidence));
     if (budget_hit)
       print_warning(precise ? "the time budget ran out before the runs asked for were made"

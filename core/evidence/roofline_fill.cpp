@@ -79,8 +79,9 @@ CaseWork work_of(const std::string& case_name, const std::optional<CaseInfo>& in
   const bool flops = work.flops && *work.flops > 0;
   const bool bytes = work.bytes && *work.bytes > 0;
   if (!flops && !bytes)
-    work.reason = "no work: the output gives no FLOPs or bytes for this case, and no "
-                  "[roofline.cases] glob gives them";
+    work.reason = "no work counted: the output gives neither FLOPs nor the bytes this case "
+                  "moves (Google Benchmark's bytes_per_second counts only beside a FLOP "
+                  "counter), and no [roofline.cases] glob gives them";
   else if (!bytes)
     work.reason = "its FLOPs are known but not the bytes it moves: give bytes in "
                   "[roofline.cases]";

@@ -132,12 +132,16 @@ struct RowReader {
   std::set<std::string, std::less<>> failed_cases;
   std::set<std::string, std::less<>> described_cases;
 
-  // The work of one iteration, from the first row of a case: bytes from SetBytesProcessed's
-  // bytes_per_second, FLOPs from a FLOP counter, each rate times the CPU time of one iteration.
+  // The work of one iteration, from the first row of a case: FLOPs from a FLOP counter, and
+  // beside them bytes from SetBytesProcessed's bytes_per_second, each rate times the CPU time of
+  // one iteration. Without FLOPs the bytes are left out: what a case says it processed (the
+  // uncompressed bytes of a decompressor, say) is not what it moved to and from memory, and a
+  // roofline from it alone would be a made-up figure.
   void describe(const std::string& name, const Json& row, double seconds_per_iteration) {
     if (!described_cases.insert(name).second)
       return;
     CaseInfo info{.case_name = name, .flops = {}, .bytes = {}, .axes = axes_of(name)};
+    std::optional<double> bytes;
     for (const auto& [key, value] : row.items()) {
       if (!value.is_number() || is_row_field(key))
         continue;
@@ -145,11 +149,13 @@ struct RowReader {
       if (!std::isfinite(number) || number < 0)
         continue;
       if (key == "bytes_per_second") {
-        info.bytes = number * seconds_per_iteration;
+        bytes = number * seconds_per_iteration;
       } else if (const auto flop = flop_counter(key); flop.found) {
         info.flops = number * flop.scale * (flop.rate ? seconds_per_iteration : 1.0);
       }
     }
+    if (info.flops && *info.flops > 0)
+      info.bytes = bytes;
     output.cases.push_back(std::move(info));
   }
 

@@ -163,37 +163,58 @@ RooflineSection roofline_section(const Evidence& evidence) {
   return section;
 }
 
-std::string render_roofline_table(const Evidence& evidence) {
-  const bool any = std::ranges::any_of(evidence.measurements, [](const EvidenceMeasurement& m) {
-    return m.roofline || !m.roofline_note.empty();
-  });
-  if (!any)
+std::string render_roofline_table(const Evidence& evidence, bool notes) {
+  const bool rooflines = std::ranges::any_of(evidence.measurements,
+                                             [](const auto& m) { return m.roofline.has_value(); });
+  // Each reason once, with the cases it holds for, in the order they first appear.
+  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
+  for (const auto& m : evidence.measurements) {
+    if (m.roofline || m.roofline_note.empty() || !notes)
+      continue;
+    auto it =
+        std::ranges::find_if(reasons, [&](const auto& r) { return r.first == m.roofline_note; });
+    if (it == reasons.end())
+      it = reasons.insert(reasons.end(), {m.roofline_note, {}});
+    if (std::ranges::find(it->second, m.case_name) == it->second.end())
+      it->second.push_back(m.case_name);
+  }
+  if (!rooflines && reasons.empty())
     return {};
   std::string out;
   for (const auto& peaks : evidence.roofline_peaks)
     out += fmt::format("roofline: {}\n", terminal_safe(peaks_text(peaks)));
   std::size_t width = 4;
   for (const auto& m : evidence.measurements)
-    width = std::max(width, terminal_safe(m.case_name).size());
+    if (m.roofline)
+      width = std::max(width, terminal_safe(m.case_name).size());
   width = std::min<std::size_t>(width, 40);
-  const bool rooflines = std::ranges::any_of(evidence.measurements,
-                                             [](const auto& m) { return m.roofline.has_value(); });
   if (rooflines)
     out += fmt::format("{:<{}}  {:>16}  {:>12}  {:<20}  {}\n", "case", width, "achieved",
                        "FLOP/byte", "of the bound", "bound by");
   for (const auto& m : evidence.measurements) {
-    const auto name = terminal_safe(ellipsize(m.case_name, width));
-    if (!m.roofline) {
-      if (!m.roofline_note.empty())
-        out += fmt::format("{:<{}}  {}\n", name, width, terminal_safe(m.roofline_note));
+    if (!m.roofline)
       continue;
-    }
+    const auto name = terminal_safe(ellipsize(m.case_name, width));
     const auto& r = *m.roofline;
     out += fmt::format("{:<{}}  {:>16}  {:>12}  {:<20}  {}\n", name, width, achieved_text(r),
                        format_significant(r.intensity),
                        fmt::format("{} [{}, {}]", percent(r.fraction), percent(r.fraction_ci[0]),
                                    percent(r.fraction_ci[1])),
                        r.fraction > 1 ? r.limiter + std::string(k_above_the_roof) : r.limiter);
+  }
+  constexpr std::size_t k_named = 3;
+  constexpr std::string_view k_no_roofline = "no roofline: ";
+  for (const auto& [note, cases] : reasons) {
+    std::string_view reason = note;
+    if (reason.starts_with(k_no_roofline))
+      reason.remove_prefix(k_no_roofline.size());
+    std::vector<std::string> named;
+    for (std::size_t i = 0; i < std::min(cases.size(), k_named); ++i)
+      named.push_back(terminal_safe(cases[i]));
+    const auto more =
+        cases.size() > k_named ? fmt::format(" and {} more", cases.size() - k_named) : "";
+    out += fmt::format("no roofline for {}{}: {}\n", fmt::join(named, ", "), more,
+                       terminal_safe(reason));
   }
   return out;
 }

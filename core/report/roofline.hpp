@@ -55,8 +55,9 @@ struct RooflineSection {
 RooflineSection roofline_section(const Evidence& evidence);
 
 // For the terminal after `run`: the peaks, then per case its achieved rate, the bound and its
-// share of it, or why it has no roofline. Empty when no measurement says anything about it.
-std::string render_roofline_table(const Evidence& evidence);
+// share of it; with notes (-v), each reason for having no roofline once, with its cases. Empty
+// when there is nothing to print.
+std::string render_roofline_table(const Evidence& evidence, bool notes);
 // For the terminal after `compare`: one line per case whose roofline both sides have.
 std::string render_roofline_moves(const Evidence& evidence);
 

@@ -95,11 +95,11 @@ TEST(GbenchJson, TheWorkOfAnIterationComesFromItsRatesAndTheAxesFromItsName) {
         return &info;
     return nullptr;
   };
-  // SetBytesProcessed(iterations x 1024): bytes_per_second x cpu_time gives 1024 back.
+  // SetBytesProcessed without a FLOP counter: what the case processed, not what it moved, so no
+  // work is counted and it gets no roofline.
   const auto* copy = find("BM_Copy/1024");
   ASSERT_NE(copy, nullptr);
-  ASSERT_TRUE(copy->bytes);
-  EXPECT_NEAR(*copy->bytes, 1024, 1024 * 1e-9);
+  EXPECT_FALSE(copy->bytes);
   EXPECT_FALSE(copy->flops);
   EXPECT_EQ(copy->axes.at("arg0"), "1024");
   // counters["flops"] = Counter(n, kIsIterationInvariantRate): FLOP/s x cpu_time gives n back.
@@ -119,6 +119,17 @@ TEST(GbenchJson, TheWorkOfAnIterationComesFromItsRatesAndTheAxesFromItsName) {
   ASSERT_TRUE(gemm.flops);
   // Both counters give the FLOPs: either reads right; GFLOPS x 1e9 x 2 us = 1000, or 1024.
   EXPECT_TRUE(*gemm.flops == 1024 || std::abs(*gemm.flops - 1000) < 1e-6) << *gemm.flops;
+
+  // Beside a FLOP counter, bytes_per_second x cpu_time gives the bytes of one iteration back.
+  const auto both = parse_gbench_json(R"({"context": {}, "benchmarks": [
+    {"name": "BM_Axpy/n:256", "run_type": "iteration", "real_time": 2, "cpu_time": 2,
+     "time_unit": "us", "flops_per_call": 512, "bytes_per_second": 1.536e9}]})");
+  ASSERT_TRUE(both) << both.error().message;
+  ASSERT_EQ(both->cases.size(), 1U);
+  ASSERT_TRUE(both->cases[0].bytes);
+  EXPECT_NEAR(*both->cases[0].bytes, 3072, 3072 * 1e-9);
+  ASSERT_TRUE(both->cases[0].flops);
+  EXPECT_EQ(*both->cases[0].flops, 512);
 }
 
 TEST(GbenchJson, ReportsErrorRowsOncePerCase) {

@@ -55,13 +55,44 @@ TEST(RooflineReport, EveryFormatHasTheSectionAndHtmlTheChart) {
 TEST(RooflineReport, TheRunTableShowsAchievedBoundAndLimit) {
   auto e = testing::roofline_sample();
   e.comparisons.clear();
-  const auto table = render_roofline_table(e);
+  const auto table = render_roofline_table(e, true);
   EXPECT_THAT(table, HasSubstr("roofline: NVIDIA A100 SXM4 80GB"));
   EXPECT_THAT(table, HasSubstr("GFLOP/s"));
   EXPECT_THAT(table, HasSubstr("compute\n"));
   EXPECT_THAT(table, HasSubstr("memory\n"));
-  EXPECT_THAT(table, HasSubstr("no roofline: no work"));
-  EXPECT_TRUE(render_roofline_table(testing::compare_sample()).empty());
+  EXPECT_THAT(
+      table,
+      HasSubstr(
+          "no roofline for softmax/rows=8192,cols=1024, layernorm/rows=4096,cols=4096: no work"));
+  EXPECT_TRUE(render_roofline_table(testing::compare_sample(), true).empty());
+}
+
+TEST(RooflineReport, TheRunTableSaysWhyACaseHasNoneOnceAndOnlyWhenAsked) {
+  auto e = testing::roofline_sample();
+  e.comparisons.clear();
+  // Four more cases without work, each measured twice: one line for all of them.
+  const auto base = e.measurements.back();
+  for (const auto* name : {"decompress/a", "decompress/b", "decompress/c", "decompress/d"}) {
+    for (int copy = 0; copy < 2; ++copy) {
+      auto m = base;
+      m.case_name = name;
+      m.roofline.reset();
+      m.roofline_note = "no roofline: no work counted: none";
+      e.measurements.push_back(m);
+    }
+  }
+  const auto quiet = render_roofline_table(e, false);
+  EXPECT_THAT(quiet, HasSubstr("GFLOP/s"));
+  EXPECT_THAT(quiet, Not(HasSubstr("no roofline")));
+  const auto told = render_roofline_table(e, true);
+  EXPECT_THAT(told, HasSubstr("no roofline for decompress/a, decompress/b, decompress/c and 1 "
+                              "more: no work counted: none\n"));
+  EXPECT_EQ(told.find("decompress/a, "), told.rfind("decompress/a, ")) << told;
+  // Nothing but notes, unasked: nothing at all.
+  auto none = e;
+  std::erase_if(none.measurements, [](const auto& m) { return m.roofline.has_value(); });
+  EXPECT_TRUE(render_roofline_table(none, false).empty());
+  EXPECT_THAT(render_roofline_table(none, true), HasSubstr("no roofline for "));
 }
 
 TEST(RooflineReport, TheEvidenceKeepsTheRooflineThroughJson) {
