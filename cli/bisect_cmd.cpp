@@ -124,6 +124,7 @@ private:
     bool searching = false;
     for (auto* lane : lanes)
       lane->on_run([&](const RunEvent& event) {
+        ctx.observe_run(event, progress);
         // Runs before the first round compare the two ends.
         if (!searching)
           status_line = fmt::format("comparing the ends {}..{}", range.good.substr(0, 12),

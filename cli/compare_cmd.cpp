@@ -38,6 +38,7 @@ public:
     if (!head)
       return report(head.error());
     ctx.session->sampler().on_run([&](const RunEvent& event) {
+      ctx.observe_run(event, progress);
       progress.update(
           fmt::format("compare: {}, last {} {}{}",
                       report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),

@@ -1,5 +1,7 @@
 // culprit init: write a commented culprit.toml for the repository in hand.
 
+#include <fmt/ranges.h>
+
 #include "cli/command.hpp"
 #include "cli/context.hpp"
 #include "cli/output.hpp"
@@ -37,17 +39,28 @@ public:
                 fmt::format("{} exists already; pass --force to replace it", path.string())});
     if (auto written = write_file_atomic(path, text); !written)
       return report(written.error());
+    const auto data_note =
+        guess.data_dirs.empty()
+            ? std::string()
+            : fmt::format("the sources read {}/ by relative paths: {}\n",
+                          fmt::join(guess.data_dirs, "/, "),
+                          text.find("\ncwd = \"artifacts\"") != std::string::npos
+                              ? "the recipe keeps it beside the program and starts runs there"
+                              : "see [build] artifacts and [run] cwd in the recipe to keep it "
+                                "beside the program");
     if (!guess.targets.empty()) {
       const auto& target = guess.targets.front();
       fmt::print("wrote {} ({} project; builds and runs {}, a {} program): try 'culprit run "
                  "HEAD'\n",
                  path.string(), guess.kind, target.name,
                  target.library == "gbench" ? "Google Benchmark" : "nvbench");
+      fmt::print("{}", data_note);
       return 0;
     }
     fmt::print("wrote {} ({} project, {} output): edit [run] command, then try 'culprit build "
                "HEAD'\n",
                path.string(), guess.kind, guess.format);
+    fmt::print("{}", data_note);
     return 0;
   }
 

@@ -63,6 +63,7 @@ MeasureContext::open(const GlobalOptions& global, const MeasureFlags& flags,
   CULPRIT_TRY(flags.outputs.check());
   CULPRIT_TRY_ASSIGN(auto repo, open_repository(global));
   std::unique_ptr<MeasureContext> context(new MeasureContext(std::move(repo)));
+  context->m_quiet = global.verbosity < 0;
   CULPRIT_TRY_ASSIGN(context->recipe,
                      load_recipe(global, context->repo, flags.overrides, RecipeUse::build_and_run));
   CULPRIT_TRY(check(context->repo));
@@ -228,6 +229,18 @@ Status MeasureContext::fill_roofline(Evidence& evidence) {
                         .recipe = recipe.roofline,
                         .peaks = *m_peaks};
   return culprit::fill_roofline(evidence, inputs);
+}
+
+void MeasureContext::observe_run(const RunEvent& event, ProgressLine& progress) {
+  if (m_quiet || m_slow_suite_said || !recipe.run.cases.empty() ||
+      event.status != store::RunStatus::ok || !(event.wall_seconds > k_slow_suite_seconds))
+    return;
+  m_slow_suite_said = true;
+  progress.clear();
+  write_stderr(fmt::format("culprit: note: one run of the whole suite took {:.1f} s, and every "
+                           "comparison needs many; measure only the cases you care about with "
+                           "[run] cases = [\"GLOB\"] in culprit.toml, or --case GLOB\n",
+                           event.wall_seconds));
 }
 
 void print_host_warnings(const MeasureContext& ctx, int verbosity) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/progress.hpp"
 #include "cli/report_outputs.hpp"
 #include "core/build/builder.hpp"
 #include "core/build/provider.hpp"
@@ -84,8 +85,16 @@ public:
   BuildOptions build_options;
   std::vector<BuildResult> builds;
 
+  // Called from each command's run callback: once per command, when one run of a suite that no
+  // case filter narrows takes longer than k_slow_suite_seconds, a note that says how to measure
+  // fewer cases (unless quiet).
+  void observe_run(const RunEvent& event, ProgressLine& progress);
+  static constexpr double k_slow_suite_seconds = 5.0;
+
 private:
   explicit MeasureContext(git::Repository r) : repo(std::move(r)) {}
+  bool m_quiet = false;
+  bool m_slow_suite_said = false;
   std::unique_ptr<PeakResolver> m_peaks;
 };
 

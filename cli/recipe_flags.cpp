@@ -68,6 +68,12 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
   app.add_flag_callback(
          "--no-duet", [&o] { o.duet = DuetMode::off; }, "never run the two revisions at once")
       ->group("Decision");
+  app.add_option_function<std::string>(
+         "--cwd", [&o](const std::string& text) { o.cwd = parse_run_cwd(text); },
+         "where runs start: scratch (a directory of their own, the default) or artifacts (the "
+         "cached build, for benchmarks that read data files by relative paths)")
+      ->check(CLI::IsMember({"scratch", "artifacts"}))
+      ->group("Recipe");
   app.add_option("--cpus", o.cpus, "pin runs to these CPUs (comma-separated)")
       ->allow_extra_args(false)
       ->delimiter(',')

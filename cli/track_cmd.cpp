@@ -98,6 +98,7 @@ public:
     const auto lanes = ctx.lanes();
     for (auto* lane : lanes)
       lane->on_run([&](const RunEvent& event) {
+        ctx.observe_run(event, progress);
         progress.update(
             fmt::format("{} ({})", status_line,
                         report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));

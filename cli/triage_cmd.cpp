@@ -90,6 +90,7 @@ private:
     ProgressLine progress(verbosity);
     std::string status_line = "confirming change points...";
     sampler.on_run([&](const RunEvent& event) {
+      ctx.observe_run(event, progress);
       progress.update(
           fmt::format("{} ({})", status_line,
                       report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));

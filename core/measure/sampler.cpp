@@ -235,7 +235,8 @@ Result<ExecRequest> Sampler::request_for(const Subject& subject) const {
         expand_template(std::get<std::vector<std::string>>(m_options.run.command), values));
     request.command = std::move(argv);
   }
-  request.cwd = m_options.scratch_dir;
+  request.cwd =
+      m_options.run.cwd == RunCwd::artifacts ? subject.artifact_dir : m_options.scratch_dir;
   request.contain = true; // a benchmark leaves nothing running for the next run
   request.env = m_options.run.env;
   for (auto& [name, value] : template_environment(values))
@@ -333,7 +334,8 @@ Result<store::RunStatus> Sampler::record_outcome(const Subject& subject, store::
   CULPRIT_TRY(m_store.record_run(record));
   ++m_runs_made;
   if (m_on_run)
-    m_on_run({&subject, record.warmup, record.status, record.message, m_runs_made});
+    m_on_run(
+        {&subject, record.warmup, record.status, record.message, m_runs_made, record.wall_seconds});
   if (wrong_command)
     return std::unexpected(*wrong_command);
   if (!record.warmup)
@@ -380,9 +382,12 @@ Status Sampler::check_artifacts(const Subject& subject, const std::optional<Tree
     return {};
   return infra_error(
       "the benchmark changed its artifacts ({}/{}), which every run of this build shares: "
-      "write files elsewhere (a run starts in a scratch directory of its own); the build "
-      "is made again next time",
-      subject.artifact_dir.string(), report::terminal_safe(*changed));
+      "write files elsewhere ({}); the build is made again next time",
+      subject.artifact_dir.string(), report::terminal_safe(*changed),
+      m_options.run.cwd == RunCwd::artifacts
+          ? "with [run] cwd = \"artifacts\" a run starts among them: write to $TMPDIR, or "
+            "start in a scratch directory of its own with cwd = \"scratch\""
+          : "a run starts in a scratch directory of its own");
 }
 
 Result<std::vector<store::RunStatus>> Sampler::run_duet(const Subject& first, const Subject& second,

@@ -77,7 +77,8 @@ struct RunEvent {
   bool warmup = false;
   store::RunStatus status = store::RunStatus::ok;
   std::string message;
-  int runs_made = 0; // by this sampler so far, warm-ups included
+  int runs_made = 0;       // by this sampler so far, warm-ups included
+  double wall_seconds = 0; // of this run
 };
 
 struct Want {

@@ -19,9 +19,15 @@ struct ProjectGuess {
   // A CMake project's Google Benchmark and nvbench programs; the recipe builds and runs the
   // first, with the options it needs.
   std::vector<BenchmarkTarget> targets;
+  // Directories at the top of the tree, named as test inputs usually are (testdata/, data/, ...),
+  // that a source file names by a relative path ("testdata/..."): a benchmark that reads them
+  // needs them beside it at run time, so the recipe keeps them among the artifacts and starts
+  // runs there ([run] cwd = "artifacts").
+  std::vector<std::string> data_dirs;
 };
 
 ProjectGuess guess_project(const std::filesystem::path& top);
+std::vector<std::string> find_data_dirs(const std::filesystem::path& top);
 std::string initial_recipe(const ProjectGuess& guess);
 
 } // namespace culprit

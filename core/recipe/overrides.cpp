@@ -106,6 +106,8 @@ void apply_other_flags(Recipe& recipe, const RecipeOverrides& o) {
     recipe.run.cpus = *o.cpus;
   if (o.duet)
     recipe.run.duet = *o.duet;
+  if (o.cwd)
+    recipe.run.cwd = *o.cwd;
   if (o.executor)
     recipe.executor.kind = *o.executor;
   if (o.parallel)

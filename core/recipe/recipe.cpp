@@ -319,6 +319,13 @@ Status read_run(TableReader& reader, RunRecipe& run) {
     else
       return reader.error_at(*node, R"([run] duet must be true, false or "auto")");
   }
+  if (const auto* node = reader.find("cwd")) {
+    const auto cwd = node->is_string() ? parse_run_cwd(**node->as_string()) : std::nullopt;
+    if (!cwd)
+      return reader.error_at(*node, R"([run] cwd must be "scratch" (a directory of the run's )"
+                                    R"(own, the default) or "artifacts" (the cached build))");
+    run.cwd = *cwd;
+  }
   CULPRIT_TRY(reader.read("column", run.column));
   CULPRIT_TRY(reader.read("case_columns", run.case_columns));
   CULPRIT_TRY(reader.read("pattern", run.pattern));
@@ -489,13 +496,28 @@ std::string build_recipe_hash(const BuildRecipe& build) {
   return hash_bytes(part.dump());
 }
 
+std::string_view to_string(RunCwd cwd) {
+  return cwd == RunCwd::artifacts ? "artifacts" : "scratch";
+}
+
+std::optional<RunCwd> parse_run_cwd(std::string_view text) {
+  if (text == "scratch")
+    return RunCwd::scratch;
+  if (text == "artifacts")
+    return RunCwd::artifacts;
+  return std::nullopt;
+}
+
 std::string run_recipe_hash(const RunRecipe& run) {
   nlohmann::json command;
   std::visit([&](const auto& c) { command = c; }, run.command);
-  const nlohmann::json part = {
+  nlohmann::json part = {
       {"command", command},     {"format", run.format}, {"env", run.env},
       {"cpus", run.cpus},       {"column", run.column}, {"case_columns", run.case_columns},
       {"pattern", run.pattern}, {"unit", run.unit},     {"direction", run.direction}};
+  // Only when it is not the default, so that the measurements of earlier recipes stay theirs.
+  if (run.cwd != RunCwd::scratch)
+    part["cwd"] = to_string(run.cwd);
   return hash_bytes(part.dump());
 }
 

@@ -37,6 +37,13 @@ struct BuildRecipe {
 enum class DuetMode : std::uint8_t { off, on, automatic };
 std::string_view to_string(DuetMode mode);
 
+// Where a run starts: a scratch directory of its own, emptied between commands (the default),
+// or the directory of the cached artifacts, for benchmarks that read data files by relative
+// paths (kept there with [build] artifacts = [..., "{src}/testdata"]).
+enum class RunCwd : std::uint8_t { scratch, artifacts };
+std::string_view to_string(RunCwd cwd);
+std::optional<RunCwd> parse_run_cwd(std::string_view text);
+
 struct RunRecipe {
   CommandSpec command;            // {build} names the cached artifacts
   std::string format = "auto";    // auto | culprit | gbench | nvbench | csv | regex | time
@@ -46,6 +53,7 @@ struct RunRecipe {
   std::map<std::string, std::string> env;
   std::vector<int> cpus;               // pin runs to these CPUs; empty: no pinning
   DuetMode duet = DuetMode::automatic; // [run] duet = true | false | "auto"
+  RunCwd cwd = RunCwd::scratch;        // [run] cwd = "scratch" | "artifacts"
   // Options of the csv and regex formats.
   std::string column;                    // csv: the value column
   std::vector<std::string> case_columns; // csv: columns that name the case
@@ -145,6 +153,7 @@ struct RecipeOverrides {
   std::optional<bool> parallel_runs;
   std::optional<std::string> statistic;
   std::optional<DuetMode> duet;
+  std::optional<RunCwd> cwd;
   std::optional<double> peak_gflops;
   std::optional<double> peak_tensor_gflops;
   std::optional<double> peak_gbps;
