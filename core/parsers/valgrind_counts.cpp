@@ -19,6 +19,9 @@ namespace {
 constexpr std::string_view k_format = "Valgrind";
 constexpr std::string_view k_blanks = " \t";
 constexpr std::string_view k_client_request = "Client Request: ";
+// The weights of the estimated-cycles model (the header): an L1 hit costs one cycle.
+constexpr double k_last_level_hit_cycles = 5;
+constexpr double k_ram_hit_cycles = 35;
 
 using Costs = std::vector<std::uint64_t>;
 
@@ -417,9 +420,11 @@ std::map<std::string, double> valgrind_metrics(const std::map<std::string, doubl
   const auto l1_misses = sum({"I1mr", "D1mr", "D1mw"});
   const auto ram_hits = sum({"ILmr", "DLmr", "DLmw"});
   if (accesses && l1_misses && ram_hits) {
-    const double l1_hits = *accesses - *l1_misses;
-    const double ll_hits = *l1_misses - *ram_hits;
-    metrics.emplace("estimated_cycles", l1_hits + 5 * ll_hits + 35 * *ram_hits);
+    const double first_level_hits = *accesses - *l1_misses;
+    const double last_level_hits = *l1_misses - *ram_hits;
+    metrics.emplace("estimated_cycles", first_level_hits +
+                                            k_last_level_hit_cycles * last_level_hits +
+                                            k_ram_hit_cycles * *ram_hits);
   }
   return metrics;
 }
