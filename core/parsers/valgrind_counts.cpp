@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -388,6 +389,42 @@ Result<std::vector<ValgrindCounts>> read_valgrind_counts(const std::filesystem::
   if (file.bad())
     return infra_error("cannot read the Valgrind profile {}", path.string());
   return reader.finish();
+}
+
+Result<std::vector<ValgrindCounts>> read_callgrind_dumps(const std::filesystem::path& out_file,
+                                                         const ValgrindOptions& options) {
+  namespace fs = std::filesystem;
+  const auto directory = out_file.has_parent_path() ? out_file.parent_path() : fs::path(".");
+  const auto prefix = out_file.filename().string() + ".";
+  std::vector<std::pair<std::uint64_t, fs::path>> numbered;
+  std::error_code error;
+  for (fs::directory_iterator entry(directory, error), end; !error && entry != end;
+       entry.increment(error)) {
+    const auto name = entry->path().filename().string();
+    if (!name.starts_with(prefix))
+      continue;
+    if (const auto number = parse_count(std::string_view(name).substr(prefix.size())))
+      numbered.emplace_back(*number, entry->path());
+  }
+  if (error)
+    return infra_error("cannot list {} for Callgrind's dumps: {}", directory.string(),
+                       error.message());
+  std::sort(numbered.begin(), numbered.end());
+  std::vector<fs::path> files;
+  files.reserve(numbered.size() + 1);
+  for (auto& [number, path] : numbered)
+    files.push_back(std::move(path));
+  if (fs::exists(out_file, error))
+    files.push_back(out_file);
+  if (files.empty())
+    return infra_error("Callgrind wrote no profile {} and no dumps {}N", out_file.string(),
+                       (directory / prefix).string());
+  std::vector<ValgrindCounts> dumps;
+  for (const auto& file : files) {
+    CULPRIT_TRY_ASSIGN(auto parts, read_valgrind_counts(file, options));
+    std::move(parts.begin(), parts.end(), std::back_inserter(dumps));
+  }
+  return dumps;
 }
 
 std::map<std::string, double> valgrind_metrics(const std::map<std::string, double>& events) {

@@ -94,6 +94,13 @@ parse_valgrind_counts(std::string_view text, std::string_view source = "",
 [[nodiscard]] Result<std::vector<ValgrindCounts>>
 read_valgrind_counts(const std::filesystem::path& path, const ValgrindOptions& options = {});
 
+// Every dump of one Callgrind run whose --callgrind-out-file was `out_file`: the numbered dumps
+// `out_file`.1, .2, ... (CALLGRIND_DUMP_STATS_AT and other dumps during the run) in the order of
+// their numbers, then `out_file` itself (the dump at the program's end), each file's parts in
+// order. Also an error: no such files at all.
+[[nodiscard]] Result<std::vector<ValgrindCounts>>
+read_callgrind_dumps(const std::filesystem::path& out_file, const ValgrindOptions& options = {});
+
 // The culprit metrics of a set of Valgrind events (see the table above).
 [[nodiscard]] std::map<std::string, double>
 valgrind_metrics(const std::map<std::string, double>& events);

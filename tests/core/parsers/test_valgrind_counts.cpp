@@ -319,6 +319,20 @@ TEST(ValgrindCounts, CutShortFilesAreErrorsNotCrashes) {
   }
 }
 
+TEST(ValgrindCounts, EveryDumpOfARunInOrder) {
+  const auto dumps = read_callgrind_dumps(fixture("callgrind.out"));
+  ASSERT_TRUE(dumps) << dumps.error().message;
+  ASSERT_EQ(dumps->size(), 3U);
+  EXPECT_EQ((*dumps)[0].name, "case_a");
+  EXPECT_EQ((*dumps)[1].name, "case_b");
+  EXPECT_EQ((*dumps)[2].trigger, "Program termination");
+  EXPECT_EQ((*dumps)[1].counts.at("instructions"), 3080);
+
+  const auto none = read_callgrind_dumps(fixture("callgrind.none"));
+  ASSERT_FALSE(none);
+  EXPECT_THAT(none.error().message, HasSubstr("Callgrind wrote no profile"));
+}
+
 TEST(ValgrindCounts, MissingFileIsAnError) {
   const auto parsed = read_valgrind_counts(fixture("no-such-profile.out"));
   ASSERT_FALSE(parsed);
