@@ -74,6 +74,12 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
          "cached build, for benchmarks that read data files by relative paths)")
       ->check(CLI::IsMember({"scratch", "artifacts"}))
       ->group("Recipe");
+  app.add_option_function<std::string>(
+         "--instrument", [&o](const std::string& text) { o.instrument = parse_instrument(text); },
+         "what runs measure beside their output: time (the default) or valgrind (instructions, "
+         "cache misses and branch mispredictions on a simulated CPU, which do not wobble)")
+      ->check(CLI::IsMember({"time", "valgrind"}))
+      ->group("Recipe");
   app.add_option("--cpus", o.cpus, "pin runs to these CPUs (comma-separated)")
       ->allow_extra_args(false)
       ->delimiter(',')

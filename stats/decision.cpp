@@ -1,5 +1,7 @@
 #include "stats/decision.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string_view>
 #include <vector>
 
@@ -43,8 +45,35 @@ std::string_view to_string(ComparisonMethod method) {
     return "two_level_bootstrap";
   case ComparisonMethod::paired_signed_rank:
     return "paired_signed_rank";
+  case ComparisonMethod::exact:
+    return "exact";
   }
   return "two_level_bootstrap";
+}
+
+std::optional<Comparison> exact_comparison(std::span<const double> base,
+                                           std::span<const double> head, double confidence,
+                                           const DecisionRule& rule) {
+  const auto constant = [](std::span<const double> values) {
+    return values.size() >= 2 && std::isfinite(values[0]) && values[0] > 0 &&
+           std::ranges::all_of(values, [&](double v) { return v == values[0]; });
+  };
+  if (!constant(base) || !constant(head))
+    return std::nullopt;
+  const double ratio = head[0] / base[0];
+  if (!std::isfinite(ratio) || !(ratio > 0))
+    return std::nullopt; // past what a number holds: the ordinary path says so
+  Comparison comparison;
+  comparison.ratio = {.estimate = ratio, .lower = ratio, .upper = ratio, .standard_error = 0};
+  comparison.confidence = confidence;
+  comparison.interval_confidence = 1.0;
+  comparison.method = ComparisonMethod::exact;
+  comparison.log_standard_error = 0;
+  comparison.p_value = ratio == 1.0 ? 1.0 : 0.0;
+  comparison.verdict = decide(comparison.ratio, comparison.p_value, confidence, rule);
+  comparison.base_runs = base.size();
+  comparison.head_runs = head.size();
+  return comparison;
 }
 
 Status check_rule(const DecisionRule& rule) {

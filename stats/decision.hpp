@@ -18,6 +18,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string_view>
 
 #include "stats/bootstrap.hpp"
@@ -48,6 +50,7 @@ struct CompareOptions {
 enum class ComparisonMethod : std::uint8_t {
   two_level_bootstrap, // compare(): unpaired runs, BCa interval, Mann-Whitney on run summaries
   paired_signed_rank,  // compare_paired() (paired.hpp): blocks of interleaved runs
+  exact,               // exact_comparison(): every run of each side gave the same value
 };
 
 std::string_view to_string(ComparisonMethod method);
@@ -65,6 +68,14 @@ struct Comparison {
   std::size_t base_runs = 0;
   std::size_t head_runs = 0;
 };
+
+// Counts that do not vary (instructions on a simulated CPU): when each side has at least two
+// values, all positive, finite and equal, the ratio is known exactly. Its interval has zero width
+// and level 1, its p-value is 0 unless the ratio is 1, and the verdict is the rule's. Empty when
+// the values vary: then the ordinary statistics decide.
+std::optional<Comparison> exact_comparison(std::span<const double> base,
+                                           std::span<const double> head, double confidence,
+                                           const DecisionRule& rule);
 
 // At least two runs per side, positive finite samples; the threshold in [0, 1).
 Result<Comparison> compare(const Runs& base, const Runs& head, const CompareOptions& options = {});

@@ -106,6 +106,15 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
   const auto head = stats::run_values(blocks.runs[1], verdict.estimator->statistic);
   verdict.levels = {stats::evaluate(stats::RunStatistic::median(), base),
                     stats::evaluate(stats::RunStatistic::median(), head)};
+  // Counts that do not vary decide at once, exactly (instructions under Valgrind).
+  const stats::DecisionRule rule{.threshold = settings.decide.threshold,
+                                 .direction = to_stats(direction)};
+  if (const auto exact = stats::exact_comparison(base, head, settings.decide.confidence, rule)) {
+    verdict.comparison = *exact;
+    verdict.verdict = exact->verdict;
+    verdict.note = fmt::format("exact ({} runs a side, identical counts)", base.size());
+    return true;
+  }
   CULPRIT_TRY_ASSIGN(
       const auto decision,
       lift(stats::decide_at_look(plan, look,

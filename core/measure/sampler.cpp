@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/git/hash.hpp"
+#include "core/measure/instrument.hpp"
 #include "core/parsers/output_format.hpp"
 #include "core/recipe/command_template.hpp"
 #include "core/util/escape.hpp"
@@ -243,6 +244,9 @@ Result<ExecRequest> Sampler::request_for(const Subject& subject) const {
     request.env[name] = value;
   request.timeout = m_options.run.timeout;
   request.cpus = m_options.run.cpus;
+  if (m_options.run.instrument == Instrument::valgrind)
+    return under_valgrind(std::move(request), m_options.valgrind,
+                          next_counts_dir(m_options.scratch_dir));
   return request;
 }
 
@@ -274,10 +278,11 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
     record.exit_code = ran.exit_code;
   record.timed_out = ran.timed_out;
   record.status = status_of(ran);
+  const auto counted = counts_dir(request);
   if (record.status == store::RunStatus::ok) {
     ParseOptions parse = m_options.parse;
-    if (parse.time.case_name.empty())
-      parse.time.case_name = command_name(request); // the `time` format's case: the program
+    if (parse.time.case_name.empty()) // the `time` format's case: the program
+      parse.time.case_name = command_name(counted ? unwrapped(request) : request);
     auto parsed = parse_run_output(ran, parse);
     if (!parsed) {
       record.status = store::RunStatus::parse_error;
@@ -292,10 +297,26 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       record.cases = std::move(parsed->cases);
       record.device = std::move(parsed->device);
     }
+    if (counted && record.status == store::RunStatus::ok) {
+      auto counts = counted_samples(*counted, parse.time.case_name);
+      if (counts) {
+        record.samples.insert(record.samples.end(), std::make_move_iterator(counts->begin()),
+                              std::make_move_iterator(counts->end()));
+      } else {
+        record.status = store::RunStatus::parse_error;
+        record.message = counts.error().message;
+      }
+    }
+  } else if (counted) {
+    record.message = valgrind_failure(ran, unwrapped(request), *counted);
   } else {
     const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;
     record.message = fmt::format("the benchmark {}{}{}", describe_outcome(ran, request),
                                  tail.empty() ? "" : ": ", tail);
+  }
+  if (counted) {
+    std::error_code ignored;
+    std::filesystem::remove_all(*counted, ignored);
   }
   std::replace(record.message.begin(), record.message.end(), '\n', ' ');
   return wrong_command;

@@ -4,6 +4,7 @@
 
 #include "core/host/noise.hpp"
 #include "core/host/render.hpp"
+#include "core/measure/instrument.hpp"
 #include "core/measure/parse_options.hpp"
 #include "core/util/fs.hpp"
 #include "core/util/json_text.hpp"
@@ -47,7 +48,11 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   // may live inside the user's working tree); not part of the hash: it changes no result.
   sampler.run.env.try_emplace("GIT_CEILING_DIRECTORIES", options.repo_cache.string());
   sampler.host_id = host_id;
-  sampler.warmup = recipe.decide.warmup;
+  // Counts on a simulated CPU start cold every time: a warm-up run would only cost time.
+  sampler.warmup = recipe.run.instrument == Instrument::time ? recipe.decide.warmup : 0;
+  if (recipe.run.instrument == Instrument::valgrind) {
+    CULPRIT_TRY_ASSIGN(sampler.valgrind, find_valgrind());
+  }
   sampler.budget = recipe.decide.budget;
   sampler.seed = recipe.decide.seed;
   sampler.scratch_dir = session->m_scratch;
@@ -56,7 +61,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
     sampler.freshness.started_after = now;
   sampler.session = options.runs_label;
   sampler.freshness.session = options.runs_label;
-  if (recipe.run.duet != DuetMode::off)
+  if (recipe.run.duet != DuetMode::off && recipe.run.instrument == Instrument::time)
     sampler.duet_cpus = options.duet_cpus;
   session->m_sampler = std::make_unique<Sampler>(executor, *session->m_store, std::move(sampler));
   return session;

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "core/exec/slurm_executor.hpp"
+#include "core/parsers/valgrind_counts.hpp"
 #include "core/recipe/checks.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/util/escape.hpp"
@@ -108,6 +109,8 @@ void apply_other_flags(Recipe& recipe, const RecipeOverrides& o) {
     recipe.run.duet = *o.duet;
   if (o.cwd)
     recipe.run.cwd = *o.cwd;
+  if (o.instrument)
+    recipe.run.instrument = *o.instrument;
   if (o.executor)
     recipe.executor.kind = *o.executor;
   if (o.parallel)
@@ -186,6 +189,12 @@ Status check_commands(const Recipe& recipe) {
 }
 
 Status check_run(const RunRecipe& run) {
+  if (run.instrument == Instrument::time &&
+      std::ranges::any_of(valgrind_metric_descriptors(),
+                          [&](const auto& metric) { return metric.name == run.metric; }))
+    return usage_error("metric '{}' is a count on a simulated CPU, which only --instrument "
+                       "valgrind ([run] instrument) measures",
+                       run.metric);
   if (std::find(std::begin(k_formats), std::end(k_formats), run.format) == std::end(k_formats))
     return usage_error("unknown format '{}'; use one of {}", report::excerpt(run.format),
                        fmt::join(k_formats, ", "));
@@ -210,6 +219,14 @@ Status check_executor(const Recipe& recipe) {
   if (executor.parallel < 1 || executor.parallel > k_max_parallel)
     return usage_error("--parallel {} is out of range: give a whole number from 1 to {}",
                        executor.parallel, k_max_parallel);
+  if (recipe.run.instrument == Instrument::valgrind) {
+    if (recipe.run.duet == DuetMode::on)
+      return usage_error("counts on a simulated CPU do not depend on what else runs, so they need "
+                         "no duet: turn off --duet ([run] duet) or use --instrument time");
+    if (executor.kind == "slurm")
+      return usage_error("--instrument valgrind runs on this machine only for now: use the local "
+                         "executor (--executor local), or --instrument time");
+  }
   if (recipe.run.duet == DuetMode::on) {
     if (executor.kind == "slurm" || executor.parallel_runs)
       return usage_error("duets run on this machine only: turn off --duet ([run] duet) or use "
@@ -226,6 +243,9 @@ Status check_executor(const Recipe& recipe) {
 Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   CULPRIT_TRY(apply_decide_flags(recipe.decide, o));
   apply_other_flags(recipe, o);
+  // What a counting instrument is for: its counts decide unless another metric is named.
+  if (recipe.run.instrument == Instrument::valgrind && recipe.run.metric.empty())
+    recipe.run.metric = "instructions";
   CULPRIT_TRY(check_roofline(recipe.roofline));
   CULPRIT_TRY(check_commands(recipe));
   CULPRIT_TRY(check_run(recipe.run));

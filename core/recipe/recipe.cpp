@@ -326,6 +326,14 @@ Status read_run(TableReader& reader, RunRecipe& run) {
                                     R"(own, the default) or "artifacts" (the cached build))");
     run.cwd = *cwd;
   }
+  if (const auto* node = reader.find("instrument")) {
+    const auto instrument =
+        node->is_string() ? parse_instrument(**node->as_string()) : std::nullopt;
+    if (!instrument)
+      return reader.error_at(*node, R"([run] instrument must be "time" (the default) or )"
+                                    R"("valgrind" (counts on a simulated CPU))");
+    run.instrument = *instrument;
+  }
   CULPRIT_TRY(reader.read("column", run.column));
   CULPRIT_TRY(reader.read("case_columns", run.case_columns));
   CULPRIT_TRY(reader.read("pattern", run.pattern));
@@ -508,6 +516,18 @@ std::optional<RunCwd> parse_run_cwd(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(Instrument instrument) {
+  return instrument == Instrument::valgrind ? "valgrind" : "time";
+}
+
+std::optional<Instrument> parse_instrument(std::string_view text) {
+  if (text == "time")
+    return Instrument::time;
+  if (text == "valgrind")
+    return Instrument::valgrind;
+  return std::nullopt;
+}
+
 std::string run_recipe_hash(const RunRecipe& run) {
   nlohmann::json command;
   std::visit([&](const auto& c) { command = c; }, run.command);
@@ -518,6 +538,8 @@ std::string run_recipe_hash(const RunRecipe& run) {
   // Only when it is not the default, so that the measurements of earlier recipes stay theirs.
   if (run.cwd != RunCwd::scratch)
     part["cwd"] = to_string(run.cwd);
+  if (run.instrument != Instrument::time)
+    part["instrument"] = to_string(run.instrument);
   return hash_bytes(part.dump());
 }
 

@@ -44,6 +44,12 @@ enum class RunCwd : std::uint8_t { scratch, artifacts };
 std::string_view to_string(RunCwd cwd);
 std::optional<RunCwd> parse_run_cwd(std::string_view text);
 
+// What a run measures beside the benchmark's own output: nothing more (time, the default), or
+// what the program executes on a simulated CPU (valgrind: core/measure/instrument.hpp).
+enum class Instrument : std::uint8_t { time, valgrind };
+std::string_view to_string(Instrument instrument);
+std::optional<Instrument> parse_instrument(std::string_view text);
+
 struct RunRecipe {
   CommandSpec command;            // {build} names the cached artifacts
   std::string format = "auto";    // auto | culprit | gbench | nvbench | csv | regex | time
@@ -51,9 +57,10 @@ struct RunRecipe {
   std::vector<std::string> cases; // globs; empty: every case
   std::chrono::duration<double> timeout{60.0};
   std::map<std::string, std::string> env;
-  std::vector<int> cpus;               // pin runs to these CPUs; empty: no pinning
-  DuetMode duet = DuetMode::automatic; // [run] duet = true | false | "auto"
-  RunCwd cwd = RunCwd::scratch;        // [run] cwd = "scratch" | "artifacts"
+  std::vector<int> cpus;                    // pin runs to these CPUs; empty: no pinning
+  DuetMode duet = DuetMode::automatic;      // [run] duet = true | false | "auto"
+  RunCwd cwd = RunCwd::scratch;             // [run] cwd = "scratch" | "artifacts"
+  Instrument instrument = Instrument::time; // [run] instrument = "time" | "valgrind"
   // Options of the csv and regex formats.
   std::string column;                    // csv: the value column
   std::vector<std::string> case_columns; // csv: columns that name the case
@@ -154,6 +161,7 @@ struct RecipeOverrides {
   std::optional<std::string> statistic;
   std::optional<DuetMode> duet;
   std::optional<RunCwd> cwd;
+  std::optional<Instrument> instrument;
   std::optional<double> peak_gflops;
   std::optional<double> peak_tensor_gflops;
   std::optional<double> peak_gbps;

@@ -1,5 +1,6 @@
 #include "stats/decision.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -119,6 +120,46 @@ TEST(Decision, BadInputIsAnError) {
   const auto error = compare(good, Runs{{1.0}, {-1.0}}).error();
   EXPECT_NE(error.message.find("head"), std::string::npos) << error.message;
   EXPECT_NE(error.message.find("run 1"), std::string::npos) << error.message;
+}
+
+TEST(ExactComparison, IdenticalCountsGiveTheRatioExactlyAndTheRulesVerdict) {
+  const std::vector<double> base = {1000, 1000};
+  const DecisionRule rule{.threshold = 0.02, .direction = Direction::lower_is_better};
+  const auto slower = exact_comparison(base, std::vector<double>{1031, 1031, 1031}, 0.95, rule);
+  ASSERT_TRUE(slower);
+  EXPECT_EQ(slower->method, ComparisonMethod::exact);
+  EXPECT_EQ(slower->ratio.estimate, 1.031);
+  EXPECT_EQ(slower->ratio.lower, 1.031);
+  EXPECT_EQ(slower->ratio.upper, 1.031);
+  EXPECT_EQ(slower->interval_confidence, 1.0);
+  EXPECT_EQ(slower->verdict, Verdict::slower);
+  EXPECT_EQ(slower->base_runs, 2U);
+  EXPECT_EQ(slower->head_runs, 3U);
+  // Within the threshold: the same; no change at all: the same with p = 1.
+  const auto within = exact_comparison(base, std::vector<double>{1015, 1015}, 0.95, rule);
+  ASSERT_TRUE(within);
+  EXPECT_EQ(within->verdict, Verdict::same);
+  const auto equal = exact_comparison(base, base, 0.95, rule);
+  ASSERT_TRUE(equal);
+  EXPECT_EQ(equal->verdict, Verdict::same);
+  EXPECT_EQ(equal->p_value, 1.0);
+  // Fewer counts is faster; for a throughput, more is.
+  EXPECT_EQ(exact_comparison(base, std::vector<double>{900, 900}, 0.95, rule)->verdict,
+            Verdict::faster);
+  const DecisionRule higher{.threshold = 0.02, .direction = Direction::higher_is_better};
+  EXPECT_EQ(exact_comparison(base, std::vector<double>{900, 900}, 0.95, higher)->verdict,
+            Verdict::slower);
+}
+
+TEST(ExactComparison, CountsThatVaryOrAreTooFewAreLeftToTheStatistics) {
+  const std::vector<double> base = {1000, 1000};
+  EXPECT_FALSE(exact_comparison(base, std::vector<double>{1031, 1032}, 0.95, {}));
+  EXPECT_FALSE(exact_comparison(std::vector<double>{1000}, std::vector<double>{1031}, 0.95, {}));
+  EXPECT_FALSE(exact_comparison(base, std::vector<double>{0, 0}, 0.95, {}));
+  EXPECT_FALSE(exact_comparison(std::vector<double>{NAN, NAN}, base, 0.95, {}));
+  EXPECT_FALSE(exact_comparison(std::vector<double>{1e-300, 1e-300},
+                                std::vector<double>{1e300, 1e300}, 0.95, {}))
+      << "a ratio past what a double holds";
 }
 
 } // namespace

@@ -1,0 +1,186 @@
+#include "core/measure/instrument.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/host/capture.hpp"
+#include "core/parsers/valgrind_counts.hpp"
+#include "core/util/fs.hpp"
+
+namespace culprit {
+namespace {
+
+constexpr std::string_view k_out_flag = "--callgrind-out-file=";
+constexpr std::string_view k_profile_prefix = "callgrind.out.";
+
+// Callgrind with the caches and branch predictor simulated, following every process the run
+// starts, each writing a profile of its own (%p: its pid) and its messages to a log beside it.
+std::vector<std::string> valgrind_argv(const std::filesystem::path& valgrind,
+                                       const std::filesystem::path& dir) {
+  return {valgrind.string(),
+          "--tool=callgrind",
+          "--cache-sim=yes",
+          "--branch-sim=yes",
+          "--trace-children=yes",
+          std::string(k_out_flag) + (dir / "callgrind.out.%p").string(),
+          "--log-file=" + (dir / "valgrind.log.%p").string()};
+}
+
+} // namespace
+
+Result<std::filesystem::path> find_valgrind() {
+  if (auto found = host::find_on_path("valgrind"))
+    return *found;
+  return usage_error("--instrument valgrind needs Valgrind, which is not on PATH: install it "
+                     "(apt-get install valgrind), or measure time (--instrument time)");
+}
+
+std::filesystem::path next_counts_dir(const std::filesystem::path& scratch) {
+  static std::atomic<std::uint64_t> s_runs{0};
+  return scratch / fmt::format("counts-{}", ++s_runs);
+}
+
+Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::path& valgrind,
+                                   const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return infra_error("cannot make {} for the run's Valgrind profiles: {}", dir.string(),
+                       ec.message());
+  auto argv = valgrind_argv(valgrind, dir);
+  if (const auto* shell = std::get_if<std::string>(&request.command)) {
+    argv.insert(argv.end(), {"/bin/sh", "-c", *shell});
+  } else {
+    const auto& command = std::get<std::vector<std::string>>(request.command);
+    argv.insert(argv.end(), command.begin(), command.end());
+  }
+  request.command = std::move(argv);
+  request.timeout = Seconds(request.timeout.count() * k_valgrind_slowdown);
+  return request;
+}
+
+std::optional<std::filesystem::path> counts_dir(const ExecRequest& request) {
+  const auto* argv = std::get_if<std::vector<std::string>>(&request.command);
+  if (argv == nullptr)
+    return std::nullopt;
+  const auto size = valgrind_argv({}, {}).size();
+  if (argv->size() <= size)
+    return std::nullopt;
+  const auto& out = (*argv)[size - 2];
+  if (!out.starts_with(k_out_flag))
+    return std::nullopt;
+  return std::filesystem::path(out.substr(k_out_flag.size())).parent_path();
+}
+
+ExecRequest unwrapped(const ExecRequest& request) {
+  if (!counts_dir(request))
+    return request;
+  ExecRequest original = request;
+  auto argv = std::get<std::vector<std::string>>(request.command);
+  argv.erase(argv.begin(),
+             argv.begin() + static_cast<std::ptrdiff_t>(valgrind_argv({}, {}).size()));
+  if (argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c")
+    original.command = argv[2];
+  else
+    original.command = std::move(argv);
+  original.timeout = Seconds(request.timeout.count() / k_valgrind_slowdown);
+  return original;
+}
+
+Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& dir,
+                                                 std::string_view whole_case) {
+  std::vector<std::filesystem::path> profiles;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    // callgrind.out.<pid>, and its numbered dumps callgrind.out.<pid>.<n>, read with it.
+    if (name.starts_with(k_profile_prefix) &&
+        name.find('.', k_profile_prefix.size()) == std::string::npos)
+      profiles.push_back(it->path());
+  }
+  if (profiles.empty())
+    return infra_error("the run left no Valgrind profile in {}: did the program start? (see "
+                       "valgrind.log.* there)",
+                       dir.string());
+  std::ranges::sort(profiles);
+  std::map<std::string, std::map<std::string, double>> by_case; // case -> metric -> total
+  std::vector<std::string> order;
+  std::vector<ValgrindCounts> dumps;
+  for (const auto& profile : profiles) {
+    CULPRIT_TRY_ASSIGN(auto more, read_callgrind_dumps(profile));
+    dumps.insert(dumps.end(), std::make_move_iterator(more.begin()),
+                 std::make_move_iterator(more.end()));
+  }
+  // A program that names its cases: only their dumps count (what ran outside them, the shell
+  // that started it included, is set-up); any other: every dump of every process, as one case.
+  const bool named = std::ranges::any_of(dumps, [](const auto& d) { return !d.name.empty(); });
+  for (const auto& dump : dumps) {
+    if (named && dump.name.empty())
+      continue;
+    const std::string name = named ? dump.name : std::string(whole_case);
+    if (!by_case.contains(name))
+      order.push_back(name);
+    auto& totals = by_case[name];
+    for (const auto& [metric, value] : dump.counts)
+      totals[metric] += value;
+  }
+  std::vector<CaseSamples> samples;
+  for (const auto& name : order) {
+    auto more = valgrind_samples(name, by_case[name]);
+    samples.insert(samples.end(), std::make_move_iterator(more.begin()),
+                   std::make_move_iterator(more.end()));
+  }
+  return samples;
+}
+
+std::string valgrind_failure(const ExecResult& ran, const ExecRequest& original,
+                             const std::filesystem::path& dir) {
+  constexpr std::size_t k_tail_lines = 3;
+  std::vector<std::string> lines;
+  bool unhandled = false;
+  std::error_code ec;
+  std::vector<std::filesystem::path> logs;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().starts_with("valgrind.log."))
+      logs.push_back(it->path());
+  std::ranges::sort(logs);
+  for (const auto& log : logs) {
+    const auto text = read_file(log).value_or("");
+    unhandled = unhandled || text.find("unhandled instruction") != std::string::npos;
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const auto end = text.find('\n', start);
+      auto line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      start = end == std::string::npos ? text.size() : end + 1;
+      // "==1234== message": the message; blank ones say nothing.
+      if (const auto mark = line.find("== "); line.starts_with("==") && mark != std::string::npos)
+        line = line.substr(mark + 3);
+      if (!line.empty())
+        lines.push_back(std::move(line));
+    }
+  }
+  const auto program = command_name(original);
+  if (unhandled)
+    return fmt::format("Valgrind cannot run {}: it uses an instruction that Valgrind's simulated "
+                       "CPU lacks (AVX-512 or a newer extension); build it for an older CPU "
+                       "(-march=x86-64-v3) or use --instrument time",
+                       program);
+  const auto first = lines.size() > k_tail_lines ? lines.end() - k_tail_lines : lines.begin();
+  std::vector<std::string> tail(first, lines.end());
+  return fmt::format("the benchmark {} under Valgrind{}{}", describe_outcome(ran, original),
+                     tail.empty() ? "" : "; its log ends: ", fmt::join(tail, " | "));
+}
+
+bool is_count_metric(std::string_view metric) {
+  return std::ranges::any_of(valgrind_metric_descriptors(),
+                             [&](const auto& descriptor) { return descriptor.name == metric; });
+}
+
+} // namespace culprit

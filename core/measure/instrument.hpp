@@ -1,0 +1,62 @@
+#pragma once
+// Runs under an instrument that counts what the program executes, beside the time it takes.
+//
+// valgrind: each run goes under Valgrind's Callgrind with cache and branch simulation, following
+// the processes it starts (--trace-children=yes), each writing its profile into a directory of
+// the run's own. What they executed becomes metrics of the run (core/parsers/valgrind_counts.hpp:
+// instructions, data reads and writes, L1 and last-level misses, branches and mispredictions,
+// and estimated cycles, a model). A program that names its cases with Callgrind's client request
+// CALLGRIND_DUMP_STATS_AT("case") is counted per case, from those dumps; any other program is
+// counted as a whole, every process of the run together, as one case named after the program
+// (as the `time` format names its case). The counts do not depend on the machine's load, so two
+// runs of one build agree exactly; the benchmark's own times, taken 20 to 100 times slower under
+// the simulation, are kept but say little.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/exec/executor.hpp"
+#include "core/parsers/metric.hpp"
+#include "core/util/error.hpp"
+
+namespace culprit {
+
+// How much longer a run takes under Valgrind: its timeout is scaled by this.
+inline constexpr double k_valgrind_slowdown = 50.0;
+
+// The valgrind program on PATH, or a usage error that says how to install it.
+Result<std::filesystem::path> find_valgrind();
+
+// A directory for one run's profiles under `scratch`, unique in the process (lanes that measure at
+// once share the scratch directory).
+std::filesystem::path next_counts_dir(const std::filesystem::path& scratch);
+
+// `request` run under Callgrind, writing its profiles into `dir` (created).
+Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::path& valgrind,
+                                   const std::filesystem::path& dir);
+
+// The directory a request made by under_valgrind writes into, and the command it wraps; empty
+// for any other request.
+std::optional<std::filesystem::path> counts_dir(const ExecRequest& request);
+ExecRequest unwrapped(const ExecRequest& request);
+
+// What the profiles in `dir` counted, as samples (one value each): per case named by a dump,
+// else the whole run as `whole_case`. Errors: no profile (the program did not run under
+// Valgrind), or one that cannot be read.
+Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& dir,
+                                                 std::string_view whole_case);
+
+// Why a run under Valgrind failed, for its record: the outcome of `original` (the command it
+// wrapped) and the last lines of Valgrind's logs in `dir`; an instruction the simulated CPU lacks
+// is named as such, with what to do.
+std::string valgrind_failure(const ExecResult& ran, const ExecRequest& original,
+                             const std::filesystem::path& dir);
+
+// The metric names the valgrind instrument adds (instructions, ...).
+bool is_count_metric(std::string_view metric);
+
+} // namespace culprit
