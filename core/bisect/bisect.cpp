@@ -45,18 +45,34 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
     // that classified the culprit (blocks made there with both, while bisecting, count).
     const auto lane_it = m_lane_of.find(culprit.commit);
     auto& lane = lane_it != m_lane_of.end() ? *lane_it->second : m_sampler;
+    // Counts that do not vary: the change is exact from two runs of each.
+    if (exact_case(selected)) {
+      CULPRIT_TRY_ASSIGN(const auto before, exact_level(selected, lane, *parent.subject));
+      CULPRIT_TRY_ASSIGN(const auto after, exact_level(selected, lane, *subject));
+      if (before && after) {
+        const std::array<double, 2> base = {*before, *before};
+        const std::array<double, 2> head = {*after, *after};
+        culprit.change = stats::exact_comparison(
+            base, head, compare.decide.confidence,
+            {.threshold = compare.decide.threshold, .direction = to_stats(selected.direction)});
+      }
+    }
     const std::size_t blocks = std::max<std::size_t>(2 * compare.min_runs(), 10);
     const std::array<const Subject*, 2> group = {parent.subject, subject};
-    CULPRIT_TRY(lane.ensure_blocks({{parent.subject, subject}, blocks}));
-    CULPRIT_TRY_ASSIGN(const auto runs, lane.block_runs(group, selected.key, blocks));
-    if (runs.blocks.size() >= 2) {
-      const auto statistic = estimator_of(selected).statistic;
-      const auto options = paired_options(compare.decide, selected.direction);
-      CULPRIT_TRY_ASSIGN(
-          culprit.change,
-          lift(stats::compare_paired(stats::run_values(runs.runs[0], statistic),
-                                     stats::run_values(runs.runs[1], statistic), options),
-               selected.key.case_name));
+    if (!culprit.change) {
+      CULPRIT_TRY(lane.ensure_blocks({{parent.subject, subject}, blocks}));
+      CULPRIT_TRY_ASSIGN(const auto runs, lane.block_runs(group, selected.key, blocks));
+      if (runs.blocks.size() >= 2) {
+        const auto statistic = estimator_of(selected).statistic;
+        const auto options = paired_options(compare.decide, selected.direction);
+        CULPRIT_TRY_ASSIGN(
+            culprit.change,
+            lift(stats::compare_paired(stats::run_values(runs.runs[0], statistic),
+                                       stats::run_values(runs.runs[1], statistic), options),
+                 selected.key.case_name));
+      }
+    }
+    if (culprit.change) {
       for (const auto& total : m_outcome.confirmation.cases) {
         if (total.selected.key == selected.key && total.comparison &&
             std::abs(std::log(total.comparison->ratio.estimate)) > 0)

@@ -42,6 +42,7 @@ private:
     std::size_t runs = 0;
     std::string note;
     std::string statistic; // of each run, that placed the probe; empty when none did
+    bool exact = false;    // placed by counts that did not vary, without blocks
   };
 
   [[nodiscard]] const std::string& commit_at(int index) const {
@@ -71,6 +72,12 @@ private:
                                                          const Reference& lo, const Reference& hi,
                                                          std::size_t from, std::size_t to);
   Result<std::optional<stats::StepNoise>> ends_noise(const SelectedCase& selected);
+  [[nodiscard]] bool exact_case(const SelectedCase& selected) const;
+  Result<std::optional<double>> exact_level(const SelectedCase& selected, Sampler& lane,
+                                            const Subject& subject);
+  Result<std::optional<Classification>> exact_look(const SelectedCase& selected, Sampler& lane,
+                                                   const Subject& probe, const Reference& lo,
+                                                   const Reference& hi);
   Result<std::optional<Classification>> quick_look(const SelectedCase& selected,
                                                    const stats::StepNoise& ends, Sampler& lane,
                                                    const Subject& probe, const Reference& lo,

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "core/bisect/bisection.hpp"
 #include "core/measure/compare.hpp"
@@ -95,6 +97,67 @@ Bisection::quick_look(const SelectedCase& selected, const stats::StepNoise& ends
   return result;
 }
 
+// Whether the ends' comparison of the case was exact: counts that did not vary (under
+// --instrument valgrind), so that every level is known from two runs and needs no references.
+bool Bisection::exact_case(const SelectedCase& selected) const {
+  const auto verdict = std::ranges::find_if(
+      m_outcome.confirmation.cases, [&](const auto& c) { return c.selected.key == selected.key; });
+  return verdict != m_outcome.confirmation.cases.end() && verdict->comparison &&
+         verdict->comparison->method == stats::ComparisonMethod::exact;
+}
+
+// The level of a subject from two runs whose counts agree exactly; none when they differ.
+Result<std::optional<double>> Bisection::exact_level(const SelectedCase& selected, Sampler& lane,
+                                                     const Subject& subject) {
+  constexpr std::size_t k_exact_runs = 2;
+  const std::array<Want, 1> want = {Want{&subject, k_exact_runs}};
+  CULPRIT_TRY_ASSIGN(const bool complete, lane.ensure(want));
+  if (!complete)
+    return std::nullopt;
+  CULPRIT_TRY_ASSIGN(const auto runs, lane.runs(subject, selected.key, k_exact_runs));
+  if (runs.samples.size() < k_exact_runs)
+    return std::nullopt;
+  const auto values = stats::run_values(runs.samples, estimator_of(selected).statistic);
+  if (!(values[0] > 0) || !std::isfinite(values[0]) ||
+      !std::ranges::all_of(values, [&](double v) { return v == values[0]; }))
+    return std::nullopt;
+  return values[0];
+}
+
+// With exact counts a probe is placed by two runs of its own against the references' exact
+// levels: no block, no interval (a zero-width one), and a level between the ends is an exact
+// split. Nothing when a level's runs disagree: the ordinary looks decide then.
+Result<std::optional<Bisection::Classification>>
+Bisection::exact_look(const SelectedCase& selected, Sampler& lane, const Subject& probe,
+                      const Reference& lo, const Reference& hi) {
+  CULPRIT_TRY_ASSIGN(const auto low, exact_level(selected, lane, *lo.subject));
+  CULPRIT_TRY_ASSIGN(const auto high, exact_level(selected, lane, *hi.subject));
+  CULPRIT_TRY_ASSIGN(const auto level, exact_level(selected, lane, probe));
+  if (!low || !high || !level || *low == *high)
+    return std::nullopt;
+  const double step = std::log(*high / *low);
+  const double position = std::log(*level / *low) / step;
+  stats::StepPosition placed;
+  placed.step = {.estimate = step, .lower = step, .upper = step};
+  placed.position = {.estimate = position, .lower = position, .upper = position};
+  placed.tolerance =
+      std::min(0.5, std::log1p(m_settings.compare.decide.threshold) / std::abs(step));
+  placed.classification = position <= placed.tolerance         ? stats::StepClass::good_like
+                          : position >= 1.0 - placed.tolerance ? stats::StepClass::bad_like
+                                                               : stats::StepClass::intermediate;
+  Classification result;
+  result.step = placed.classification;
+  result.position = placed;
+  result.runs = 2;
+  result.exact = true;
+  result.statistic = stats::to_string(estimator_of(selected).statistic);
+  result.note = fmt::format("exact: two runs with identical counts, {:.1f}% of the way from {} to "
+                            "{}",
+                            position * 100, commit_at(lo.index).substr(0, 12),
+                            commit_at(hi.index).substr(0, 12));
+  return result;
+}
+
 // The probes of a round are classified in lockstep: each pass asks every lane for more blocks of
 // its probe with both references (so on the same device), and the lanes measure at once when
 // their executor allows it.
@@ -107,6 +170,7 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
   CULPRIT_TRY_ASSIGN(const auto noise, ends_noise(selected));
   const bool quick =
       m_settings.quick_look && noise && noise->dwarfed() && first > stats::k_quick_blocks;
+  const bool exact = exact_case(selected);
   for (auto& job : jobs) {
     // Byte-identical artifacts: the same measurement, no run needed.
     const bool like_lo = job.probe->artifact_id == lo.subject->artifact_id;
@@ -115,6 +179,13 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
       job.result.note = fmt::format("artifacts identical to {}'s: classified without running",
                                     commit_at(like_lo ? lo.index : hi.index).substr(0, 12));
       job.done = true;
+    }
+    if (exact && !job.done) {
+      CULPRIT_TRY_ASSIGN(auto looked, exact_look(selected, *job.lane, *job.probe, lo, hi));
+      if (looked) {
+        job.result = std::move(*looked);
+        job.done = true;
+      }
     }
     job.n = quick ? stats::k_quick_blocks : first;
     job.quick = quick;
@@ -183,8 +254,8 @@ Status Bisection::learn_interference(const SelectedCase& selected, const std::ve
     return {};
   std::vector<std::optional<stats::Interference>> diagnoses;
   for (const auto& job : jobs) {
-    if (job.result.statistic.empty())
-      continue; // nothing measured
+    if (job.result.statistic.empty() || job.result.exact)
+      continue; // nothing measured in blocks
     const std::array<const Subject*, 3> group = {lo.subject, hi.subject, job.probe};
     CULPRIT_TRY_ASSIGN(const auto blocks,
                        job.lane->block_runs(group, selected.key, job.result.runs));

@@ -117,5 +117,68 @@ TEST_F(InstrumentCli, AProgramThatCrashesUnderValgrindSaysWhatItsLogSaid) {
   EXPECT_THAT(run.err, HasSubstr("its log ends:"));
 }
 
+// A history of 16 commits whose instruction count steps up at the commits given: bisect by counts
+// places every probe with two runs of its own, and a level between the ends splits the range
+// exactly, so both culprits are found with their shares.
+class InstrumentBisect : public InstrumentCli {
+protected:
+  // Commits 1..16 after `slower`; the work grows by a tenth of its start at each of `steps`.
+  std::vector<std::string> history(const std::vector<int>& steps) {
+    std::vector<std::string> commits;
+    long work = 210000; // as `slower` left it
+    for (int i = 1; i <= 16; ++i) {
+      if (std::ranges::find(steps, i) != steps.end()) {
+        work += 21000;
+        repo.write("work.h", "#define WORK " + std::to_string(work) + "\n");
+      } else {
+        repo.write("note.h", "#define NOTE \"n" + std::to_string(i) + "\"\n");
+      }
+      commits.push_back(repo.commit("commit " + std::to_string(i)));
+    }
+    return commits;
+  }
+};
+
+TEST_F(InstrumentBisect, LocatesTheCulpritWithTwoRunsAProbe) {
+  const auto commits = history({11});
+  const auto json = temp / "bisect.json";
+  const auto bisect = culprit_cli({"bisect", "--good", slower, "--bad", commits.back(),
+                                   "--instrument", "valgrind", "--json", json.string()});
+  ASSERT_EQ(bisect.exit_code, 0) << bisect.out << bisect.err;
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence && evidence->bisect) << bisect.err;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
+  EXPECT_EQ(evidence->bisect->culprits[0].commit, commits[10]);
+  std::size_t runs = 0;
+  for (const auto& m : evidence->measurements)
+    runs += m.runs.size();
+  for (const auto& step : evidence->bisect->steps) {
+    EXPECT_EQ(step.runs, 2) << step.commit;
+    EXPECT_THAT(step.note, HasSubstr("exact: two runs with identical counts")) << step.commit;
+  }
+  // The ends' first look (five runs a side, exact) and two runs a probe: nothing more.
+  EXPECT_EQ(runs, 10 + 2 * evidence->bisect->steps.size());
+  const auto& change = evidence->bisect->culprits[0].cases.at(0);
+  EXPECT_EQ(change.ci[0], change.ratio) << "exact: a zero-width interval";
+  EXPECT_EQ(change.ci[1], change.ratio);
+  EXPECT_GT(change.ratio, 1.02);
+}
+
+TEST_F(InstrumentBisect, ALevelBetweenTheEndsSplitsTheRangeExactly) {
+  const auto commits = history({5, 12});
+  const auto json = temp / "bisect.json";
+  const auto bisect = culprit_cli({"bisect", "--good", slower, "--bad", commits.back(),
+                                   "--instrument", "valgrind", "--json", json.string()});
+  ASSERT_EQ(bisect.exit_code, 0) << bisect.out << bisect.err;
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence && evidence->bisect) << bisect.err;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 2U) << bisect.out;
+  std::vector<std::string> found;
+  for (const auto& culprit : evidence->bisect->culprits)
+    found.push_back(culprit.commit);
+  EXPECT_THAT(found, ::testing::UnorderedElementsAre(commits[4], commits[11]));
+  EXPECT_THAT(bisect.out, HasSubstr("of the whole change"));
+}
+
 } // namespace
 } // namespace culprit
