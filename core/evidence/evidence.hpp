@@ -41,6 +41,8 @@ struct EvidenceSettings {
   std::string direction; // "regression" or "improvement" for bisect
   std::string statistic; // the setting: auto, median, min, ... (empty in older evidence)
   std::string duet;      // the setting: auto, on, off (empty in older evidence)
+  std::string instrument; // time or valgrind (empty in older evidence: time)
+  std::string cwd;        // where runs started: scratch or artifacts (empty in older evidence)
 };
 
 struct EvidenceBuild {

@@ -50,6 +50,8 @@ Evidence evidence_header(const std::vector<std::string>& command, const git::Rep
   s.cases = recipe.run.cases;
   s.statistic = recipe.decide.statistic;
   s.duet = std::string(to_string(recipe.run.duet));
+  s.instrument = std::string(to_string(recipe.run.instrument));
+  s.cwd = std::string(to_string(recipe.run.cwd));
   return e;
 }
 

@@ -63,7 +63,9 @@ constexpr auto keys_of(std::type_identity<EvidenceSettings> /*unused*/) {
                     optional("cases", &S::cases),
                     optional("direction", &S::direction),
                     optional("statistic", &S::statistic),
-                    optional("duet", &S::duet)};
+                    optional("duet", &S::duet),
+                    optional("instrument", &S::instrument),
+                    optional("cwd", &S::cwd)};
 }
 
 constexpr auto keys_of(std::type_identity<EvidenceBuild> /*unused*/) {

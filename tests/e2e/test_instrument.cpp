@@ -68,6 +68,8 @@ TEST_F(InstrumentCli, CountsCompareExactlyAndSayWhereTheyCameFrom) {
   EXPECT_THAT(compare.out, HasSubstr("slower (exact (5 runs a side, identical counts))"));
   const auto evidence = load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
+  EXPECT_EQ(evidence->settings.instrument, "valgrind");
+  EXPECT_EQ(evidence->settings.metric, "instructions");
   ASSERT_EQ(evidence->comparisons.size(), 1U);
   const auto& c = evidence->comparisons[0];
   EXPECT_EQ(c.metric, "instructions");
