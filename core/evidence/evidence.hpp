@@ -38,9 +38,9 @@ struct EvidenceSettings {
   int max_runs = 0;
   int warmup = 0;
   std::vector<std::string> cases;
-  std::string direction; // "regression" or "improvement" for bisect
-  std::string statistic; // the setting: auto, median, min, ... (empty in older evidence)
-  std::string duet;      // the setting: auto, on, off (empty in older evidence)
+  std::string direction;  // "regression" or "improvement" for bisect
+  std::string statistic;  // the setting: auto, median, min, ... (empty in older evidence)
+  std::string duet;       // the setting: auto, on, off (empty in older evidence)
   std::string instrument; // time or valgrind (empty in older evidence: time)
   std::string cwd;        // where runs started: scratch or artifacts (empty in older evidence)
 };
