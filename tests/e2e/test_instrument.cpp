@@ -3,6 +3,7 @@
 // exit 2 before anything is built.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -139,16 +140,26 @@ protected:
     }
     return commits;
   }
+
+  // culprit bisect by counts from `slower` to `bad`: its exit 0, and the evidence.
+  std::optional<Evidence> bisect_by_counts(const std::string& bad) {
+    const auto json = temp / "bisect.json";
+    output = culprit_cli({"bisect", "--good", slower, "--bad", bad, "--instrument", "valgrind",
+                          "--json", json.string()});
+    EXPECT_EQ(output.exit_code, 0) << output.out << output.err;
+    auto evidence = load_evidence(json);
+    if (!evidence || !evidence->bisect)
+      return std::nullopt;
+    return std::move(*evidence);
+  }
+
+  testing::ProcessOutput output;
 };
 
 TEST_F(InstrumentBisect, LocatesTheCulpritWithTwoRunsAProbe) {
   const auto commits = history({11});
-  const auto json = temp / "bisect.json";
-  const auto bisect = culprit_cli({"bisect", "--good", slower, "--bad", commits.back(),
-                                   "--instrument", "valgrind", "--json", json.string()});
-  ASSERT_EQ(bisect.exit_code, 0) << bisect.out << bisect.err;
-  const auto evidence = load_evidence(json);
-  ASSERT_TRUE(evidence && evidence->bisect) << bisect.err;
+  const auto evidence = bisect_by_counts(commits.back());
+  ASSERT_TRUE(evidence) << output.err;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
   EXPECT_EQ(evidence->bisect->culprits[0].commit, commits[10]);
   std::size_t runs = 0;
@@ -168,18 +179,14 @@ TEST_F(InstrumentBisect, LocatesTheCulpritWithTwoRunsAProbe) {
 
 TEST_F(InstrumentBisect, ALevelBetweenTheEndsSplitsTheRangeExactly) {
   const auto commits = history({5, 12});
-  const auto json = temp / "bisect.json";
-  const auto bisect = culprit_cli({"bisect", "--good", slower, "--bad", commits.back(),
-                                   "--instrument", "valgrind", "--json", json.string()});
-  ASSERT_EQ(bisect.exit_code, 0) << bisect.out << bisect.err;
-  const auto evidence = load_evidence(json);
-  ASSERT_TRUE(evidence && evidence->bisect) << bisect.err;
-  ASSERT_EQ(evidence->bisect->culprits.size(), 2U) << bisect.out;
+  const auto evidence = bisect_by_counts(commits.back());
+  ASSERT_TRUE(evidence) << output.err;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 2U) << output.out;
   std::vector<std::string> found;
   for (const auto& culprit : evidence->bisect->culprits)
     found.push_back(culprit.commit);
   EXPECT_THAT(found, ::testing::UnorderedElementsAre(commits[4], commits[11]));
-  EXPECT_THAT(bisect.out, HasSubstr("of the whole change"));
+  EXPECT_THAT(output.out, HasSubstr("of the whole change"));
 }
 
 } // namespace
