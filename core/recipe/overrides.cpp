@@ -243,9 +243,15 @@ Status check_executor(const Recipe& recipe) {
 Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   CULPRIT_TRY(apply_decide_flags(recipe.decide, o));
   apply_other_flags(recipe, o);
-  // What a counting instrument is for: its counts decide unless another metric is named.
-  if (recipe.run.instrument == Instrument::valgrind && recipe.run.metric.empty())
-    recipe.run.metric = "instructions";
+  // What a counting instrument is for: its counts decide unless another metric is named, and two
+  // runs a side whose counts agree decide exactly, so the first look comes after two unless
+  // --min-runs or the recipe asks for another.
+  if (recipe.run.instrument == Instrument::valgrind) {
+    if (recipe.run.metric.empty())
+      recipe.run.metric = "instructions";
+    if (!o.min_runs && recipe.decide.min_runs == DecideOptions{}.min_runs)
+      recipe.decide.min_runs = 2;
+  }
   CULPRIT_TRY(check_roofline(recipe.roofline));
   CULPRIT_TRY(check_commands(recipe));
   CULPRIT_TRY(check_run(recipe.run));

@@ -66,7 +66,7 @@ TEST_F(InstrumentCli, CountsCompareExactlyAndSayWhereTheyCameFrom) {
   const auto compare =
       culprit_cli({"compare", base, slower, "--instrument", "valgrind", "--json", json.string()});
   ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
-  EXPECT_THAT(compare.out, HasSubstr("slower (exact (5 runs a side, identical counts))"));
+  EXPECT_THAT(compare.out, HasSubstr("slower (exact (2 runs a side, identical counts))"));
   const auto evidence = load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_EQ(evidence->settings.instrument, "valgrind");
@@ -169,8 +169,8 @@ TEST_F(InstrumentBisect, LocatesTheCulpritWithTwoRunsAProbe) {
     EXPECT_EQ(step.runs, 2) << step.commit;
     EXPECT_THAT(step.note, HasSubstr("exact: two runs with identical counts")) << step.commit;
   }
-  // The ends' first look (five runs a side, exact) and two runs a probe: nothing more.
-  EXPECT_EQ(runs, 10 + 2 * evidence->bisect->steps.size());
+  // The ends' first look (two runs a side, exact) and two runs a probe: nothing more.
+  EXPECT_EQ(runs, 4 + 2 * evidence->bisect->steps.size());
   const auto& change = evidence->bisect->culprits[0].cases.at(0);
   EXPECT_EQ(change.ci[0], change.ratio) << "exact: a zero-width interval";
   EXPECT_EQ(change.ci[1], change.ratio);
