@@ -90,10 +90,12 @@ Bisection::quick_look(const SelectedCase& selected, const stats::StepNoise& ends
   result.position = position;
   result.runs = stats::k_quick_blocks;
   result.statistic = stats::to_string(statistic);
-  result.note = fmt::format("a quick look: the step is {:.0f}x the noise of the ends' blocks, and "
-                            "both blocks put the probe at {}'s level",
-                            ends.spread > 0 ? std::abs(ends.step) / ends.spread : 0.0,
-                            result.step == stats::StepClass::good_like ? "good" : "bad");
+  const auto dwarfed = ends.spread > 0 ? fmt::format("the step is {:.0f}x the noise of the ends' "
+                                                     "blocks",
+                                                     std::abs(ends.step) / ends.spread)
+                                       : std::string("the ends' blocks show no noise");
+  result.note = fmt::format("a quick look: {}, and both blocks put the probe at {}'s level",
+                            dwarfed, result.step == stats::StepClass::good_like ? "good" : "bad");
   return result;
 }
 

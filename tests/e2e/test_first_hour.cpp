@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/evidence/evidence.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/step_project.hpp"
@@ -261,6 +262,42 @@ done
   EXPECT_EQ(occurrences(told.err, "culprit: note: one run of the whole suite took"), 1U)
       << told.err;
   EXPECT_THAT(told.err, ::testing::HasSubstr("--case GLOB"));
+}
+
+// A step that dwarfs the noise (30% under 0.5%): every probe is classified at a quick look of two
+// blocks, and the bisection names the planted commit.
+TEST(FirstHour, AStepThatDwarfsTheNoiseIsBisectedWithTwoBlocksAProbe) {
+  TempDir temp("culprit-quick-look");
+  // The step project's benchmark and recipe, with a note that every commit changes and the build
+  // keeps, so that no two commits share a build and every probe is measured.
+  testing::ScratchRepo repo(temp / "project");
+  repo.write("bench.sh", testing::k_step_bench_script, true);
+  repo.write("value", "10.000000\n");
+  repo.write("culprit.toml", "[build]\ncommand = \"cp {src}/bench.sh {src}/value {src}/note "
+                             "{build}/\"\n[run]\ncommand = \"sh {build}/bench.sh {build}/value\"\n"
+                             "format = \"culprit\"\n");
+  std::vector<std::string> commits;
+  for (int i = 0; i < 17; ++i) {
+    repo.write("note", std::to_string(i) + "\n");
+    if (i == 11)
+      repo.write("value", "13.000000\n");
+    commits.push_back(repo.commit("commit " + std::to_string(i)));
+  }
+  const auto json = temp / "bisect.json";
+  const auto bisect =
+      run_culprit({"--cache-dir", (temp / "cache").string(), "bisect", "--good", commits.front(),
+                   "--bad", commits.back(), "--json", json.string()},
+                  repo.dir());
+  ASSERT_EQ(bisect.exit_code, 0) << bisect.out << bisect.err;
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence && evidence->bisect) << bisect.err;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
+  EXPECT_EQ(evidence->bisect->culprits[0].commit, commits[11]);
+  ASSERT_GE(evidence->bisect->steps.size(), 3U);
+  for (const auto& step : evidence->bisect->steps) {
+    EXPECT_EQ(step.runs, 2) << step.commit;
+    EXPECT_THAT(step.note, ::testing::HasSubstr("a quick look: the step is")) << step.commit;
+  }
 }
 
 } // namespace
