@@ -1,17 +1,15 @@
 // Reading culprit.toml (culprit(1), CONFIGURATION): every table and key typed, unknown ones
-// named with their line; the flags over it are overrides.cpp.
+// named with their line; the flags over it are overrides.cpp, the spellings of its values and its
+// hashes recipe_values.cpp.
 #include "core/recipe/recipe.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <set>
 
-#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
 #include "core/exec/slurm_executor.hpp"
-#include "core/git/hash.hpp"
 #include "core/recipe/checks.hpp"
 #include "core/recipe/work_expression.hpp"
 #include "core/util/escape.hpp"
@@ -41,6 +39,21 @@ public:
   const toml::node* find(std::string_view key) {
     m_known.emplace_back(key);
     return m_table == nullptr ? nullptr : m_table->get(key);
+  }
+
+  // A key whose string must be one of a few words: `parse` gives the value, or nothing, and then
+  // the error lists `words`.
+  template <class E>
+  Status read_choice(std::string_view key, E& out, std::optional<E> (*parse)(std::string_view),
+                     std::string_view words) {
+    const auto* node = find(key);
+    if (node == nullptr)
+      return {};
+    const auto value = node->is_string() ? parse(**node->as_string()) : std::nullopt;
+    if (!value)
+      return error_at(*node, "[{}] {} must be {}", m_section, key, words);
+    out = *value;
+    return {};
   }
 
   Status read(std::string_view key, std::string& out) {
@@ -319,21 +332,12 @@ Status read_run(TableReader& reader, RunRecipe& run) {
     else
       return reader.error_at(*node, R"([run] duet must be true, false or "auto")");
   }
-  if (const auto* node = reader.find("cwd")) {
-    const auto cwd = node->is_string() ? parse_run_cwd(**node->as_string()) : std::nullopt;
-    if (!cwd)
-      return reader.error_at(*node, R"([run] cwd must be "scratch" (a directory of the run's )"
-                                    R"(own, the default) or "artifacts" (the cached build))");
-    run.cwd = *cwd;
-  }
-  if (const auto* node = reader.find("instrument")) {
-    const auto instrument =
-        node->is_string() ? parse_instrument(**node->as_string()) : std::nullopt;
-    if (!instrument)
-      return reader.error_at(*node, R"([run] instrument must be "time" (the default) or )"
-                                    R"("valgrind" (counts on a simulated CPU))");
-    run.instrument = *instrument;
-  }
+  CULPRIT_TRY(reader.read_choice("cwd", run.cwd, &parse_run_cwd,
+                                 R"("scratch" (a directory of the run's own, the default) or )"
+                                 R"("artifacts" (the cached build))"));
+  CULPRIT_TRY(reader.read_choice("instrument", run.instrument, &parse_instrument,
+                                 R"("time" (the default) or "valgrind" (counts on a simulated )"
+                                 R"(CPU))"));
   CULPRIT_TRY(reader.read("column", run.column));
   CULPRIT_TRY(reader.read("case_columns", run.case_columns));
   CULPRIT_TRY(reader.read("pattern", run.pattern));
@@ -412,38 +416,6 @@ Status read_decide(TableReader& reader, DecideOptions& decide) {
 
 } // namespace
 
-std::string_view to_string(DuetMode mode) {
-  switch (mode) {
-  case DuetMode::off:
-    return "off";
-  case DuetMode::on:
-    return "on";
-  case DuetMode::automatic:
-    return "auto";
-  }
-  return "off";
-}
-
-Result<double> parse_threshold(std::string_view text) {
-  std::string_view number = text;
-  const bool percent = !number.empty() && number.back() == '%';
-  if (percent)
-    number.remove_suffix(1);
-  double value = 0;
-  const std::string digits(number);
-  const char* end = digits.c_str() + digits.size();
-  const auto [ptr, ec] = std::from_chars(digits.c_str(), end, value);
-  if (digits.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
-    return usage_error("threshold '{}' is not a number; write 2% or 0.02", report::excerpt(text));
-  if (percent)
-    value /= 100;
-  if (value <= 0 || value >= 1)
-    return usage_error("threshold {} is out of range: give more than 0 and less than 1 (100%), "
-                       "e.g. 2% or 0.02",
-                       report::excerpt(text));
-  return value;
-}
-
 namespace {
 
 Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::path& source) {
@@ -494,53 +466,6 @@ Result<Recipe> load_recipe(const std::filesystem::path& file) {
                        file.string());
   CULPRIT_TRY_ASSIGN(const auto text, read_file(file));
   return parse_recipe(text, file);
-}
-
-std::string build_recipe_hash(const BuildRecipe& build) {
-  const nlohmann::json part = {{"command", build.command},
-                               {"artifacts", build.artifacts},
-                               {"env", build.env},
-                               {"ptxas_report", build.ptxas_report}};
-  return hash_bytes(part.dump());
-}
-
-std::string_view to_string(RunCwd cwd) {
-  return cwd == RunCwd::artifacts ? "artifacts" : "scratch";
-}
-
-std::optional<RunCwd> parse_run_cwd(std::string_view text) {
-  if (text == "scratch")
-    return RunCwd::scratch;
-  if (text == "artifacts")
-    return RunCwd::artifacts;
-  return std::nullopt;
-}
-
-std::string_view to_string(Instrument instrument) {
-  return instrument == Instrument::valgrind ? "valgrind" : "time";
-}
-
-std::optional<Instrument> parse_instrument(std::string_view text) {
-  if (text == "time")
-    return Instrument::time;
-  if (text == "valgrind")
-    return Instrument::valgrind;
-  return std::nullopt;
-}
-
-std::string run_recipe_hash(const RunRecipe& run) {
-  nlohmann::json command;
-  std::visit([&](const auto& c) { command = c; }, run.command);
-  nlohmann::json part = {
-      {"command", command},     {"format", run.format}, {"env", run.env},
-      {"cpus", run.cpus},       {"column", run.column}, {"case_columns", run.case_columns},
-      {"pattern", run.pattern}, {"unit", run.unit},     {"direction", run.direction}};
-  // Only when it is not the default, so that the measurements of earlier recipes stay theirs.
-  if (run.cwd != RunCwd::scratch)
-    part["cwd"] = to_string(run.cwd);
-  if (run.instrument != Instrument::time)
-    part["instrument"] = to_string(run.instrument);
-  return hash_bytes(part.dump());
 }
 
 } // namespace culprit
