@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "stats/summary.hpp"
+
 namespace culprit::stats {
 namespace {
 
@@ -14,17 +16,6 @@ constexpr double k_mad_to_sigma = 1.482602218505602; // 1 / the normal quantile 
 constexpr double k_dwarf_ratio = 4.0;                // |s| >= 4 sigma
 constexpr double k_stray_share = 0.5;                // no block's step strays by half the step
 constexpr double k_largest_bound = 0.25;
-
-double median_of(std::vector<double> values) {
-  const auto half = values.size() / 2;
-  std::ranges::nth_element(values, values.begin() + static_cast<std::ptrdiff_t>(half));
-  const double upper = values[half];
-  if (values.size() % 2 == 1)
-    return upper;
-  const double lower =
-      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(half));
-  return (lower + upper) / 2.0;
-}
 
 bool all_positive(std::span<const double> values) {
   return std::ranges::all_of(values, [](double v) { return std::isfinite(v) && v > 0.0; });
@@ -50,15 +41,14 @@ std::optional<StepNoise> step_noise(std::span<const double> good, std::span<cons
   ratios.reserve(good.size());
   for (std::size_t j = 0; j < good.size(); ++j)
     ratios.push_back(std::log(bad[j] / good[j]));
+  const auto summary = summarize(ratios);
+  if (!summary)
+    return std::nullopt;
   StepNoise noise;
   noise.blocks = ratios.size();
-  noise.step = median_of(ratios);
-  std::vector<double> deviations;
-  deviations.reserve(ratios.size());
-  for (const double b : ratios)
-    deviations.push_back(std::abs(b - noise.step));
-  noise.worst = *std::ranges::max_element(deviations);
-  noise.spread = k_mad_to_sigma * median_of(std::move(deviations));
+  noise.step = summary->median;
+  noise.worst = std::max(summary->max - summary->median, summary->median - summary->min);
+  noise.spread = k_mad_to_sigma * summary->mad;
   return noise;
 }
 
@@ -90,8 +80,9 @@ std::optional<StepPosition> quick_position(const StepNoise& ends, std::span<cons
   else
     return std::nullopt;
   const auto [step_low, step_high] = std::ranges::minmax(steps);
-  result.position = {.estimate = median_of(positions), .lower = low, .upper = high};
-  result.step = {.estimate = median_of(steps), .lower = step_low, .upper = step_high};
+  result.position = {.estimate = median(positions).value_or(low), .lower = low, .upper = high};
+  result.step = {
+      .estimate = median(steps).value_or(step_low), .lower = step_low, .upper = step_high};
   return result;
 }
 
