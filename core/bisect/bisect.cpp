@@ -33,6 +33,13 @@ Result<const Subject*> Bisection::subject_at(int index) {
   return &(m_outcome.subjects[commit] = std::move(subject));
 }
 
+const CaseVerdict* Bisection::confirmation_of(const SelectedCase& selected) const {
+  const auto& cases = m_outcome.confirmation.cases;
+  const auto it =
+      std::ranges::find_if(cases, [&](const auto& c) { return c.selected.key == selected.key; });
+  return it == cases.end() ? nullptr : &*it;
+}
+
 Status Bisection::add_culprit(const SelectedCase& selected, const Reference& parent, int index) {
   FoundCulprit culprit;
   culprit.commit = commit_at(index);
@@ -72,14 +79,11 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
                  selected.key.case_name));
       }
     }
-    if (culprit.change) {
-      for (const auto& total : m_outcome.confirmation.cases) {
-        if (total.selected.key == selected.key && total.comparison &&
-            std::abs(std::log(total.comparison->ratio.estimate)) > 0)
-          culprit.share =
-              std::log(culprit.change->ratio.estimate) / std::log(total.comparison->ratio.estimate);
-      }
-    }
+    const auto* total = confirmation_of(selected);
+    if (culprit.change && total != nullptr && total->comparison &&
+        std::abs(std::log(total->comparison->ratio.estimate)) > 0)
+      culprit.share =
+          std::log(culprit.change->ratio.estimate) / std::log(total->comparison->ratio.estimate);
   }
   m_outcome.culprits.push_back(std::move(culprit));
   return {};

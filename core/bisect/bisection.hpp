@@ -77,7 +77,9 @@ private:
                                             const Subject& subject);
   Result<std::optional<Classification>> exact_look(const SelectedCase& selected, Sampler& lane,
                                                    const Subject& probe, const Reference& lo,
-                                                   const Reference& hi);
+                                                   const Reference& hi, double low, double high);
+  // The ends' comparison of the case, when it was compared (nullptr otherwise).
+  [[nodiscard]] const CaseVerdict* confirmation_of(const SelectedCase& selected) const;
   Result<std::optional<Classification>> quick_look(const SelectedCase& selected,
                                                    const stats::StepNoise& ends, Sampler& lane,
                                                    const Subject& probe, const Reference& lo,

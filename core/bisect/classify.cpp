@@ -54,9 +54,8 @@ Bisection::position_in(const SelectedCase& selected, Sampler& lane, const Subjec
 // The ends' step and noise by the probes' statistic, from the blocks that confirmed them: what
 // decides whether a probe may be classified at a quick look (stats/quick_look.hpp).
 Result<std::optional<stats::StepNoise>> Bisection::ends_noise(const SelectedCase& selected) {
-  const auto verdict = std::ranges::find_if(
-      m_outcome.confirmation.cases, [&](const auto& c) { return c.selected.key == selected.key; });
-  if (m_good == nullptr || m_bad == nullptr || verdict == m_outcome.confirmation.cases.end())
+  const auto* verdict = confirmation_of(selected);
+  if (m_good == nullptr || m_bad == nullptr || verdict == nullptr)
     return std::nullopt;
   const std::array<const Subject*, 2> ends = {m_good, m_bad};
   CULPRIT_TRY_ASSIGN(const auto blocks, m_sampler.block_runs(ends, selected.key, verdict->blocks));
@@ -102,9 +101,8 @@ Bisection::quick_look(const SelectedCase& selected, const stats::StepNoise& ends
 // Whether the ends' comparison of the case was exact: counts that did not vary (under
 // --instrument valgrind), so that every level is known from two runs and needs no references.
 bool Bisection::exact_case(const SelectedCase& selected) const {
-  const auto verdict = std::ranges::find_if(
-      m_outcome.confirmation.cases, [&](const auto& c) { return c.selected.key == selected.key; });
-  return verdict != m_outcome.confirmation.cases.end() && verdict->comparison &&
+  const auto* verdict = confirmation_of(selected);
+  return verdict != nullptr && verdict->comparison &&
          verdict->comparison->method == stats::ComparisonMethod::exact;
 }
 
@@ -127,18 +125,17 @@ Result<std::optional<double>> Bisection::exact_level(const SelectedCase& selecte
 }
 
 // With exact counts a probe is placed by two runs of its own against the references' exact
-// levels: no block, no interval (a zero-width one), and a level between the ends is an exact
-// split. Nothing when a level's runs disagree: the ordinary looks decide then.
+// levels (`low`, `high`, which differ): no block, no interval (a zero-width one), and a level
+// between the ends is an exact split. Nothing when the probe's runs disagree: the ordinary looks
+// decide then.
 Result<std::optional<Bisection::Classification>>
 Bisection::exact_look(const SelectedCase& selected, Sampler& lane, const Subject& probe,
-                      const Reference& lo, const Reference& hi) {
-  CULPRIT_TRY_ASSIGN(const auto low, exact_level(selected, lane, *lo.subject));
-  CULPRIT_TRY_ASSIGN(const auto high, exact_level(selected, lane, *hi.subject));
+                      const Reference& lo, const Reference& hi, double low, double high) {
   CULPRIT_TRY_ASSIGN(const auto level, exact_level(selected, lane, probe));
-  if (!low || !high || !level || *low == *high)
+  if (!level)
     return std::nullopt;
-  const double step = std::log(*high / *low);
-  const double position = std::log(*level / *low) / step;
+  const double step = std::log(high / low);
+  const double position = std::log(*level / low) / step;
   stats::StepPosition placed;
   placed.step = {.estimate = step, .lower = step, .upper = step};
   placed.position = {.estimate = position, .lower = position, .upper = position};
@@ -172,7 +169,14 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
   CULPRIT_TRY_ASSIGN(const auto noise, ends_noise(selected));
   const bool quick =
       m_settings.quick_look && noise && noise->dwarfed() && first > stats::k_quick_blocks;
-  const bool exact = exact_case(selected);
+  // Counts that do not vary: the references' levels, once for every probe of the round.
+  std::optional<double> low;
+  std::optional<double> high;
+  if (exact_case(selected)) {
+    CULPRIT_TRY_ASSIGN(low, exact_level(selected, m_sampler, *lo.subject));
+    CULPRIT_TRY_ASSIGN(high, exact_level(selected, m_sampler, *hi.subject));
+  }
+  const bool exact = low && high && *low != *high;
   for (auto& job : jobs) {
     // Byte-identical artifacts: the same measurement, no run needed.
     const bool like_lo = job.probe->artifact_id == lo.subject->artifact_id;
@@ -183,7 +187,8 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
       job.done = true;
     }
     if (exact && !job.done) {
-      CULPRIT_TRY_ASSIGN(auto looked, exact_look(selected, *job.lane, *job.probe, lo, hi));
+      CULPRIT_TRY_ASSIGN(auto looked,
+                         exact_look(selected, *job.lane, *job.probe, lo, hi, *low, *high));
       if (looked) {
         job.result = std::move(*looked);
         job.done = true;
