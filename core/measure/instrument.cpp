@@ -178,9 +178,4 @@ std::string valgrind_failure(const ExecResult& ran, const ExecRequest& original,
                      tail.empty() ? "" : "; its log ends: ", fmt::join(tail, " | "));
 }
 
-bool is_count_metric(std::string_view metric) {
-  return std::ranges::any_of(valgrind_metric_descriptors(),
-                             [&](const auto& descriptor) { return descriptor.name == metric; });
-}
-
 } // namespace culprit

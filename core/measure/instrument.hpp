@@ -56,7 +56,4 @@ Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& di
 std::string valgrind_failure(const ExecResult& ran, const ExecRequest& original,
                              const std::filesystem::path& dir);
 
-// The metric names the valgrind instrument adds (instructions, ...).
-bool is_count_metric(std::string_view metric);
-
 } // namespace culprit

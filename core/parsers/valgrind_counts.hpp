@@ -113,6 +113,8 @@ struct ValgrindMetric {
   Direction direction;
 };
 [[nodiscard]] const std::vector<ValgrindMetric>& valgrind_metric_descriptors();
+// Whether `metric` is one of those.
+[[nodiscard]] bool is_valgrind_metric(std::string_view metric);
 
 // One sample per metric present in `counts`, for the case `case_name`.
 [[nodiscard]] std::vector<CaseSamples>

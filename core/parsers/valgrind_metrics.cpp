@@ -1,5 +1,6 @@
 #include "core/parsers/valgrind_counts.hpp"
 
+#include <algorithm>
 #include <initializer_list>
 #include <optional>
 
@@ -62,6 +63,11 @@ const std::vector<ValgrindMetric>& valgrind_metric_descriptors() {
     return result;
   }();
   return descriptors;
+}
+
+bool is_valgrind_metric(std::string_view metric) {
+  return std::ranges::any_of(valgrind_metric_descriptors(),
+                             [&](const auto& descriptor) { return descriptor.name == metric; });
 }
 
 std::vector<CaseSamples> valgrind_samples(std::string_view case_name,

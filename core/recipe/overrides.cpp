@@ -189,9 +189,7 @@ Status check_commands(const Recipe& recipe) {
 }
 
 Status check_run(const RunRecipe& run) {
-  if (run.instrument == Instrument::time &&
-      std::ranges::any_of(valgrind_metric_descriptors(),
-                          [&](const auto& metric) { return metric.name == run.metric; }))
+  if (run.instrument == Instrument::time && is_valgrind_metric(run.metric))
     return usage_error("metric '{}' is a count on a simulated CPU, which only --instrument "
                        "valgrind ([run] instrument) measures",
                        run.metric);
