@@ -20,6 +20,7 @@ namespace {
 
 using testing::argv_request;
 using testing::has_no_children;
+using testing::process_gone;
 using testing::shell_request;
 using Clock = std::chrono::steady_clock;
 
@@ -28,21 +29,6 @@ ExecResult run_ok(const ExecRequest& request) {
   auto result = executor.run(request);
   EXPECT_TRUE(result.has_value()) << (result ? "" : result.error().message);
   return result ? std::move(*result) : ExecResult{};
-}
-
-// A process is gone once it no longer exists or is a zombie waiting for its new parent.
-bool process_gone(pid_t pid) {
-  const auto deadline = Clock::now() + std::chrono::seconds(2);
-  while (Clock::now() < deadline) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string pid_field;
-    std::string name;
-    std::string state;
-    if (!(stat >> pid_field >> name >> state) || state == "Z" || state == "X")
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
 }
 
 TEST(LocalExecutor, RunsAnArgumentVectorWithoutAShell) {

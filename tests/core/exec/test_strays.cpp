@@ -26,23 +26,10 @@ namespace culprit {
 namespace {
 
 using testing::argv_request;
+using testing::process_gone;
 using testing::shell_request;
 using testing::TempDir;
 using namespace std::chrono_literals;
-
-// Running, neither gone nor a zombie, within two seconds.
-bool gone_soon(pid_t pid) {
-  for (int tries = 0; tries < 200; ++tries) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string pid_field;
-    std::string name;
-    std::string state;
-    if (!(stat >> pid_field >> name >> state) || state == "Z" || state == "X")
-      return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return false;
-}
 
 TEST(Strays, DescendantsAreFoundThroughEveryGenerationAndSession) {
   std::array<int, 2> fds{};
@@ -111,7 +98,7 @@ TEST(Strays, ABackgroundProcessThatLeftTheGroupAndClearedItsEnvironmentDiesAtThe
   const auto result = executor.run(request);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(result->timed_out);
-  EXPECT_TRUE(gone_soon(std::stoi(result->out)));
+  EXPECT_TRUE(process_gone(std::stoi(result->out)));
 }
 
 } // namespace
