@@ -77,6 +77,7 @@ public:
     BisectSettings settings;
     settings.compare = ctx.compare_settings();
     settings.improvement = m_improvement;
+    settings.timer = ctx.session->time_sampler();
     BisectOutcome so_far;
     auto outcome = search(global.verbosity, ctx, *range, settings, so_far);
     ctx.release_allocations();
@@ -122,17 +123,25 @@ private:
     const auto builds = ctx.build_provider();
     const auto lanes = ctx.lanes();
     bool searching = false;
-    for (auto* lane : lanes)
-      lane->on_run([&](const RunEvent& event) {
+    const auto observe = [&](bool timing) {
+      return [&, timing](const RunEvent& event) {
         ctx.observe_run(event, progress);
-        // Runs before the first round compare the two ends.
+        // Runs before the first round compare the two ends; timed runs after it confirm a
+        // culprit that counts located (or bisect by time when the ends' counts agree).
         if (!searching)
-          status_line = fmt::format("comparing the ends {}..{}", range.good.substr(0, 12),
-                                    range.bad.substr(0, 12));
+          status_line = fmt::format("comparing the ends {}..{}{}", range.good.substr(0, 12),
+                                    range.bad.substr(0, 12), timing ? " in time" : "");
+        else if (timing)
+          status_line = "confirming a culprit in time";
         progress.update(
             fmt::format("{} ({})", status_line,
                         report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
-      });
+      };
+    };
+    for (auto* lane : lanes)
+      lane->on_run(observe(false));
+    if (settings.timer != nullptr)
+      settings.timer->on_run(observe(true));
     GitMergeGraph graph(ctx.repo);
     const auto run = [&](auto&&... args) {
       return m_all_commits
@@ -155,6 +164,8 @@ private:
         &so_far);
     for (auto* lane : lanes)
       lane->on_run(nullptr);
+    if (settings.timer != nullptr)
+      settings.timer->on_run(nullptr);
     progress.clear();
     return outcome;
   }
@@ -207,7 +218,7 @@ private:
     evidence.settings.direction = m_improvement ? "improvement" : "regression";
     CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
                                      settings.compare.decide.confidence,
-                                     settings.compare.decide.seed));
+                                     settings.compare.decide.seed, settings.timer));
     if (m_all_commits && evidence.bisect)
       evidence.bisect->commits_in_range = static_cast<int>(m_commits_in_dag);
     CULPRIT_TRY(ctx.fill_roofline(evidence));
@@ -272,10 +283,18 @@ private:
                on_terminal(c.subject), on_terminal(c.author), on_terminal(c.email),
                on_terminal(c.date));
       for (const auto& moved : c.cases) {
-        print_to(out, "  case {}: {:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
-                 on_terminal(moved.name), (moved.ratio - 1) * 100, moved.ratio,
-                 evidence.settings.confidence * 100, moved.ci[0], moved.ci[1],
-                 moved.share ? ", " + report::share_text(evidence, moved) : "");
+        const auto share = moved.share ? ", " + report::share_text(evidence, moved) : "";
+        if (moved.exact)
+          print_to(out, "  case {}: {} {:+.1f}% (exact, identical counts){}\n",
+                   on_terminal(moved.name), moved.metric, (moved.ratio - 1) * 100, share);
+        else
+          print_to(out, "  case {}: {}{:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
+                   on_terminal(moved.name), moved.in_time.empty() ? "" : moved.metric + " ",
+                   (moved.ratio - 1) * 100, moved.ratio, evidence.settings.confidence * 100,
+                   moved.ci[0], moved.ci[1], share);
+        for (const auto& line :
+             report::in_time_lines(evidence, moved, fmt::format("{:.0f}% CI", evidence.settings.confidence * 100)))
+          print_to(out, "    {}\n", on_terminal(line));
         if (const auto move = report::roofline_move(evidence, c.parent, c.commit, moved.name,
                                                     moved.ratio, moved.ci))
           print_to(out, "    roofline: {}\n", on_terminal(report::move_text(*move)));

@@ -84,9 +84,29 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
         std::abs(std::log(total->comparison->ratio.estimate)) > 0)
       culprit.share =
           std::log(culprit.change->ratio.estimate) / std::log(total->comparison->ratio.estimate);
+    if (m_settings.timer != nullptr && exact_case(selected)) {
+      CULPRIT_TRY_ASSIGN(culprit.in_time, in_time(selected, *parent.subject, *subject));
+    }
   }
   m_outcome.culprits.push_back(std::move(culprit));
   return {};
+}
+
+// The culprit against its parent in time, like `culprit compare` would: the counted case when the
+// timed runs report it, else every timed case (the counts are of the whole program).
+Result<std::vector<CaseVerdict>> Bisection::in_time(const SelectedCase& selected,
+                                                    const Subject& parent, const Subject& culprit) {
+  auto settings = timed_settings(m_settings.compare);
+  const auto globs = settings.case_globs;
+  settings.case_globs = {selected.key.case_name};
+  auto compared = compare_subjects(*m_settings.timer, parent, culprit, settings);
+  if (!compared && compared.error().code == ExitCode::usage) {
+    settings.case_globs = globs;
+    compared = compare_subjects(*m_settings.timer, parent, culprit, settings);
+  }
+  if (!compared)
+    return std::unexpected(compared.error());
+  return std::move(compared->cases);
 }
 
 // K probes that split (lo, hi) into K + 1 parts as evenly as the commits allow, each the commit
@@ -411,7 +431,24 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
   auto outcome = bisection.run();
   if (!outcome && so_far != nullptr)
     *so_far = bisection.so_far();
-  return outcome;
+  if (!outcome || outcome->status != BisectStatus::not_reproduced || settings.timer == nullptr)
+    return outcome;
+  // The counts of the ends agree: what made them differ in time (memory, a sleep, the OS) is no
+  // count, so the search goes on in time, as without an instrument.
+  auto timed = settings;
+  timed.compare = timed_settings(settings.compare);
+  timed.timer = nullptr;
+  const std::array<Sampler*, 1> timer = {settings.timer};
+  auto by_time = run_bisect(range, builds, timer, timed, progress, so_far);
+  if (!by_time)
+    return by_time;
+  if (by_time->status == BisectStatus::not_reproduced) {
+    outcome->note = "the ends' times agree as well as their counts";
+    return outcome;
+  }
+  by_time->note = fmt::format("the ends' counts agree, their times do not: bisected by time{}{}",
+                              by_time->note.empty() ? "" : "; ", by_time->note);
+  return by_time;
 }
 
 } // namespace culprit

@@ -13,7 +13,10 @@
 //    total change.
 // 3. A probe that fails to build is skipped and the commit nearest the middle among those left is
 //    tried instead; when skips leave more than one candidate, they are reported as candidates.
-// 4. Measurements are keyed by artifact id: a probe whose artifacts are byte-identical to a
+// 4. Under a counting instrument, counts that agree exactly run to run make every level exact
+//    (two runs a probe, no references), and each culprit they name is compared with its parent
+//    in time too (BisectSettings::timer); when the ends' counts agree, bisection goes on in time.
+// 5. Measurements are keyed by artifact id: a probe whose artifacts are byte-identical to a
 //    reference's is classified with it without a run, and one identical to any commit measured
 //    before reuses those runs; both are noted.
 // Every run goes to the store as it finishes, and every decision is a function of the stored
@@ -48,6 +51,12 @@ struct BisectSettings {
   // Probes whose step dwarfs the noise are classified at a quick look of two blocks
   // (stats/quick_look.hpp); off, every probe waits for the ordinary looks.
   bool quick_look = true;
+  // Under a counting instrument (--instrument valgrind): a sampler of the same recipe that times
+  // the runs (MeasureSession::time_sampler), compared with timed_settings(compare). Each culprit
+  // that counts located is then compared with its parent in time as well, with the time lane's
+  // statistics; and when the ends' counts agree, the range is bisected by time. nullptr: counts
+  // (or times) alone.
+  Sampler* timer = nullptr;
 };
 
 struct BisectRange {
@@ -93,6 +102,9 @@ struct FoundCulprit {
   SelectedCase selected;
   std::optional<stats::Comparison> change; // culprit against parent
   std::optional<double> share;             // of the total change of the case
+  // Its change in time (BisectSettings::timer), when counts located it: the case, or every
+  // timed case when the counts are of the whole program.
+  std::vector<CaseVerdict> in_time;
 };
 
 struct BisectProgress {

@@ -96,6 +96,9 @@ private:
                             const Reference& lo, const Reference& hi);
   Status search(const SelectedCase& selected, Reference lo, Reference hi);
   Status add_culprit(const SelectedCase& selected, const Reference& parent, int index);
+  // The change of a culprit that counts located, in time (BisectSettings::timer).
+  Result<std::vector<CaseVerdict>> in_time(const SelectedCase& selected, const Subject& parent,
+                                           const Subject& culprit);
 
   const BisectRange& m_range;
   BuildProvider& m_builds;

@@ -271,6 +271,13 @@ struct EvidenceCulpritCase {
   double ratio = 1;
   std::array<double, 2> ci{1, 1};
   std::optional<double> share; // of the case's total change between good and bad
+  // What located it: a count ("instructions", under a counting instrument) or a time; empty in
+  // evidence from before it was recorded.
+  std::string metric{};
+  bool exact{false}; // counts that did not vary: a zero-width interval, without a bootstrap
+  // The culprit against its parent in time, when counts located it: the case, or every timed
+  // case when the counts are of the whole program.
+  std::vector<EvidenceComparison> in_time{};
 };
 
 // One commit is one culprit, with every case it moved.

@@ -199,7 +199,7 @@ std::string verdict_status(const CompareOutcome& outcome) {
 
 Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
                             const BisectOutcome& outcome, std::span<Sampler* const> lanes,
-                            double confidence, std::uint64_t seed) {
+                            double confidence, std::uint64_t seed, Sampler* timer) {
   for (const auto& [commit, build] : outcome.builds)
     evidence.builds.push_back(build_entry(build));
   // A bisection interrupted early may not have built its ends yet.
@@ -226,6 +226,10 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
       for (const auto& selected : cases) {
         CULPRIT_TRY_ASSIGN(auto m,
                            measurement_entry(*device, subject, selected, 0, confidence, seed));
+        // Bisected by time under a counting instrument: the runs are the timer's.
+        if (m.runs.empty() && timer != nullptr) {
+          CULPRIT_TRY_ASSIGN(m, measurement_entry(*timer, subject, selected, 0, confidence, seed));
+        }
         if (m.runs.empty())
           continue;
         if (const auto it = outcome.reused_from.find(commit); it != outcome.reused_from.end())
@@ -233,6 +237,20 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
         if (devices.size() > 1)
           m.host_id = device->options().host_id;
         evidence.measurements.push_back(std::move(m));
+      }
+    }
+  }
+  // The timed runs that confirmed each culprit that counts located, and its parent's.
+  for (const auto& culprit : outcome.culprits) {
+    for (const auto& verdict : culprit.in_time) {
+      for (const auto& commit : {culprit.parent, culprit.commit}) {
+        const auto subject = outcome.subjects.find(commit);
+        if (timer == nullptr || subject == outcome.subjects.end())
+          continue;
+        CULPRIT_TRY_ASSIGN(auto m, measurement_entry(*timer, subject->second, verdict.selected, 0,
+                                                     confidence, seed));
+        if (!m.runs.empty())
+          evidence.measurements.push_back(std::move(m));
       }
     }
   }
@@ -260,11 +278,21 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
     b.steps.push_back(std::move(s));
   }
   for (const auto& culprit : outcome.culprits) {
-    EvidenceCulpritCase moved{.name = culprit.selected.key.case_name, .share = culprit.share};
+    EvidenceCulpritCase moved;
+    moved.name = culprit.selected.key.case_name;
+    moved.share = culprit.share;
+    moved.metric = culprit.selected.key.metric;
     if (culprit.change) {
       moved.ratio = culprit.change->ratio.estimate;
       moved.ci = {culprit.change->ratio.lower, culprit.change->ratio.upper};
+      moved.exact = culprit.change->method == stats::ComparisonMethod::exact;
     }
+    const auto parent = outcome.subjects.find(culprit.parent);
+    const auto found = outcome.subjects.find(culprit.commit);
+    if (parent != outcome.subjects.end() && found != outcome.subjects.end())
+      for (const auto& verdict : culprit.in_time)
+        moved.in_time.push_back(
+            comparison_entry(parent->second, found->second, verdict, evidence.settings.statistic));
     EvidenceCulprit c;
     c.commit = culprit.commit;
     c.parent = culprit.parent;

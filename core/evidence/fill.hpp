@@ -37,9 +37,10 @@ verdict_status(const CompareOutcome& outcome); // no_change | slower | faster | 
 // Everything of a bisection: builds, measurements of every measured commit, the confirmation,
 // the steps and the culprits with their change and share (describe_culprits in
 // core/culprit_hints adds their commit metadata, owners and hints). With several lanes (devices),
-// a commit gets one measurement per device that measured it, each with its host id.
+// a commit gets one measurement per device that measured it, each with its host id. `timer`
+// (BisectSettings::timer) holds the timed runs of a bisection under a counting instrument.
 Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
                             const BisectOutcome& outcome, std::span<Sampler* const> lanes,
-                            double confidence, std::uint64_t seed);
+                            double confidence, std::uint64_t seed, Sampler* timer = nullptr);
 
 } // namespace culprit

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/measure/stats_bridge.hpp"
+#include "core/parsers/valgrind_counts.hpp"
 #include "stats/fdr.hpp"
 #include "stats/paired.hpp"
 #include "stats/planning.hpp"
@@ -24,6 +25,14 @@ CompareSettings compare_settings_of(const Recipe& recipe) {
   settings.metric = recipe.run.metric;
   settings.duet = recipe.run.duet;
   return settings;
+}
+
+CompareSettings timed_settings(CompareSettings counted) {
+  if (is_valgrind_metric(counted.metric))
+    counted.metric.clear();
+  counted.decide.min_runs = std::max(counted.decide.min_runs, DecideOptions{}.min_runs);
+  counted.decide.max_runs = std::max(counted.decide.max_runs, counted.decide.min_runs);
+  return counted;
 }
 
 bool is_gpu_metric(std::string_view metric) {

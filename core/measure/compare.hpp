@@ -57,6 +57,11 @@ struct CompareSettings {
 // The comparison a recipe asks for: its [decide] settings, cases, metric and duets.
 CompareSettings compare_settings_of(const Recipe& recipe);
 
+// `counted` (the settings of a counting instrument) for the same comparison in time: the
+// format's own metric in place of a count, and at least the default runs before the first look
+// (two runs a side decide counts, not times).
+CompareSettings timed_settings(CompareSettings counted);
+
 // A comparison of each run's slow side, beside a verdict made with the fast side.
 struct TailChange {
   stats::RunStatistic statistic;

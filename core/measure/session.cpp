@@ -6,6 +6,7 @@
 #include "core/host/render.hpp"
 #include "core/measure/instrument.hpp"
 #include "core/measure/parse_options.hpp"
+#include "core/parsers/valgrind_counts.hpp"
 #include "core/util/fs.hpp"
 #include "core/util/json_text.hpp"
 
@@ -63,8 +64,27 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   sampler.freshness.session = options.runs_label;
   if (recipe.run.duet != DuetMode::off && recipe.run.instrument == Instrument::time)
     sampler.duet_cpus = options.duet_cpus;
+  if (recipe.run.instrument != Instrument::time) {
+    // The same runs timed: what confirms in time the changes that counts found.
+    auto timed = sampler;
+    timed.run = timed_run(sampler.run);
+    timed.recipe_hash = run_recipe_hash(timed_run(recipe.run));
+    timed.warmup = recipe.decide.warmup;
+    timed.valgrind.clear();
+    if (recipe.run.duet != DuetMode::off)
+      timed.duet_cpus = options.duet_cpus;
+    session->m_time_sampler =
+        std::make_unique<Sampler>(executor, *session->m_store, std::move(timed));
+  }
   session->m_sampler = std::make_unique<Sampler>(executor, *session->m_store, std::move(sampler));
   return session;
+}
+
+RunRecipe timed_run(RunRecipe run) {
+  run.instrument = Instrument::time;
+  if (is_valgrind_metric(run.metric))
+    run.metric.clear(); // the format's own time
+  return run;
 }
 
 std::unique_ptr<Sampler> MeasureSession::make_sampler(Executor& executor) const {

@@ -33,6 +33,10 @@ struct SessionOptions {
   std::array<std::vector<int>, 2> duet_cpus;
 };
 
+// `run` timed instead of counted: instrument time, and the format's own metric in place of a
+// count.
+RunRecipe timed_run(RunRecipe run);
+
 class MeasureSession {
 public:
   static Result<std::unique_ptr<MeasureSession>> open(Executor& executor, const Recipe& recipe,
@@ -45,6 +49,9 @@ public:
 
   [[nodiscard]] store::Store& store() { return *m_store; }
   [[nodiscard]] Sampler& sampler() { return *m_sampler; }
+  // Under a counting instrument: a sampler of the same recipe that times the runs instead
+  // (timed_run), its runs stored apart; nullptr under --instrument time.
+  [[nodiscard]] Sampler* time_sampler() { return m_time_sampler.get(); }
   // Another sampler over the same store and recipe that runs through `executor` (a lane of a
   // cluster: its runs are keyed by the device it gets).
   [[nodiscard]] std::unique_ptr<Sampler> make_sampler(Executor& executor) const;
@@ -59,6 +66,7 @@ private:
   std::unique_ptr<store::Store> m_store;
   std::unique_ptr<host::GpuProbe> m_gpu;
   std::unique_ptr<Sampler> m_sampler;
+  std::unique_ptr<Sampler> m_time_sampler;
   host::HostFingerprint m_host;
   nlohmann::json m_host_json;
   std::vector<std::string> m_warnings;

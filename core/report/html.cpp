@@ -153,11 +153,12 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
     out += fmt::format("<dt>author</dt><dd>{}{}</dd>\n<dt>date</dt><dd>{}</dd>\n", h(c.author),
                        c.email.empty() ? "" : " &lt;" + h(c.email) + "&gt;", h(c.date));
     for (const auto& moved : c.cases) {
-      auto change =
-          h(change_with_ci(moved.ratio, moved.ci, v.confidence_label)) + " on " + code(moved.name);
+      auto change = h(culprit_change(moved, v.confidence_label)) + " on " + code(moved.name);
       if (moved.share)
         change += ", " + h(share_text(e, moved));
       out += fmt::format("<dt>change</dt><dd>{}</dd>\n", change);
+      for (const auto& line : in_time_lines(e, moved, v.confidence_label))
+        out += fmt::format("<dt>in time</dt><dd>{}</dd>\n", h(line.substr(line.find(": ") + 2)));
     }
     out += "<dt>files</dt><dd>";
     for (std::size_t i = 0; i < c.files.size(); ++i)

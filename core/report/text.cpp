@@ -200,10 +200,11 @@ void write_culprits(Writer& w, const Evidence& e, const ReportView& v) {
     w.field("parent", terminal_safe(c.parent));
     std::vector<std::string> changes;
     for (const auto& moved : c.cases) {
-      auto change = change_with_ci(moved.ratio, moved.ci, v.confidence_label) + " on " +
-                    terminal_safe(moved.name);
+      auto change = culprit_change(moved, v.confidence_label) + " on " + terminal_safe(moved.name);
       if (moved.share)
         change += ", " + share_text(e, moved);
+      for (const auto& line : in_time_lines(e, moved, v.confidence_label))
+        change += "; " + terminal_safe(line);
       changes.push_back(std::move(change));
     }
     w.field(c.cases.size() == 1 ? "change" : "changes", changes);

@@ -325,6 +325,31 @@ std::string change_with_ci(double ratio, const std::array<double, 2>& ci,
   return fmt::format("{} ({} {})", format_change(ratio), confidence_label, format_change_ci(ci));
 }
 
+std::string culprit_change(const EvidenceCulpritCase& moved, std::string_view confidence_label) {
+  if (moved.exact)
+    return fmt::format("{} {} (exact)", moved.metric, format_change(moved.ratio));
+  if (!moved.in_time.empty())
+    return fmt::format("{} {}", moved.metric,
+                       change_with_ci(moved.ratio, moved.ci, confidence_label));
+  return change_with_ci(moved.ratio, moved.ci, confidence_label);
+}
+
+std::vector<std::string> in_time_lines(const Evidence& evidence, const EvidenceCulpritCase& moved,
+                                       std::string_view confidence_label) {
+  std::vector<std::string> lines;
+  for (const auto& timed : moved.in_time) {
+    auto line = fmt::format("in time: {}{} {}: {}", timed.metric,
+                            timed.case_name == moved.name ? "" : " on " + timed.case_name,
+                            change_with_ci(timed.ratio, timed.ci, confidence_label),
+                            timed.verdict);
+    if (timed.verdict == "inconclusive" || timed.verdict == "same")
+      line += fmt::format(" at {:.1f}%", evidence.settings.threshold * 100);
+    line += fmt::format(" ({} runs a side)", std::min(timed.base_runs, timed.head_runs));
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 std::vector<std::string> bisect_cases(const Evidence& evidence) {
   std::vector<std::string> cases;
   const auto add = [&](const std::string& name) {

@@ -69,6 +69,13 @@ std::string share_text(const Evidence& evidence, const EvidenceCulpritCase& move
 std::vector<double> run_medians(const EvidenceMeasurement& measurement);
 
 // "+8.1% (95% CI +6.2% to +10.0%)"
+// A culprit's change of a case: change_with_ci, named by its metric when counts located it
+// ("instructions +50.8% (exact)" when they did not vary).
+std::string culprit_change(const EvidenceCulpritCase& moved, std::string_view confidence_label);
+// Its change in time when counts located it, one line each, with its verdict at the threshold:
+// "in time: time +2.4% (95% CI [+1.6%, +3.1%]): inconclusive at 2.0%".
+std::vector<std::string> in_time_lines(const Evidence& evidence, const EvidenceCulpritCase& moved,
+                                       std::string_view confidence_label);
 std::string change_with_ci(double ratio, const std::array<double, 2>& ci,
                            std::string_view confidence_label);
 

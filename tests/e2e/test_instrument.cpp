@@ -164,7 +164,7 @@ TEST_F(InstrumentBisect, LocatesTheCulpritWithTwoRunsAProbe) {
   EXPECT_EQ(evidence->bisect->culprits[0].commit, commits[10]);
   std::size_t runs = 0;
   for (const auto& m : evidence->measurements)
-    runs += m.runs.size();
+    runs += m.metric == "instructions" ? m.runs.size() : 0;
   for (const auto& step : evidence->bisect->steps) {
     EXPECT_EQ(step.runs, 2) << step.commit;
     EXPECT_THAT(step.note, HasSubstr("exact: two runs with identical counts")) << step.commit;
@@ -187,6 +187,133 @@ TEST_F(InstrumentBisect, ALevelBetweenTheEndsSplitsTheRangeExactly) {
     found.push_back(culprit.commit);
   EXPECT_THAT(found, ::testing::UnorderedElementsAre(commits[4], commits[11]));
   EXPECT_THAT(output.out, HasSubstr("of the whole change"));
+}
+
+// Counts and time set apart: WORK sets what the program executes, SLEEP_US how long it sleeps
+// (which executes next to nothing). Under --instrument valgrind, bisect locates by counts and
+// compares each culprit with its parent in time; when the ends' counts agree and their times do
+// not, it bisects by time.
+class InstrumentConfirm : public InstrumentCli {
+protected:
+  void SetUp() override {
+    InstrumentCli::SetUp();
+    repo.write("bench.c", R"(#include <stdio.h>
+#include <unistd.h>
+#include "note.h"
+#include "sleep.h"
+#include "work.h"
+int main(void) {
+  volatile long sum = 0;
+  for (long i = 0; i < WORK; ++i)
+    sum += i;
+  usleep(SLEEP_US);
+  printf("%ld %s\n", (long)sum, NOTE);
+  return 0;
+}
+)");
+    repo.write("work.h", "#define WORK 100000\n");
+    repo.write("sleep.h", "#define SLEEP_US 40000\n");
+    start = repo.commit("a loop, then a sleep");
+  }
+
+  // Eight commits after `start`: at `counted`, the work grows by a fifth; at `timed`, the sleep
+  // doubles. 0: never.
+  std::vector<std::string> history(int counted, int timed) {
+    std::vector<std::string> commits;
+    for (int i = 1; i <= 8; ++i) {
+      repo.write("note.h", "#define NOTE \"n" + std::to_string(i) + "\"\n");
+      if (i == counted)
+        repo.write("work.h", "#define WORK 120000\n");
+      if (i == timed)
+        repo.write("sleep.h", "#define SLEEP_US 80000\n");
+      commits.push_back(repo.commit("commit " + std::to_string(i)));
+    }
+    return commits;
+  }
+
+  std::optional<Evidence> bisect(const std::string& bad, int expected_exit = 0) {
+    const auto json = temp / "confirm.json";
+    output = culprit_cli({"bisect", "--good", start, "--bad", bad, "--instrument", "valgrind",
+                          "--json", json.string()});
+    EXPECT_EQ(output.exit_code, expected_exit) << output.out << output.err;
+    auto evidence = load_evidence(json);
+    if (!evidence || !evidence->bisect)
+      return std::nullopt;
+    return std::move(*evidence);
+  }
+
+  std::string start;
+  testing::ProcessOutput output;
+};
+
+TEST_F(InstrumentConfirm, ACulpritThatCountsLocatedIsComparedWithItsParentInTime) {
+  const auto commits = history(5, 5);
+  const auto evidence = bisect(commits.back());
+  ASSERT_TRUE(evidence) << output.err;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << output.out;
+  const auto& culprit = evidence->bisect->culprits[0];
+  EXPECT_EQ(culprit.commit, commits[4]);
+  const auto& moved = culprit.cases.at(0);
+  EXPECT_EQ(moved.metric, "instructions");
+  EXPECT_TRUE(moved.exact);
+  ASSERT_EQ(moved.in_time.size(), 1U);
+  const auto& timed = moved.in_time[0];
+  EXPECT_EQ(timed.case_name, "bench");
+  EXPECT_EQ(timed.base, culprit.parent);
+  EXPECT_EQ(timed.head, culprit.commit);
+  EXPECT_EQ(timed.verdict, "slower");
+  EXPECT_GT(timed.ratio, 1.3) << "40 ms more sleep on top of 40";
+  EXPECT_GE(timed.base_runs, 5);
+  EXPECT_THAT(output.out, HasSubstr("case bench: instructions +"));
+  EXPECT_THAT(output.out, HasSubstr("(exact, identical counts)"));
+  EXPECT_THAT(output.out, HasSubstr("in time: "));
+  EXPECT_THAT(output.out, HasSubstr(": slower ("));
+  // Its timed runs are in the evidence beside its counts.
+  bool timed_runs = false;
+  for (const auto& m : evidence->measurements)
+    timed_runs = timed_runs || (m.commit == culprit.commit && m.metric == timed.metric);
+  EXPECT_TRUE(timed_runs);
+  EXPECT_NE(timed.metric, "instructions");
+}
+
+TEST_F(InstrumentConfirm, ACountedChangeThatCostsNoTimeIsNotCalledSlowerInTime) {
+  const auto commits = history(3, 0);
+  const auto evidence = bisect(commits.back());
+  ASSERT_TRUE(evidence) << output.err;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << output.out;
+  EXPECT_EQ(evidence->bisect->culprits[0].commit, commits[2]);
+  const auto& moved = evidence->bisect->culprits[0].cases.at(0);
+  EXPECT_GT(moved.ratio, 1.1) << "a fifth more work";
+  ASSERT_EQ(moved.in_time.size(), 1U);
+  // 20,000 more iterations next to a 40 ms sleep: far under the threshold in time.
+  EXPECT_NE(moved.in_time[0].verdict, "slower") << output.out;
+  EXPECT_LT(moved.in_time[0].ratio, 1.05) << output.out;
+}
+
+TEST_F(InstrumentConfirm, EndsWhoseCountsAgreeAreBisectedByTime) {
+  const auto commits = history(0, 6);
+  const auto evidence = bisect(commits.back());
+  ASSERT_TRUE(evidence) << output.err;
+  EXPECT_THAT(output.out,
+              HasSubstr("note: the ends' counts agree, their times do not: bisected by time"));
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << output.out;
+  const auto& culprit = evidence->bisect->culprits[0];
+  EXPECT_EQ(culprit.commit, commits[5]);
+  EXPECT_NE(culprit.cases.at(0).metric, "instructions");
+  EXPECT_FALSE(culprit.cases.at(0).exact);
+  EXPECT_TRUE(culprit.cases.at(0).in_time.empty());
+  // The probes were timed: their runs are in the evidence.
+  EXPECT_FALSE(evidence->measurements.empty());
+  for (const auto& step : evidence->bisect->steps)
+    EXPECT_GE(step.runs, 2) << step.commit;
+}
+
+TEST_F(InstrumentConfirm, EndsThatAgreeInCountsAndTimeAreNotReproduced) {
+  const auto commits = history(0, 0);
+  const auto evidence = bisect(commits.back(), 5);
+  ASSERT_TRUE(evidence) << output.err;
+  EXPECT_EQ(evidence->status, "not_reproduced");
+  EXPECT_TRUE(evidence->bisect->culprits.empty());
 }
 
 } // namespace
