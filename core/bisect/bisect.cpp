@@ -84,7 +84,7 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
         std::abs(std::log(total->comparison->ratio.estimate)) > 0)
       culprit.share =
           std::log(culprit.change->ratio.estimate) / std::log(total->comparison->ratio.estimate);
-    if (m_settings.timer != nullptr && exact_case(selected)) {
+    if (m_settings.timer != nullptr) {
       CULPRIT_TRY_ASSIGN(culprit.in_time, in_time(selected, *parent.subject, *subject));
     }
   }
@@ -411,6 +411,81 @@ std::string_view to_string(BisectStatus status) {
   return "inconclusive";
 }
 
+namespace {
+
+// `more` (a bisection by time) into `into` (one by counts): their cases, steps, culprits and
+// builds side by side; inconclusive when either is.
+void merge_outcome(BisectOutcome& into, BisectOutcome&& more) {
+  const auto append = [](auto& to, auto& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  };
+  append(into.confirmation.cases, more.confirmation.cases);
+  for (const auto& c : more.cases)
+    into.by_time.insert(c.key);
+  append(into.cases, more.cases);
+  append(into.steps, more.steps);
+  append(into.culprits, more.culprits);
+  for (auto& commit : more.candidates)
+    if (std::ranges::find(into.candidates, commit) == into.candidates.end())
+      into.candidates.push_back(std::move(commit));
+  into.builds.merge(more.builds);
+  into.subjects.merge(more.subjects);
+  into.reused_from.merge(more.reused_from);
+  into.rounds += more.rounds;
+  if (into.status == BisectStatus::not_reproduced || more.status == BisectStatus::inconclusive)
+    into.status = more.status;
+  if (!more.note.empty())
+    into.note += (into.note.empty() ? "" : "; ") + more.note;
+}
+
+// Under a counting instrument: the cases whose counts did not move between the ends are compared
+// in time, and those that got slower in time are bisected by time. What made them slower (memory,
+// a sleep, the OS, a slower instruction) is no count, so the search goes on as without an
+// instrument.
+Result<BisectOutcome>
+bisect_quiet_cases_by_time(const BisectRange& range, BuildProvider& builds,
+                           const BisectSettings& settings,
+                           const std::function<void(const BisectProgress&)>& progress,
+                           BisectOutcome* so_far, BisectOutcome counted) {
+  std::vector<std::string> quiet;
+  for (const auto& verdict : counted.confirmation.cases)
+    if (std::ranges::none_of(counted.cases, [&](const SelectedCase& bisected) {
+          return bisected.key == verdict.selected.key;
+        }))
+      quiet.push_back(verdict.selected.key.case_name);
+  if (quiet.empty())
+    return counted;
+  auto timed = settings;
+  timed.compare = timed_settings(settings.compare);
+  timed.timer = nullptr;
+  const std::array<Sampler*, 1> timer = {settings.timer};
+  timed.compare.case_globs = quiet;
+  auto by_time = run_bisect(range, builds, timer, timed, progress, so_far);
+  if (!by_time && by_time.error().code == ExitCode::usage) {
+    // Counts of the whole program, one case: every timed case the recipe selects.
+    timed.compare.case_globs = settings.compare.case_globs;
+    by_time = run_bisect(range, builds, timer, timed, progress, so_far);
+  }
+  if (!by_time)
+    return by_time;
+  if (by_time->status == BisectStatus::not_reproduced) {
+    if (counted.status == BisectStatus::not_reproduced)
+      counted.note = "the ends' times agree as well as their counts";
+    return counted;
+  }
+  std::vector<std::string> names;
+  for (const auto& c : by_time->cases)
+    names.push_back(c.key.case_name);
+  by_time->note = fmt::format("the ends' counts of {} agree, their times do not: bisected by "
+                              "time{}{}",
+                              fmt::join(names, ", "), by_time->note.empty() ? "" : "; ",
+                              by_time->note);
+  merge_outcome(counted, std::move(*by_time));
+  return counted;
+}
+
+} // namespace
+
 Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds, Sampler& sampler,
                                  const BisectSettings& settings,
                                  const std::function<void(const BisectProgress&)>& progress) {
@@ -431,24 +506,10 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
   auto outcome = bisection.run();
   if (!outcome && so_far != nullptr)
     *so_far = bisection.so_far();
-  if (!outcome || outcome->status != BisectStatus::not_reproduced || settings.timer == nullptr)
+  if (!outcome || settings.timer == nullptr)
     return outcome;
-  // The counts of the ends agree: what made them differ in time (memory, a sleep, the OS) is no
-  // count, so the search goes on in time, as without an instrument.
-  auto timed = settings;
-  timed.compare = timed_settings(settings.compare);
-  timed.timer = nullptr;
-  const std::array<Sampler*, 1> timer = {settings.timer};
-  auto by_time = run_bisect(range, builds, timer, timed, progress, so_far);
-  if (!by_time)
-    return by_time;
-  if (by_time->status == BisectStatus::not_reproduced) {
-    outcome->note = "the ends' times agree as well as their counts";
-    return outcome;
-  }
-  by_time->note = fmt::format("the ends' counts agree, their times do not: bisected by time{}{}",
-                              by_time->note.empty() ? "" : "; ", by_time->note);
-  return by_time;
+  return bisect_quiet_cases_by_time(range, builds, settings, progress, so_far,
+                                    std::move(*outcome));
 }
 
 } // namespace culprit

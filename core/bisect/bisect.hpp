@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -130,6 +131,9 @@ struct BisectOutcome {
   std::map<std::string, Subject> subjects;        // measured, by commit
   std::map<std::string, std::string> reused_from; // commit -> commit measured instead
   std::string note;
+  // Under a counting instrument, the cases bisected by time (BisectSettings::timer): their runs
+  // are the timer's.
+  std::set<CaseKey> by_time;
 };
 
 Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds, Sampler& sampler,

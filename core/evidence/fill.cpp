@@ -224,12 +224,11 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
   for (const auto& [commit, subject] : outcome.subjects) {
     for (auto* device : devices) {
       for (const auto& selected : cases) {
-        CULPRIT_TRY_ASSIGN(auto m,
-                           measurement_entry(*device, subject, selected, 0, confidence, seed));
         // Bisected by time under a counting instrument: the runs are the timer's.
-        if (m.runs.empty() && timer != nullptr) {
-          CULPRIT_TRY_ASSIGN(m, measurement_entry(*timer, subject, selected, 0, confidence, seed));
-        }
+        auto& source =
+            timer != nullptr && outcome.by_time.contains(selected.key) ? *timer : *device;
+        CULPRIT_TRY_ASSIGN(auto m,
+                           measurement_entry(source, subject, selected, 0, confidence, seed));
         if (m.runs.empty())
           continue;
         if (const auto it = outcome.reused_from.find(commit); it != outcome.reused_from.end())

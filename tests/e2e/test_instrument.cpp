@@ -3,6 +3,7 @@
 // exit 2 before anything is built.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -295,7 +296,8 @@ TEST_F(InstrumentConfirm, EndsWhoseCountsAgreeAreBisectedByTime) {
   const auto evidence = bisect(commits.back());
   ASSERT_TRUE(evidence) << output.err;
   EXPECT_THAT(output.out,
-              HasSubstr("note: the ends' counts agree, their times do not: bisected by time"));
+              HasSubstr("note: the ends' counts of bench agree, their times do not: bisected "
+                        "by time"));
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << output.out;
   const auto& culprit = evidence->bisect->culprits[0];
   EXPECT_EQ(culprit.commit, commits[5]);
@@ -314,6 +316,49 @@ TEST_F(InstrumentConfirm, EndsThatAgreeInCountsAndTimeAreNotReproduced) {
   ASSERT_TRUE(evidence) << output.err;
   EXPECT_EQ(evidence->status, "not_reproduced");
   EXPECT_TRUE(evidence->bisect->culprits.empty());
+}
+
+// culprit's own harness marks each case with Callgrind's client requests: a case is counted alone,
+// one call of it, without the harness around it. kernels_bench_cpu is such a program.
+TEST(InstrumentHarness, EachCaseIsCountedAloneOneCallOfIt) {
+  const std::filesystem::path bench =
+      std::filesystem::path(CULPRIT_BINARY_DIR) / "kernels" / "kernels_bench_cpu";
+  ASSERT_TRUE(std::filesystem::exists(bench)) << bench;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "kernels_bench_cpu is built with a sanitizer here, and Valgrind cannot run it";
+#endif
+  TempDir temp{"culprit-instrument-harness"};
+  ScratchRepo repo{temp / "project"};
+  repo.write("culprit.toml",
+             "[build]\ncommand = \"cp " + bench.string() +
+                 " {build}/bench\"\nartifacts = [\"bench\"]\n"
+                 "[run]\ncommand = [\"{build}/bench\", \"--case\", \"saxpy/*\"]\n"
+                 "format = \"culprit\"\n");
+  const auto head = repo.commit("the benchmark");
+  const auto json = temp / "run.json";
+  const auto run = run_culprit({"--cache-dir", (temp / "cache").string(), "run", head,
+                                "--instrument", "valgrind", "--json", json.string()},
+                               repo.dir());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  std::map<std::string, double> instructions;
+  for (const auto& m : evidence->measurements) {
+    EXPECT_EQ(m.metric, "instructions") << m.case_name;
+    ASSERT_GE(m.runs.size(), 2U) << m.case_name;
+    for (const auto& samples : m.runs) {
+      ASSERT_EQ(samples.size(), 1U) << m.case_name;
+      EXPECT_EQ(samples[0], m.runs[0][0]) << m.case_name << ": counts that do not wobble";
+    }
+    instructions[m.case_name] = m.runs[0][0];
+  }
+  ASSERT_EQ(instructions.size(), 2U) << "one count per case, none for the program as a whole";
+  const double small = instructions["saxpy/N=65536"];
+  const double large = instructions["saxpy/N=1048576"];
+  // One call of each: about two instructions an element, and 16 times the elements.
+  EXPECT_GT(small, 65536.0);
+  EXPECT_LT(small, 4 * 65536.0);
+  EXPECT_NEAR(large / small, 16.0, 0.2);
 }
 
 } // namespace
