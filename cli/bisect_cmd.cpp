@@ -7,6 +7,7 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/bisect/bisect.hpp"
+#include "core/bisect/counters.hpp"
 #include "core/bisect/merges.hpp"
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
@@ -61,6 +62,8 @@ public:
     sub.add_option("--bad", m_bad, "a revision with the new performance")->required();
     sub.add_flag("--improvement", m_improvement,
                  "look for the commit that made things faster instead of slower");
+    sub.add_flag("--no-counters", m_no_counters,
+                 "do not count each culprit and its parent under Valgrind for its counter diff");
     sub.add_flag("--all-commits", m_all_commits,
                  "consider every commit of merged branches, not only the first-parent chain");
     add_measure_flags(sub, m_flags);
@@ -80,6 +83,14 @@ public:
     settings.timer = ctx.session->time_sampler();
     BisectOutcome so_far;
     auto outcome = search(global.verbosity, ctx, *range, settings, so_far);
+    if (outcome && !m_no_counters && !outcome->culprits.empty())
+      if (auto* counter = ctx.session->counter_sampler(); counter != nullptr) {
+        ProgressLine progress(global.verbosity);
+        progress.step("counting the culprits and their parents under Valgrind...");
+        if (auto counted = count_culprits(*outcome, *counter); !counted)
+          outcome = std::unexpected(counted.error());
+        progress.clear();
+      }
     ctx.release_allocations();
     if (!outcome && outcome.error().code == ExitCode::interrupted)
       return keep_interrupted(global, ctx, *range, so_far, settings);
@@ -295,6 +306,8 @@ private:
         for (const auto& line :
              report::in_time_lines(evidence, moved, fmt::format("{:.0f}% CI", evidence.settings.confidence * 100)))
           print_to(out, "    {}\n", on_terminal(line));
+        if (const auto counts = report::counters_line(moved); !counts.empty())
+          print_to(out, "    {}\n", on_terminal(counts));
         if (const auto move = report::roofline_move(evidence, c.parent, c.commit, moved.name,
                                                     moved.ratio, moved.ci))
           print_to(out, "    roofline: {}\n", on_terminal(report::move_text(*move)));
@@ -322,6 +335,7 @@ private:
   std::string m_bad;
   bool m_improvement = false;
   bool m_all_commits = false;
+  bool m_no_counters = false;
   std::size_t m_commits_in_dag = 0; // with --all-commits: good..bad with every merged branch
   MeasureFlags m_flags;
 };

@@ -476,8 +476,8 @@ bisect_quiet_cases_by_time(const BisectRange& range, BuildProvider& builds,
   std::vector<std::string> names;
   for (const auto& c : by_time->cases)
     names.push_back(c.key.case_name);
-  by_time->note = fmt::format("the ends' counts of {} agree, their times do not: bisected by "
-                              "time{}{}",
+  by_time->note = fmt::format("the ends' counts of {} do not show the change their times do: "
+                              "bisected by time{}{}",
                               fmt::join(names, ", "), by_time->note.empty() ? "" : "; ",
                               by_time->note);
   merge_outcome(counted, std::move(*by_time));

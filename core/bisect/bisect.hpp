@@ -97,6 +97,19 @@ struct BisectStep {
   std::string statistic; // of each run, that placed the probe ("median", "min"); empty if none
 };
 
+// What one count was in a culprit's parent and in the culprit (core/bisect/counters.hpp).
+struct CounterChange {
+  std::string metric; // instructions, ll_misses_data, ... (core/parsers/valgrind_counts.hpp)
+  double parent = 0;
+  double culprit = 0;
+};
+
+struct CounterDiff {
+  std::string counted_case;           // the culprit's case, or the whole program's
+  std::vector<CounterChange> changes; // in the order of valgrind_metric_descriptors()
+  std::string note;                   // why there are no changes, when there are none
+};
+
 struct FoundCulprit {
   std::string commit;
   std::string parent;
@@ -106,6 +119,7 @@ struct FoundCulprit {
   // Its change in time (BisectSettings::timer), when counts located it: the case, or every
   // timed case when the counts are of the whole program.
   std::vector<CaseVerdict> in_time;
+  std::optional<CounterDiff> counters; // count_culprits (core/bisect/counters.hpp)
 };
 
 struct BisectProgress {

@@ -265,6 +265,20 @@ struct EvidenceHints {
   std::vector<std::string> notes;
 };
 
+// One count of a culprit's parent and of the culprit (core/bisect/counters.hpp).
+struct EvidenceCounterChange {
+  std::string metric;
+  double parent = 0;
+  double culprit = 0;
+};
+
+// What a culprit and its parent executed on a simulated CPU: the counter diff.
+struct EvidenceCounters {
+  std::string case_name; // the counted case: the culprit's, or the whole program's
+  std::vector<EvidenceCounterChange> changes;
+  std::string note; // why there are no changes, when there are none
+};
+
 // How a culprit moved one case: the commit against its parent.
 struct EvidenceCulpritCase {
   std::string name;
@@ -278,6 +292,7 @@ struct EvidenceCulpritCase {
   // The culprit against its parent in time, when counts located it: the case, or every timed
   // case when the counts are of the whole program.
   std::vector<EvidenceComparison> in_time{};
+  std::optional<EvidenceCounters> counters{}; // when Valgrind counted the culprit and its parent
 };
 
 // One commit is one culprit, with every case it moved.

@@ -286,6 +286,14 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
       moved.ci = {culprit.change->ratio.lower, culprit.change->ratio.upper};
       moved.exact = culprit.change->method == stats::ComparisonMethod::exact;
     }
+    if (culprit.counters) {
+      EvidenceCounters counters;
+      counters.case_name = culprit.counters->counted_case;
+      counters.note = culprit.counters->note;
+      for (const auto& change : culprit.counters->changes)
+        counters.changes.push_back({change.metric, change.parent, change.culprit});
+      moved.counters = std::move(counters);
+    }
     const auto parent = outcome.subjects.find(culprit.parent);
     const auto found = outcome.subjects.find(culprit.commit);
     if (parent != outcome.subjects.end() && found != outcome.subjects.end())

@@ -263,12 +263,24 @@ constexpr auto keys_of(std::type_identity<EvidenceHints> /*unused*/) {
                     optional("notes", &S::notes)};
 }
 
+constexpr auto keys_of(std::type_identity<EvidenceCounterChange> /*unused*/) {
+  using S = EvidenceCounterChange;
+  return std::tuple{required("metric", &S::metric), required("parent", &S::parent),
+                    required("culprit", &S::culprit)};
+}
+
+constexpr auto keys_of(std::type_identity<EvidenceCounters> /*unused*/) {
+  using S = EvidenceCounters;
+  return std::tuple{required("case", &S::case_name), required("changes", &S::changes),
+                    omitted("note", &S::note)};
+}
+
 constexpr auto keys_of(std::type_identity<EvidenceCulpritCase> /*unused*/) {
   using S = EvidenceCulpritCase;
   return std::tuple{required("case", &S::name),     required("ratio", &S::ratio),
                     required("ci", &S::ci),         optional("share", &S::share),
                     omitted("metric", &S::metric),  omitted("exact", &S::exact),
-                    omitted("in_time", &S::in_time)};
+                    omitted("in_time", &S::in_time), omitted("counters", &S::counters)};
 }
 
 constexpr auto keys_of(std::type_identity<EvidenceCulprit> /*unused*/) {

@@ -76,6 +76,19 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
     session->m_time_sampler =
         std::make_unique<Sampler>(executor, *session->m_store, std::move(timed));
   }
+  if (recipe.run.instrument == Instrument::time && recipe.executor.kind == "local") {
+    // Valgrind installed: the same runs counted, for the counter diff of a culprit.
+    if (auto valgrind = find_valgrind()) {
+      auto counted = sampler;
+      counted.run = counted_run(sampler.run);
+      counted.recipe_hash = run_recipe_hash(counted_run(recipe.run));
+      counted.warmup = 0;
+      counted.valgrind = std::move(*valgrind);
+      counted.duet_cpus = {};
+      session->m_counter_sampler =
+          std::make_unique<Sampler>(executor, *session->m_store, std::move(counted));
+    }
+  }
   session->m_sampler = std::make_unique<Sampler>(executor, *session->m_store, std::move(sampler));
   return session;
 }
@@ -85,6 +98,19 @@ RunRecipe timed_run(RunRecipe run) {
   if (is_valgrind_metric(run.metric))
     run.metric.clear(); // the format's own time
   return run;
+}
+
+RunRecipe counted_run(RunRecipe run) {
+  run.instrument = Instrument::valgrind;
+  run.metric = "instructions";
+  run.duet = DuetMode::off;
+  return run;
+}
+
+Sampler* MeasureSession::counter_sampler() {
+  if (m_sampler->options().run.instrument == Instrument::valgrind)
+    return m_sampler.get();
+  return m_counter_sampler.get();
 }
 
 std::unique_ptr<Sampler> MeasureSession::make_sampler(Executor& executor) const {

@@ -36,6 +36,8 @@ struct SessionOptions {
 // `run` timed instead of counted: instrument time, and the format's own metric in place of a
 // count.
 RunRecipe timed_run(RunRecipe run);
+// `run` counted on a simulated CPU instead (--instrument valgrind, instructions first).
+RunRecipe counted_run(RunRecipe run);
 
 class MeasureSession {
 public:
@@ -52,6 +54,10 @@ public:
   // Under a counting instrument: a sampler of the same recipe that times the runs instead
   // (timed_run), its runs stored apart; nullptr under --instrument time.
   [[nodiscard]] Sampler* time_sampler() { return m_time_sampler.get(); }
+  // A sampler that counts under Valgrind (core/bisect/counters.hpp): the session's own under
+  // --instrument valgrind; else, when Valgrind is installed and runs are local, one of the same
+  // recipe under counted_run, its runs stored apart; else nullptr.
+  [[nodiscard]] Sampler* counter_sampler();
   // Another sampler over the same store and recipe that runs through `executor` (a lane of a
   // cluster: its runs are keyed by the device it gets).
   [[nodiscard]] std::unique_ptr<Sampler> make_sampler(Executor& executor) const;
@@ -67,6 +73,7 @@ private:
   std::unique_ptr<host::GpuProbe> m_gpu;
   std::unique_ptr<Sampler> m_sampler;
   std::unique_ptr<Sampler> m_time_sampler;
+  std::unique_ptr<Sampler> m_counter_sampler;
   host::HostFingerprint m_host;
   nlohmann::json m_host_json;
   std::vector<std::string> m_warnings;

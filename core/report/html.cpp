@@ -139,6 +139,25 @@ void write_hints(std::string& out, const EvidenceHints& hints) {
   write_kernels(out, hints);
 }
 
+// The counter diff of a culprit's case: each count of the parent and of the culprit, and how it
+// moved.
+std::string counters_table(const EvidenceCulpritCase& moved) {
+  const auto& counters = *moved.counters;
+  if (counters.changes.empty())
+    return fmt::format("<dt>counts</dt><dd>none ({})</dd>\n", h(counters.note));
+  std::string out = fmt::format(
+      "<dt>counts</dt><dd>{}<table class=\"counters\"><thead><tr><th>count</th><th "
+      "class=\"num\">parent</th><th class=\"num\">culprit</th><th class=\"num\">change</th>"
+      "</tr></thead><tbody>\n",
+      counters.case_name == moved.name ? "" : "of the whole program " + code(counters.case_name));
+  for (const auto& change : counters.changes)
+    out += fmt::format("<tr><td>{}</td><td class=\"num\">{:.0f}</td><td class=\"num\">{:.0f}</td>"
+                       "<td class=\"num\">{}</td></tr>\n",
+                       h(count_label(change.metric)), change.parent, change.culprit,
+                       change.parent > 0 ? h(format_change(change.culprit / change.parent)) : "");
+  return out + "</tbody></table></dd>\n";
+}
+
 void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
   const auto& culprits = e.bisect->culprits;
   if (culprits.empty())
@@ -159,6 +178,8 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
       out += fmt::format("<dt>change</dt><dd>{}</dd>\n", change);
       for (const auto& line : in_time_lines(e, moved, v.confidence_label))
         out += fmt::format("<dt>in time</dt><dd>{}</dd>\n", h(line.substr(line.find(": ") + 2)));
+      if (moved.counters)
+        out += counters_table(moved);
     }
     out += "<dt>files</dt><dd>";
     for (std::size_t i = 0; i < c.files.size(); ++i)

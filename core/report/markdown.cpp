@@ -113,6 +113,8 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
         text += ", " + markdown_text(share_text(e, moved));
       for (const auto& line : in_time_lines(e, moved, v.confidence_label))
         text += "; " + markdown_text(line);
+      if (const auto counts = counters_line(moved); !counts.empty())
+        text += "; " + markdown_text(counts);
       return text;
     };
     if (c.cases.size() == 1) {

@@ -205,6 +205,8 @@ void write_culprits(Writer& w, const Evidence& e, const ReportView& v) {
         change += ", " + share_text(e, moved);
       for (const auto& line : in_time_lines(e, moved, v.confidence_label))
         change += "; " + terminal_safe(line);
+      if (const auto counts = counters_line(moved); !counts.empty())
+        change += "; " + terminal_safe(counts);
       changes.push_back(std::move(change));
     }
     w.field(c.cases.size() == 1 ? "change" : "changes", changes);

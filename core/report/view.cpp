@@ -334,6 +334,51 @@ std::string culprit_change(const EvidenceCulpritCase& moved, std::string_view co
   return change_with_ci(moved.ratio, moved.ci, confidence_label);
 }
 
+std::string count_label(std::string_view metric) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> labels = {{
+      {"instructions", "instructions"},
+      {"data_reads", "data reads"},
+      {"data_writes", "data writes"},
+      {"branches", "branches"},
+      {"branch_mispredictions", "branch mispredictions"},
+      {"l1_misses_instr", "L1 instruction misses"},
+      {"l1_misses_data", "L1 data misses"},
+      {"ll_misses_instr", "LL instruction misses"},
+      {"ll_misses_data", "LL data misses"},
+      {"estimated_cycles", "estimated cycles"},
+      {"", ""},
+  }};
+  for (const auto& [name, label] : labels)
+    if (name == metric)
+      return std::string(label);
+  return std::string(metric);
+}
+
+std::string counters_line(const EvidenceCulpritCase& moved) {
+  if (!moved.counters)
+    return {};
+  const auto& counters = *moved.counters;
+  if (counters.changes.empty())
+    return fmt::format("counts: none ({})", counters.note);
+  static constexpr std::array<std::string_view, 5> headline = {
+      "instructions", "l1_misses_data", "ll_misses_data", "branch_mispredictions",
+      "estimated_cycles"};
+  std::vector<std::string> parts;
+  for (const auto metric : headline)
+    for (const auto& change : counters.changes)
+      if (change.metric == metric)
+        parts.push_back(fmt::format(
+            "{} {}", count_label(metric),
+            change.parent > 0                  ? format_change(change.culprit / change.parent)
+            : change.parent == change.culprit ? fmt::format("{:.0f}", change.parent)
+                                               : fmt::format("{:.0f} -> {:.0f}", change.parent,
+                                                             change.culprit)));
+  return fmt::format("counts: {}{}", fmt::join(parts, ", "),
+                     counters.case_name == moved.name
+                         ? std::string()
+                         : " (of the whole program " + counters.case_name + ")");
+}
+
 std::vector<std::string> in_time_lines(const Evidence& evidence, const EvidenceCulpritCase& moved,
                                        std::string_view confidence_label) {
   std::vector<std::string> lines;

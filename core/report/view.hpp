@@ -72,6 +72,13 @@ std::vector<double> run_medians(const EvidenceMeasurement& measurement);
 // A culprit's change of a case: change_with_ci, named by its metric when counts located it
 // ("instructions +50.8% (exact)" when they did not vary).
 std::string culprit_change(const EvidenceCulpritCase& moved, std::string_view confidence_label);
+// The counter diff of a culprit's case in one line, the counts a reader looks at first:
+// "counts: instructions +0.1%, L1 data misses +3.2%, LL data misses +210%, branch mispredictions
+// -1.0%, estimated cycles +4.0%" (with "of the whole program NAME" when the counts are not the
+// case's own); "counts: none (why)" when there are none; empty without counters.
+std::string counters_line(const EvidenceCulpritCase& moved);
+// A count's name for people: "LL data misses" for ll_misses_data.
+std::string count_label(std::string_view metric);
 // Its change in time when counts located it, one line each, with its verdict at the threshold:
 // "in time: time +2.4% (95% CI [+1.6%, +3.1%]): inconclusive at 2.0%".
 std::vector<std::string> in_time_lines(const Evidence& evidence, const EvidenceCulpritCase& moved,

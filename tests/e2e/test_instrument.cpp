@@ -2,6 +2,7 @@
 // apart is compared by its counts, which agree exactly from run to run; bad input is one line and
 // exit 2 before anything is built.
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "core/evidence/evidence.hpp"
+#include "core/util/fs.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -265,6 +267,8 @@ TEST_F(InstrumentConfirm, ACulpritThatCountsLocatedIsComparedWithItsParentInTime
   EXPECT_EQ(timed.verdict, "slower");
   EXPECT_GT(timed.ratio, 1.3) << "40 ms more sleep on top of 40";
   EXPECT_GE(timed.base_runs, 5);
+  ASSERT_TRUE(moved.counters) << "the counts it was located by";
+  EXPECT_FALSE(moved.counters->changes.empty());
   EXPECT_THAT(output.out, HasSubstr("case bench: instructions +"));
   EXPECT_THAT(output.out, HasSubstr("(exact, identical counts)"));
   EXPECT_THAT(output.out, HasSubstr("in time: "));
@@ -275,6 +279,49 @@ TEST_F(InstrumentConfirm, ACulpritThatCountsLocatedIsComparedWithItsParentInTime
     timed_runs = timed_runs || (m.commit == culprit.commit && m.metric == timed.metric);
   EXPECT_TRUE(timed_runs);
   EXPECT_NE(timed.metric, "instructions");
+}
+
+// A bisection by time counts each culprit and its parent under Valgrind once, for the counter
+// diff in its card: the console, Markdown, HTML and the evidence.
+TEST_F(InstrumentConfirm, ATimeBisectionShowsEachCulpritsCounterDiff) {
+  const auto commits = history(4, 4);
+  const auto json = temp / "time.json";
+  const auto markdown = temp / "time.md";
+  const auto html = temp / "time.html";
+  output = culprit_cli({"bisect", "--good", start, "--bad", commits.back(), "--json",
+                        json.string(), "--markdown", markdown.string(), "--html", html.string()});
+  ASSERT_EQ(output.exit_code, 0) << output.out << output.err;
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << output.out;
+  EXPECT_EQ(evidence->bisect->culprits[0].commit, commits[3]);
+  const auto& moved = evidence->bisect->culprits[0].cases.at(0);
+  EXPECT_FALSE(moved.exact);
+  EXPECT_TRUE(moved.in_time.empty()) << "located by time: nothing to confirm";
+  ASSERT_TRUE(moved.counters) << output.out;
+  EXPECT_EQ(moved.counters->case_name, "bench");
+  const auto instructions = std::ranges::find(moved.counters->changes, std::string("instructions"),
+                                              &EvidenceCounterChange::metric);
+  ASSERT_NE(instructions, moved.counters->changes.end());
+  // A fifth more iterations of the loop, which is most of what the program executes.
+  EXPECT_GT(instructions->culprit / instructions->parent, 1.05);
+  EXPECT_LT(instructions->culprit / instructions->parent, 1.25);
+  EXPECT_THAT(output.out, HasSubstr("    counts: instructions +"));
+  EXPECT_THAT(output.out, HasSubstr("estimated cycles "));
+  EXPECT_THAT(read_file(markdown).value_or(""), HasSubstr("counts: instructions +"));
+  EXPECT_THAT(read_file(html).value_or(""), HasSubstr("<table class=\"counters\">"));
+  EXPECT_THAT(read_file(html).value_or(""), HasSubstr("<td>LL data misses</td>"));
+
+  // --no-counters: no Valgrind runs, no counts.
+  const auto quiet_json = temp / "quiet.json";
+  output = culprit_cli({"bisect", "--good", start, "--bad", commits.back(), "--no-counters",
+                        "--json", quiet_json.string()});
+  ASSERT_EQ(output.exit_code, 0) << output.out << output.err;
+  const auto quiet = load_evidence(quiet_json);
+  ASSERT_TRUE(quiet) << quiet.error().message;
+  ASSERT_EQ(quiet->bisect->culprits.size(), 1U);
+  EXPECT_FALSE(quiet->bisect->culprits[0].cases.at(0).counters);
+  EXPECT_THAT(output.out, ::testing::Not(HasSubstr("counts: ")));
 }
 
 TEST_F(InstrumentConfirm, ACountedChangeThatCostsNoTimeIsNotCalledSlowerInTime) {
@@ -296,8 +343,8 @@ TEST_F(InstrumentConfirm, EndsWhoseCountsAgreeAreBisectedByTime) {
   const auto evidence = bisect(commits.back());
   ASSERT_TRUE(evidence) << output.err;
   EXPECT_THAT(output.out,
-              HasSubstr("note: the ends' counts of bench agree, their times do not: bisected "
-                        "by time"));
+              HasSubstr("note: the ends' counts of bench do not show the change their times "
+                        "do: bisected by time"));
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << output.out;
   const auto& culprit = evidence->bisect->culprits[0];
   EXPECT_EQ(culprit.commit, commits[5]);

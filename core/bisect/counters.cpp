@@ -1,0 +1,89 @@
+#include "core/bisect/counters.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <set>
+
+#include "core/parsers/valgrind_counts.hpp"
+
+namespace culprit {
+namespace {
+
+// The case the counts of `subject` are of: `wanted` when it was counted, else the one counted
+// case of a program counted as a whole; empty when neither.
+Result<std::string> counted_case(Sampler& counter, const Subject& subject,
+                                 const std::string& wanted) {
+  CULPRIT_TRY_ASSIGN(const auto cases, counter.cases(subject));
+  std::set<std::string> counted;
+  for (const auto& c : cases)
+    if (is_valgrind_metric(c.metric))
+      counted.insert(c.case_name);
+  if (counted.contains(wanted))
+    return wanted;
+  if (counted.size() == 1)
+    return *counted.begin();
+  return std::string();
+}
+
+// The first run's value of each count of `name` in `subject`'s runs; none where it has none.
+Result<std::vector<std::optional<double>>> counts_of(Sampler& counter, const Subject& subject,
+                                                     const std::string& name) {
+  std::vector<std::optional<double>> values;
+  for (const auto& metric : valgrind_metric_descriptors()) {
+    CULPRIT_TRY_ASSIGN(const auto runs,
+                       counter.runs(subject, CaseKey{name, std::string(metric.name)}, 1));
+    if (runs.samples.empty() || runs.samples.front().empty())
+      values.emplace_back();
+    else
+      values.emplace_back(runs.samples.front().front());
+  }
+  return values;
+}
+
+Result<CounterDiff> diff_of(Sampler& counter, const Subject& parent, const Subject& culprit,
+                            const std::string& case_name) {
+  CounterDiff diff;
+  const std::array<Want, 2> wants = {Want{&parent, 1}, Want{&culprit, 1}};
+  auto complete = counter.ensure(wants);
+  if (!complete) {
+    if (complete.error().code == ExitCode::interrupted)
+      return std::unexpected(complete.error());
+    diff.note = complete.error().message; // a run that fails under Valgrind: a hint fewer
+    return diff;
+  }
+  if (!*complete) {
+    diff.note = "the time budget ran out before the culprit and its parent were counted";
+    return diff;
+  }
+  CULPRIT_TRY_ASSIGN(diff.counted_case, counted_case(counter, culprit, case_name));
+  if (diff.counted_case.empty()) {
+    diff.note = "the program's runs under Valgrind counted other cases than this one";
+    return diff;
+  }
+  CULPRIT_TRY_ASSIGN(const auto before, counts_of(counter, parent, diff.counted_case));
+  CULPRIT_TRY_ASSIGN(const auto after, counts_of(counter, culprit, diff.counted_case));
+  const auto& metrics = valgrind_metric_descriptors();
+  for (std::size_t i = 0; i < metrics.size(); ++i)
+    if (before[i] && after[i])
+      diff.changes.push_back({std::string(metrics[i].name), *before[i], *after[i]});
+  if (diff.changes.empty())
+    diff.note = "the runs under Valgrind left no counts of this case";
+  return diff;
+}
+
+} // namespace
+
+Status count_culprits(BisectOutcome& outcome, Sampler& counter) {
+  for (auto& culprit : outcome.culprits) {
+    const auto parent = outcome.subjects.find(culprit.parent);
+    const auto found = outcome.subjects.find(culprit.commit);
+    if (parent == outcome.subjects.end() || found == outcome.subjects.end())
+      continue; // not measured (identical artifacts): nothing moved
+    CULPRIT_TRY_ASSIGN(culprit.counters, diff_of(counter, parent->second, found->second,
+                                                 culprit.selected.key.case_name));
+  }
+  return {};
+}
+
+} // namespace culprit
