@@ -76,9 +76,10 @@ void add_recipe_flags(CLI::App& app, RecipeOverrides& o, FlagSet set) {
       ->group("Recipe");
   app.add_option_function<std::string>(
          "--instrument", [&o](const std::string& text) { o.instrument = parse_instrument(text); },
-         "what runs measure beside their output: time (the default) or valgrind (instructions, "
-         "cache misses and branch mispredictions on a simulated CPU, which do not wobble)")
-      ->check(CLI::IsMember({"time", "valgrind"}))
+         "what runs measure beside their output: time (the default), valgrind (instructions, "
+         "cache misses and branch mispredictions on a simulated CPU, which do not wobble) or "
+         "perf (the CPU's hardware counters)")
+      ->check(CLI::IsMember({"time", "valgrind", "perf"}))
       ->group("Recipe");
   app.add_option("--cpus", o.cpus, "pin runs to these CPUs (comma-separated)")
       ->allow_extra_args(false)

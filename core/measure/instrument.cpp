@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "core/host/capture.hpp"
+#include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
 #include "core/util/fs.hpp"
 
@@ -33,7 +34,61 @@ std::vector<std::string> valgrind_argv(const std::filesystem::path& valgrind,
           "--log-file=" + (dir / "valgrind.log.%p").string()};
 }
 
+// perf stat, CSV to a file of the run's own, every process the run starts counted with it.
+std::vector<std::string> perf_argv(const std::filesystem::path& perf,
+                                   const std::filesystem::path& file) {
+  return {perf.string(), "stat", "-x", ",", "-o", file.string(), "-e", std::string(perf_events()),
+          "--"};
+}
+
 } // namespace
+
+Result<std::filesystem::path> find_perf() {
+  const auto perf = host::find_on_path("perf");
+  if (!perf)
+    return usage_error("--instrument perf needs Linux perf, which is not on PATH: install it "
+                       "(apt-get install linux-perf), or count on a simulated CPU "
+                       "(--instrument valgrind)");
+  // One count of a program that does nothing says whether the counters are there at all.
+  host::CaptureOptions options;
+  options.timeout = std::chrono::seconds(10);
+  CULPRIT_TRY_ASSIGN(const auto probe,
+                     host::capture_program({perf->string(), "stat", "-x", ",", "-e",
+                                            std::string(perf_events()), "--", "true"},
+                                           options));
+  if (!probe.succeeded()) {
+    auto last = probe.err.substr(0, probe.err.find('\n'));
+    return usage_error("perf stat cannot count here ({}): allow it (sysctl "
+                       "kernel.perf_event_paranoid=1) or count on a simulated CPU "
+                       "(--instrument valgrind)",
+                       last.empty() ? "it failed" : last.substr(0, 120));
+  }
+  if (auto parsed = parse_perf_stat(probe.err); !parsed)
+    return std::unexpected(Error{ExitCode::usage, parsed.error().message});
+  return *perf;
+}
+
+ExecRequest under_perf(ExecRequest request, const std::filesystem::path& perf,
+                       const std::filesystem::path& file) {
+  auto argv = perf_argv(perf, file);
+  if (const auto* shell = std::get_if<std::string>(&request.command)) {
+    argv.insert(argv.end(), {"/bin/sh", "-c", *shell});
+  } else {
+    const auto& command = std::get<std::vector<std::string>>(request.command);
+    argv.insert(argv.end(), command.begin(), command.end());
+  }
+  request.command = std::move(argv);
+  return request;
+}
+
+std::optional<std::filesystem::path> perf_counts_file(const ExecRequest& request) {
+  const auto* argv = std::get_if<std::vector<std::string>>(&request.command);
+  const auto size = perf_argv({}, {}).size();
+  if (argv == nullptr || argv->size() <= size || (*argv)[1] != "stat" || (*argv)[4] != "-o" ||
+      (*argv)[size - 1] != "--")
+    return std::nullopt;
+  return std::filesystem::path((*argv)[5]);
+}
 
 Result<std::filesystem::path> find_valgrind() {
   if (auto found = host::find_on_path("valgrind"))
@@ -80,17 +135,19 @@ std::optional<std::filesystem::path> counts_dir(const ExecRequest& request) {
 }
 
 ExecRequest unwrapped(const ExecRequest& request) {
-  if (!counts_dir(request))
+  const bool valgrind = counts_dir(request).has_value();
+  if (!valgrind && !perf_counts_file(request))
     return request;
   ExecRequest original = request;
   auto argv = std::get<std::vector<std::string>>(request.command);
-  argv.erase(argv.begin(),
-             argv.begin() + static_cast<std::ptrdiff_t>(valgrind_argv({}, {}).size()));
+  const auto wrapper = valgrind ? valgrind_argv({}, {}).size() : perf_argv({}, {}).size();
+  argv.erase(argv.begin(), argv.begin() + static_cast<std::ptrdiff_t>(wrapper));
   if (argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c")
     original.command = argv[2];
   else
     original.command = std::move(argv);
-  original.timeout = Seconds(request.timeout.count() / k_valgrind_slowdown);
+  if (valgrind)
+    original.timeout = Seconds(request.timeout.count() / k_valgrind_slowdown);
   return original;
 }
 

@@ -39,9 +39,25 @@ std::filesystem::path next_counts_dir(const std::filesystem::path& scratch);
 Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::path& valgrind,
                                    const std::filesystem::path& dir);
 
+// perf: each run under `perf stat -x ,` (core/parsers/perf_stat.hpp), counting the CPU's
+// instructions, cycles, branches and mispredictions, cache references and misses of the run and
+// every process it starts, as one case named after the program. Counts of a real CPU: they vary
+// a little from run to run and go through the ordinary statistics.
+
+// The perf program on PATH whose counters work here. Usage errors: perf missing (how to install
+// it); a machine that exposes no hardware counters (most virtual machines: use valgrind).
+Result<std::filesystem::path> find_perf();
+
+// `request` run under `perf stat`, writing its counts to `file`.
+ExecRequest under_perf(ExecRequest request, const std::filesystem::path& perf,
+                       const std::filesystem::path& file);
+
 // The directory a request made by under_valgrind writes into, and the command it wraps; empty
 // for any other request.
 std::optional<std::filesystem::path> counts_dir(const ExecRequest& request);
+// The file a request made by under_perf writes its counts to; empty for any other request.
+std::optional<std::filesystem::path> perf_counts_file(const ExecRequest& request);
+// The command a request made by under_valgrind or under_perf wraps; any other as it is.
 ExecRequest unwrapped(const ExecRequest& request);
 
 // What the profiles in `dir` counted, as samples (one value each): per case named by a dump,

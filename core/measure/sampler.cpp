@@ -10,6 +10,8 @@
 
 #include "core/git/hash.hpp"
 #include "core/measure/instrument.hpp"
+#include "core/parsers/perf_stat.hpp"
+#include "core/util/fs.hpp"
 #include "core/parsers/output_format.hpp"
 #include "core/recipe/command_template.hpp"
 #include "core/util/escape.hpp"
@@ -245,8 +247,17 @@ Result<ExecRequest> Sampler::request_for(const Subject& subject) const {
   request.timeout = m_options.run.timeout;
   request.cpus = m_options.run.cpus;
   if (m_options.run.instrument == Instrument::valgrind)
-    return under_valgrind(std::move(request), m_options.valgrind,
+    return under_valgrind(std::move(request), m_options.instrument_program,
                           next_counts_dir(m_options.scratch_dir));
+  if (m_options.run.instrument == Instrument::perf) {
+    const auto dir = next_counts_dir(m_options.scratch_dir);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      return infra_error("cannot make {} for the run's perf counts: {}", dir.string(),
+                         ec.message());
+    return under_perf(std::move(request), m_options.instrument_program, dir / "perf.csv");
+  }
   return request;
 }
 
@@ -278,7 +289,8 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
     record.exit_code = ran.exit_code;
   record.timed_out = ran.timed_out;
   record.status = status_of(ran);
-  const auto counted = counts_dir(request);
+  const auto perf_file = perf_counts_file(request);
+  const auto counted = perf_file ? std::optional(perf_file->parent_path()) : counts_dir(request);
   if (record.status == store::RunStatus::ok) {
     ParseOptions parse = m_options.parse;
     if (parse.time.case_name.empty()) // the `time` format's case: the program
@@ -297,7 +309,19 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       record.cases = std::move(parsed->cases);
       record.device = std::move(parsed->device);
     }
-    if (counted && record.status == store::RunStatus::ok) {
+    if (perf_file && record.status == store::RunStatus::ok) {
+      auto counts = parse_perf_stat(read_file(*perf_file).value_or(""));
+      if (counts) {
+        auto samples = perf_samples(parse.time.case_name, *counts);
+        record.samples.insert(record.samples.end(), std::make_move_iterator(samples.begin()),
+                              std::make_move_iterator(samples.end()));
+      } else {
+        record.status = store::RunStatus::parse_error;
+        record.message = counts.error().message;
+        if (counts.error().code == ExitCode::usage)
+          wrong_command = counts.error();
+      }
+    } else if (counted && record.status == store::RunStatus::ok) {
       auto counts = counted_samples(*counted, parse.time.case_name);
       if (counts) {
         record.samples.insert(record.samples.end(), std::make_move_iterator(counts->begin()),
@@ -307,11 +331,11 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
         record.message = counts.error().message;
       }
     }
-  } else if (counted) {
+  } else if (counted && !perf_file) {
     record.message = valgrind_failure(ran, unwrapped(request), *counted);
   } else {
     const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;
-    record.message = fmt::format("the benchmark {}{}{}", describe_outcome(ran, request),
+    record.message = fmt::format("the benchmark {}{}{}", describe_outcome(ran, unwrapped(request)),
                                  tail.empty() ? "" : ": ", tail);
   }
   if (counted) {

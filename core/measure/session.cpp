@@ -6,6 +6,7 @@
 #include "core/host/render.hpp"
 #include "core/measure/instrument.hpp"
 #include "core/measure/parse_options.hpp"
+#include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
 #include "core/util/fs.hpp"
 #include "core/util/json_text.hpp"
@@ -50,9 +51,12 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   sampler.run.env.try_emplace("GIT_CEILING_DIRECTORIES", options.repo_cache.string());
   sampler.host_id = host_id;
   // Counts on a simulated CPU start cold every time: a warm-up run would only cost time.
-  sampler.warmup = recipe.run.instrument == Instrument::time ? recipe.decide.warmup : 0;
+  sampler.warmup = recipe.run.instrument == Instrument::valgrind ? 0 : recipe.decide.warmup;
   if (recipe.run.instrument == Instrument::valgrind) {
-    CULPRIT_TRY_ASSIGN(sampler.valgrind, find_valgrind());
+    CULPRIT_TRY_ASSIGN(sampler.instrument_program, find_valgrind());
+  }
+  if (recipe.run.instrument == Instrument::perf) {
+    CULPRIT_TRY_ASSIGN(sampler.instrument_program, find_perf());
   }
   sampler.budget = recipe.decide.budget;
   sampler.seed = recipe.decide.seed;
@@ -70,7 +74,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
     timed.run = timed_run(sampler.run);
     timed.recipe_hash = run_recipe_hash(timed_run(recipe.run));
     timed.warmup = recipe.decide.warmup;
-    timed.valgrind.clear();
+    timed.instrument_program.clear();
     if (recipe.run.duet != DuetMode::off)
       timed.duet_cpus = options.duet_cpus;
     session->m_time_sampler =
@@ -83,7 +87,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
       counted.run = counted_run(sampler.run);
       counted.recipe_hash = run_recipe_hash(counted_run(recipe.run));
       counted.warmup = 0;
-      counted.valgrind = std::move(*valgrind);
+      counted.instrument_program = std::move(*valgrind);
       counted.duet_cpus = {};
       session->m_counter_sampler =
           std::make_unique<Sampler>(executor, *session->m_store, std::move(counted));
@@ -95,7 +99,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
 
 RunRecipe timed_run(RunRecipe run) {
   run.instrument = Instrument::time;
-  if (is_valgrind_metric(run.metric))
+  if (is_valgrind_metric(run.metric) || is_perf_metric(run.metric))
     run.metric.clear(); // the format's own time
   return run;
 }

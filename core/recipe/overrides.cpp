@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "core/exec/slurm_executor.hpp"
+#include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
 #include "core/recipe/checks.hpp"
 #include "core/recipe/recipe.hpp"
@@ -189,10 +190,18 @@ Status check_commands(const Recipe& recipe) {
 }
 
 Status check_run(const RunRecipe& run) {
-  if (run.instrument == Instrument::time && is_valgrind_metric(run.metric))
-    return usage_error("metric '{}' is a count on a simulated CPU, which only --instrument "
-                       "valgrind ([run] instrument) measures",
-                       run.metric);
+  // A count is measured by the instruments that count it: Valgrind's simulated CPU, perf's
+  // hardware counters, or both (instructions, branches).
+  const bool simulated = is_valgrind_metric(run.metric);
+  const bool hardware = is_perf_metric(run.metric);
+  if ((simulated || hardware) && !(simulated && run.instrument == Instrument::valgrind) &&
+      !(hardware && run.instrument == Instrument::perf))
+    return usage_error("metric '{}' is a count, which only {} ([run] instrument) measures",
+                       run.metric,
+                       simulated && hardware ? "--instrument valgrind (a simulated CPU) or "
+                                               "--instrument perf (hardware counters)"
+                       : simulated           ? "--instrument valgrind (a simulated CPU)"
+                                             : "--instrument perf (hardware counters)");
   if (std::find(std::begin(k_formats), std::end(k_formats), run.format) == std::end(k_formats))
     return usage_error("unknown format '{}'; use one of {}", report::excerpt(run.format),
                        fmt::join(k_formats, ", "));
@@ -217,13 +226,16 @@ Status check_executor(const Recipe& recipe) {
   if (executor.parallel < 1 || executor.parallel > k_max_parallel)
     return usage_error("--parallel {} is out of range: give a whole number from 1 to {}",
                        executor.parallel, k_max_parallel);
-  if (recipe.run.instrument == Instrument::valgrind) {
+  if (recipe.run.instrument != Instrument::time) {
+    const auto name = to_string(recipe.run.instrument);
     if (recipe.run.duet == DuetMode::on)
-      return usage_error("counts on a simulated CPU do not depend on what else runs, so they need "
-                         "no duet: turn off --duet ([run] duet) or use --instrument time");
+      return usage_error("counts need no duet (a duet would share the CPU's counters and caches "
+                         "between two revisions): turn off --duet ([run] duet) or use "
+                         "--instrument time");
     if (executor.kind == "slurm")
-      return usage_error("--instrument valgrind runs on this machine only for now: use the local "
-                         "executor (--executor local), or --instrument time");
+      return usage_error("--instrument {} runs on this machine only for now: use the local "
+                         "executor (--executor local), or --instrument time",
+                         name);
   }
   if (recipe.run.duet == DuetMode::on) {
     if (executor.kind == "slurm" || executor.parallel_runs)
@@ -244,9 +256,9 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   // What a counting instrument is for: its counts decide unless another metric is named, and two
   // runs a side whose counts agree decide exactly, so the first look comes after two unless
   // --min-runs or the recipe asks for another.
+  if (recipe.run.instrument != Instrument::time && recipe.run.metric.empty())
+    recipe.run.metric = "instructions";
   if (recipe.run.instrument == Instrument::valgrind) {
-    if (recipe.run.metric.empty())
-      recipe.run.metric = "instructions";
     if (!o.min_runs && recipe.decide.min_runs == DecideOptions{}.min_runs)
       recipe.decide.min_runs = 2;
   }

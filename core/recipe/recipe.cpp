@@ -336,8 +336,8 @@ Status read_run(TableReader& reader, RunRecipe& run) {
                                  R"("scratch" (a directory of the run's own, the default) or )"
                                  R"("artifacts" (the cached build))"));
   CULPRIT_TRY(reader.read_choice("instrument", run.instrument, &parse_instrument,
-                                 R"("time" (the default) or "valgrind" (counts on a simulated )"
-                                 R"(CPU))"));
+                                 R"("time" (the default), "valgrind" (counts on a simulated )"
+                                 R"(CPU) or "perf" (hardware counters))"));
   CULPRIT_TRY(reader.read("column", run.column));
   CULPRIT_TRY(reader.read("case_columns", run.case_columns));
   CULPRIT_TRY(reader.read("pattern", run.pattern));

@@ -3,7 +3,9 @@
 // exit 2 before anything is built.
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +27,12 @@ using ::testing::HasSubstr;
 using testing::run_culprit;
 using testing::ScratchRepo;
 using testing::TempDir;
+
+// A stand-in for a tool on PATH.
+void write_executable(const std::filesystem::path& file, std::string_view text) {
+  std::ofstream(file) << text;
+  std::filesystem::permissions(file, std::filesystem::perms(0755));
+}
 
 // A loop of WORK iterations, its result printed so that it cannot be optimised away; WORK lives in
 // work.h, and note.h changes the binary without changing what it executes.
@@ -108,6 +116,22 @@ TEST_F(InstrumentCli, BadInputIsOneLineAndNothingIsBuilt) {
   // Counts need no duet.
   one_line_usage(culprit_cli({"compare", base, slower, "--instrument", "valgrind", "--duet"}),
                  "no duet");
+  // perf missing, perf without counters (as on this kind of VM), a hardware count without it.
+  one_line_usage(
+      culprit_cli({"compare", base, slower, "--instrument", "perf"}, {{"PATH", bin.string()}}),
+      "apt-get install linux-perf");
+  const auto vm = temp / "vm-bin";
+  std::filesystem::create_directories(vm);
+  write_executable(vm / "perf", "#!/bin/sh\n"
+                                         "echo '<not supported>,,instructions,0,100.00,,' >&2\n"
+                                         "echo '<not supported>,,cycles,0,100.00,,' >&2\n");
+  one_line_usage(culprit_cli({"compare", base, slower, "--instrument", "perf"},
+                             {{"PATH", vm.string() + ":/usr/bin:/bin"}}),
+                 "no 'instructions' counter to perf");
+  one_line_usage(culprit_cli({"compare", base, slower, "--metric", "cycles"}),
+                 "only --instrument perf");
+  one_line_usage(culprit_cli({"compare", base, slower, "--instrument", "perf", "--duet"}),
+                 "no duet");
   // An unknown instrument, by flag and in the recipe.
   one_line_usage(culprit_cli({"compare", base, slower, "--instrument", "perfect"}), "--instrument");
   EXPECT_FALSE(std::filesystem::exists(temp / "cache" / "artifacts"));
@@ -190,6 +214,70 @@ TEST_F(InstrumentBisect, ALevelBetweenTheEndsSplitsTheRangeExactly) {
     found.push_back(culprit.commit);
   EXPECT_THAT(found, ::testing::UnorderedElementsAre(commits[4], commits[11]));
   EXPECT_THAT(output.out, HasSubstr("of the whole change"));
+}
+
+// --instrument perf with a stand-in for Linux perf that speaks its CSV: instructions are the
+// sum the program prints (so they follow WORK) plus a jitter of a few counts, as a real CPU's
+// counts vary a little; they go through the ordinary statistics.
+TEST_F(InstrumentCli, HardwareCountsThatVaryALittleGoThroughTheOrdinaryStatistics) {
+  const auto bin = temp / "perf-bin";
+  std::filesystem::create_directories(bin);
+  write_executable(bin / "perf", R"(#!/bin/sh
+# perf stat -x , [-o FILE] -e EVENTS -- COMMAND...
+shift
+out=
+while [ "$1" != "--" ]; do
+  case "$1" in -o) out=$2; shift 2 ;; *) shift ;; esac
+done
+shift
+if [ -z "$out" ]; then
+  "$@" >/dev/null
+  echo "1000,,instructions:u,1000,100.00,," >&2
+  exit 0
+fi
+printed=$("$@")
+status=$?
+printf '%s
+' "$printed"
+sum=${printed%% *}
+jitter=$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')
+{
+  echo "# started on Thu Nov 26 12:00:00 2026"
+  echo
+  echo "$((sum / 1000 + jitter)),,instructions:u,1234567,100.00,1.20,insn per cycle"
+  echo "$((sum / 800)),,cycles:u,1234567,100.00,,"
+  echo "5000,,branches:u,1234567,100.00,,"
+  echo "$((50 + jitter % 3)),,branch-misses:u,1234567,100.00,1.00,of all branches"
+  echo "300,,cache-references:u,1234567,100.00,,"
+  echo "30,,cache-misses:u,1234567,100.00,10.00,of all cache refs"
+  echo ",,,,,0.45,stalled cycles per insn"
+} >"$out"
+exit $status
+)");
+  const std::map<std::string, std::string> env = {
+      {"PATH", bin.string() + ":" + std::string(std::getenv("PATH"))}};
+  const auto json = temp / "perf.json";
+  const auto compare = culprit_cli(
+      {"compare", base, slower, "--instrument", "perf", "--json", json.string()}, env);
+  ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  EXPECT_EQ(evidence->settings.instrument, "perf");
+  ASSERT_EQ(evidence->comparisons.size(), 1U);
+  const auto& c = evidence->comparisons[0];
+  EXPECT_EQ(c.metric, "instructions");
+  EXPECT_EQ(c.case_name, "bench");
+  EXPECT_EQ(c.verdict, "slower");
+  EXPECT_LT(c.ci[0], c.ci[1]) << "counts that vary: an interval, not an exact ratio";
+  EXPECT_THAT(compare.out, ::testing::Not(HasSubstr("exact")));
+  // The sum of 0..WORK-1 grows by (210000/200000)^2.
+  EXPECT_NEAR(c.ratio, 1.1025, 0.002);
+  EXPECT_GE(c.base_runs, 5) << "no early look after two runs: the counts vary";
+  // Any other count it read: cycles.
+  const auto cycles = culprit_cli({"compare", base, slower, "--instrument", "perf", "--metric",
+                                   "cycles"},
+                                  env);
+  EXPECT_EQ(cycles.exit_code, 1) << cycles.out << cycles.err;
 }
 
 // Counts and time set apart: WORK sets what the program executes, SLEEP_US how long it sleeps
