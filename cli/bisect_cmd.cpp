@@ -303,8 +303,8 @@ private:
                    on_terminal(moved.name), moved.in_time.empty() ? "" : moved.metric + " ",
                    (moved.ratio - 1) * 100, moved.ratio, evidence.settings.confidence * 100,
                    moved.ci[0], moved.ci[1], share);
-        for (const auto& line :
-             report::in_time_lines(evidence, moved, fmt::format("{:.0f}% CI", evidence.settings.confidence * 100)))
+        for (const auto& line : report::in_time_lines(
+                 evidence, moved, fmt::format("{:.0f}% CI", evidence.settings.confidence * 100)))
           print_to(out, "    {}\n", on_terminal(line));
         if (const auto counts = report::counters_line(moved); !counts.empty())
           print_to(out, "    {}\n", on_terminal(counts));

@@ -476,10 +476,10 @@ bisect_quiet_cases_by_time(const BisectRange& range, BuildProvider& builds,
   std::vector<std::string> names;
   for (const auto& c : by_time->cases)
     names.push_back(c.key.case_name);
-  by_time->note = fmt::format("the ends' counts of {} do not show the change their times do: "
-                              "bisected by time{}{}",
-                              fmt::join(names, ", "), by_time->note.empty() ? "" : "; ",
-                              by_time->note);
+  by_time->note =
+      fmt::format("the ends' counts of {} do not show the change their times do: "
+                  "bisected by time{}{}",
+                  fmt::join(names, ", "), by_time->note.empty() ? "" : "; ", by_time->note);
   merge_outcome(counted, std::move(*by_time));
   return counted;
 }
@@ -508,8 +508,7 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
     *so_far = bisection.so_far();
   if (!outcome || settings.timer == nullptr)
     return outcome;
-  return bisect_quiet_cases_by_time(range, builds, settings, progress, so_far,
-                                    std::move(*outcome));
+  return bisect_quiet_cases_by_time(range, builds, settings, progress, so_far, std::move(*outcome));
 }
 
 } // namespace culprit

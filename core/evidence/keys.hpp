@@ -277,9 +277,9 @@ constexpr auto keys_of(std::type_identity<EvidenceCounters> /*unused*/) {
 
 constexpr auto keys_of(std::type_identity<EvidenceCulpritCase> /*unused*/) {
   using S = EvidenceCulpritCase;
-  return std::tuple{required("case", &S::name),     required("ratio", &S::ratio),
-                    required("ci", &S::ci),         optional("share", &S::share),
-                    omitted("metric", &S::metric),  omitted("exact", &S::exact),
+  return std::tuple{required("case", &S::name),      required("ratio", &S::ratio),
+                    required("ci", &S::ci),          optional("share", &S::share),
+                    omitted("metric", &S::metric),   omitted("exact", &S::exact),
                     omitted("in_time", &S::in_time), omitted("counters", &S::counters)};
 }
 

@@ -10,11 +10,11 @@
 
 #include "core/git/hash.hpp"
 #include "core/measure/instrument.hpp"
-#include "core/parsers/perf_stat.hpp"
-#include "core/util/fs.hpp"
 #include "core/parsers/output_format.hpp"
+#include "core/parsers/perf_stat.hpp"
 #include "core/recipe/command_template.hpp"
 #include "core/util/escape.hpp"
+#include "core/util/fs.hpp"
 #include "core/util/interrupt.hpp"
 
 namespace culprit {

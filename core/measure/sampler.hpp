@@ -65,9 +65,9 @@ struct SamplerOptions {
   std::uint64_t seed = 1;
   store::Freshness freshness; // what stored runs may be reused (--fresh)
   std::optional<std::string> session;
-  std::filesystem::path scratch_dir; // working directory of the runs
+  std::filesystem::path scratch_dir;        // working directory of the runs
   std::filesystem::path instrument_program; // valgrind or perf, under that instrument
-  host::GpuProbe* gpu = nullptr;     // snapshots before and after each run, when there are GPUs
+  host::GpuProbe* gpu = nullptr; // snapshots before and after each run, when there are GPUs
   // The two CPU sets of a duet; both empty when duets cannot run here.
   std::array<std::vector<int>, 2> duet_cpus;
 };

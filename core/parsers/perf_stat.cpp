@@ -63,8 +63,8 @@ Result<std::map<std::string, double>> parse_perf_stat(std::string_view text) {
     }
     if (const auto colon = event.find(':'); colon != std::string_view::npos)
       event = event.substr(0, colon); // modifiers: instructions:u
-    const auto known = std::ranges::find(k_events, event, &std::pair<std::string_view,
-                                                                     std::string_view>::first);
+    const auto known =
+        std::ranges::find(k_events, event, &std::pair<std::string_view, std::string_view>::first);
     if (known == k_events.end())
       continue; // an event culprit did not ask for (a wrapper's own)
     const auto value = fields[0];
@@ -87,8 +87,7 @@ Result<std::map<std::string, double>> parse_perf_stat(std::string_view text) {
     counts[std::string(known->second)] += parsed;
   }
   if (counts.empty())
-    return infra_error("perf stat wrote none of the events culprit asked for ({})",
-                       perf_events());
+    return infra_error("perf stat wrote none of the events culprit asked for ({})", perf_events());
   return counts;
 }
 

@@ -107,8 +107,8 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
                        c.email.empty() ? "" : " " + markdown_text("<" + c.email + ">"),
                        markdown_text(c.date));
     const auto change = [&](const EvidenceCulpritCase& moved) {
-      auto text = markdown_text(culprit_change(moved, v.confidence_label)) + " on " +
-                  code(moved.name);
+      auto text =
+          markdown_text(culprit_change(moved, v.confidence_label)) + " on " + code(moved.name);
       if (moved.share)
         text += ", " + markdown_text(share_text(e, moved));
       for (const auto& line : in_time_lines(e, moved, v.confidence_label))

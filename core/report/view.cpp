@@ -367,12 +367,12 @@ std::string counters_line(const EvidenceCulpritCase& moved) {
   for (const auto metric : headline)
     for (const auto& change : counters.changes)
       if (change.metric == metric)
-        parts.push_back(fmt::format(
-            "{} {}", count_label(metric),
-            change.parent > 0                  ? format_change(change.culprit / change.parent)
-            : change.parent == change.culprit ? fmt::format("{:.0f}", change.parent)
-                                               : fmt::format("{:.0f} -> {:.0f}", change.parent,
-                                                             change.culprit)));
+        parts.push_back(
+            fmt::format("{} {}", count_label(metric),
+                        change.parent > 0 ? format_change(change.culprit / change.parent)
+                        : change.parent == change.culprit
+                            ? fmt::format("{:.0f}", change.parent)
+                            : fmt::format("{:.0f} -> {:.0f}", change.parent, change.culprit)));
   return fmt::format("counts: {}{}", fmt::join(parts, ", "),
                      counters.case_name == moved.name
                          ? std::string()
@@ -385,8 +385,7 @@ std::vector<std::string> in_time_lines(const Evidence& evidence, const EvidenceC
   for (const auto& timed : moved.in_time) {
     auto line = fmt::format("in time: {}{} {}: {}", timed.metric,
                             timed.case_name == moved.name ? "" : " on " + timed.case_name,
-                            change_with_ci(timed.ratio, timed.ci, confidence_label),
-                            timed.verdict);
+                            change_with_ci(timed.ratio, timed.ci, confidence_label), timed.verdict);
     if (timed.verdict == "inconclusive" || timed.verdict == "same")
       line += fmt::format(" at {:.1f}%", evidence.settings.threshold * 100);
     line += fmt::format(" ({} runs a side)", std::min(timed.base_runs, timed.head_runs));

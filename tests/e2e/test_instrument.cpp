@@ -123,8 +123,8 @@ TEST_F(InstrumentCli, BadInputIsOneLineAndNothingIsBuilt) {
   const auto vm = temp / "vm-bin";
   std::filesystem::create_directories(vm);
   write_executable(vm / "perf", "#!/bin/sh\n"
-                                         "echo '<not supported>,,instructions,0,100.00,,' >&2\n"
-                                         "echo '<not supported>,,cycles,0,100.00,,' >&2\n");
+                                "echo '<not supported>,,instructions,0,100.00,,' >&2\n"
+                                "echo '<not supported>,,cycles,0,100.00,,' >&2\n");
   one_line_usage(culprit_cli({"compare", base, slower, "--instrument", "perf"},
                              {{"PATH", vm.string() + ":/usr/bin:/bin"}}),
                  "no 'instructions' counter to perf");
@@ -257,8 +257,8 @@ exit $status
   const std::map<std::string, std::string> env = {
       {"PATH", bin.string() + ":" + std::string(std::getenv("PATH"))}};
   const auto json = temp / "perf.json";
-  const auto compare = culprit_cli(
-      {"compare", base, slower, "--instrument", "perf", "--json", json.string()}, env);
+  const auto compare =
+      culprit_cli({"compare", base, slower, "--instrument", "perf", "--json", json.string()}, env);
   ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
   const auto evidence = load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
@@ -274,9 +274,8 @@ exit $status
   EXPECT_NEAR(c.ratio, 1.1025, 0.002);
   EXPECT_GE(c.base_runs, 5) << "no early look after two runs: the counts vary";
   // Any other count it read: cycles.
-  const auto cycles = culprit_cli({"compare", base, slower, "--instrument", "perf", "--metric",
-                                   "cycles"},
-                                  env);
+  const auto cycles =
+      culprit_cli({"compare", base, slower, "--instrument", "perf", "--metric", "cycles"}, env);
   EXPECT_EQ(cycles.exit_code, 1) << cycles.out << cycles.err;
 }
 
@@ -376,8 +375,8 @@ TEST_F(InstrumentConfirm, ATimeBisectionShowsEachCulpritsCounterDiff) {
   const auto json = temp / "time.json";
   const auto markdown = temp / "time.md";
   const auto html = temp / "time.html";
-  output = culprit_cli({"bisect", "--good", start, "--bad", commits.back(), "--json",
-                        json.string(), "--markdown", markdown.string(), "--html", html.string()});
+  output = culprit_cli({"bisect", "--good", start, "--bad", commits.back(), "--json", json.string(),
+                        "--markdown", markdown.string(), "--html", html.string()});
   ASSERT_EQ(output.exit_code, 0) << output.out << output.err;
   const auto evidence = load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
@@ -464,11 +463,10 @@ TEST(InstrumentHarness, EachCaseIsCountedAloneOneCallOfIt) {
 #endif
   TempDir temp{"culprit-instrument-harness"};
   ScratchRepo repo{temp / "project"};
-  repo.write("culprit.toml",
-             "[build]\ncommand = \"cp " + bench.string() +
-                 " {build}/bench\"\nartifacts = [\"bench\"]\n"
-                 "[run]\ncommand = [\"{build}/bench\", \"--case\", \"saxpy/*\"]\n"
-                 "format = \"culprit\"\n");
+  repo.write("culprit.toml", "[build]\ncommand = \"cp " + bench.string() +
+                                 " {build}/bench\"\nartifacts = [\"bench\"]\n"
+                                 "[run]\ncommand = [\"{build}/bench\", \"--case\", \"saxpy/*\"]\n"
+                                 "format = \"culprit\"\n");
   const auto head = repo.commit("the benchmark");
   const auto json = temp / "run.json";
   const auto run = run_culprit({"--cache-dir", (temp / "cache").string(), "run", head,

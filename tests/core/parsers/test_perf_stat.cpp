@@ -23,9 +23,9 @@ TEST(PerfStat, ReadsEveryEventCulpritAsksForAndNothingElse) {
   const auto counts = parse_perf_stat(fixture("stat_x_comma.csv"));
   ASSERT_TRUE(counts) << counts.error().message;
   const std::map<std::string, double> expected = {
-      {"instructions", 4205148521.0},    {"cycles", 2779112349.0},
-      {"branches", 812456123.0},         {"branch_mispredictions", 10456789.0},
-      {"cache_references", 95123456.0},  {"cache_misses", 12345678.0}};
+      {"instructions", 4205148521.0},   {"cycles", 2779112349.0},
+      {"branches", 812456123.0},        {"branch_mispredictions", 10456789.0},
+      {"cache_references", 95123456.0}, {"cache_misses", 12345678.0}};
   EXPECT_EQ(*counts, expected) << "task-clock and the metric-only line are not counts asked for";
   const auto samples = perf_samples("bench", *counts);
   ASSERT_EQ(samples.size(), 6U);
