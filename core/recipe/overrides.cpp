@@ -194,8 +194,9 @@ Status check_run(const RunRecipe& run) {
   // hardware counters, or both (instructions, branches).
   const bool simulated = is_valgrind_metric(run.metric);
   const bool hardware = is_perf_metric(run.metric);
-  if ((simulated || hardware) && !(simulated && run.instrument == Instrument::valgrind) &&
-      !(hardware && run.instrument == Instrument::perf))
+  const bool measured = (simulated && run.instrument == Instrument::valgrind) ||
+                        (hardware && run.instrument == Instrument::perf);
+  if ((simulated || hardware) && !measured)
     return usage_error("metric '{}' is a count, which only {} ([run] instrument) measures",
                        run.metric,
                        simulated && hardware ? "--instrument valgrind (a simulated CPU) or "
