@@ -41,6 +41,17 @@ std::vector<std::string> perf_argv(const std::filesystem::path& perf,
           "--"};
 }
 
+// `request`'s command after `wrapper` (a string command through /bin/sh -c).
+void wrap(ExecRequest& request, std::vector<std::string> wrapper) {
+  if (const auto* shell = std::get_if<std::string>(&request.command)) {
+    wrapper.insert(wrapper.end(), {"/bin/sh", "-c", *shell});
+  } else {
+    const auto& command = std::get<std::vector<std::string>>(request.command);
+    wrapper.insert(wrapper.end(), command.begin(), command.end());
+  }
+  request.command = std::move(wrapper);
+}
+
 } // namespace
 
 Result<std::filesystem::path> find_perf() {
@@ -70,14 +81,7 @@ Result<std::filesystem::path> find_perf() {
 
 ExecRequest under_perf(ExecRequest request, const std::filesystem::path& perf,
                        const std::filesystem::path& file) {
-  auto argv = perf_argv(perf, file);
-  if (const auto* shell = std::get_if<std::string>(&request.command)) {
-    argv.insert(argv.end(), {"/bin/sh", "-c", *shell});
-  } else {
-    const auto& command = std::get<std::vector<std::string>>(request.command);
-    argv.insert(argv.end(), command.begin(), command.end());
-  }
-  request.command = std::move(argv);
+  wrap(request, perf_argv(perf, file));
   return request;
 }
 
@@ -109,14 +113,7 @@ Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::p
   if (ec)
     return infra_error("cannot make {} for the run's Valgrind profiles: {}", dir.string(),
                        ec.message());
-  auto argv = valgrind_argv(valgrind, dir);
-  if (const auto* shell = std::get_if<std::string>(&request.command)) {
-    argv.insert(argv.end(), {"/bin/sh", "-c", *shell});
-  } else {
-    const auto& command = std::get<std::vector<std::string>>(request.command);
-    argv.insert(argv.end(), command.begin(), command.end());
-  }
-  request.command = std::move(argv);
+  wrap(request, valgrind_argv(valgrind, dir));
   request.timeout = Seconds(request.timeout.count() * k_valgrind_slowdown);
   return request;
 }
