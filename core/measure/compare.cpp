@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/measure/stats_bridge.hpp"
+#include "core/parsers/ncu_csv.hpp"
 #include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
 #include "stats/fdr.hpp"
@@ -29,7 +30,8 @@ CompareSettings compare_settings_of(const Recipe& recipe) {
 }
 
 CompareSettings timed_settings(CompareSettings counted) {
-  if (is_valgrind_metric(counted.metric) || is_perf_metric(counted.metric))
+  if (is_valgrind_metric(counted.metric) || is_perf_metric(counted.metric) ||
+      is_ncu_metric(counted.metric))
     counted.metric.clear();
   counted.decide.min_runs = std::max(counted.decide.min_runs, DecideOptions{}.min_runs);
   counted.decide.max_runs = std::max(counted.decide.max_runs, counted.decide.min_runs);

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "core/host/capture.hpp"
+#include "core/parsers/ncu_csv.hpp"
 #include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
 #include "core/util/fs.hpp"
@@ -39,6 +40,14 @@ std::vector<std::string> perf_argv(const std::filesystem::path& perf,
                                    const std::filesystem::path& file) {
   return {perf.string(), "stat", "-x", ",", "-o", file.string(), "-e", std::string(perf_events()),
           "--"};
+}
+
+// ncu, its CSV to a file of the run's own, every process the run starts profiled.
+std::vector<std::string> ncu_argv(const std::filesystem::path& ncu,
+                                  const std::filesystem::path& file) {
+  return {ncu.string(),         "--csv",      "--print-units", "base",
+          "--target-processes", "all",        "--metrics",     std::string(ncu_metrics()),
+          "--log-file",         file.string()};
 }
 
 // `request`'s command after `wrapper` (a string command through /bin/sh -c).
@@ -94,6 +103,34 @@ std::optional<std::filesystem::path> perf_counts_file(const ExecRequest& request
   return std::filesystem::path((*argv)[5]);
 }
 
+Result<std::filesystem::path> find_ncu(bool gpu) {
+  const auto ncu = host::find_on_path("ncu");
+  if (!ncu)
+    return usage_error("--instrument ncu needs Nsight Compute's ncu, which is not on PATH: "
+                       "install the CUDA toolkit's Nsight Compute (or add its directory to "
+                       "PATH), or measure time (--instrument time)");
+  if (!gpu)
+    return usage_error("--instrument ncu profiles CUDA kernels, and nvidia-smi sees no GPU on "
+                       "this machine: run on a GPU node, or use --instrument time");
+  return *ncu;
+}
+
+ExecRequest under_ncu(ExecRequest request, const std::filesystem::path& ncu,
+                      const std::filesystem::path& file) {
+  wrap(request, ncu_argv(ncu, file));
+  request.timeout = Seconds(request.timeout.count() * k_ncu_slowdown);
+  return request;
+}
+
+std::optional<std::filesystem::path> ncu_counts_file(const ExecRequest& request) {
+  const auto* argv = std::get_if<std::vector<std::string>>(&request.command);
+  const auto size = ncu_argv({}, {}).size();
+  if (argv == nullptr || argv->size() <= size || (*argv)[1] != "--csv" ||
+      (*argv)[size - 2] != "--log-file")
+    return std::nullopt;
+  return std::filesystem::path((*argv)[size - 1]);
+}
+
 Result<std::filesystem::path> find_valgrind() {
   if (auto found = host::find_on_path("valgrind"))
     return *found;
@@ -132,19 +169,28 @@ std::optional<std::filesystem::path> counts_dir(const ExecRequest& request) {
 }
 
 ExecRequest unwrapped(const ExecRequest& request) {
-  const bool valgrind = counts_dir(request).has_value();
-  if (!valgrind && !perf_counts_file(request))
+  // The instrument's own arguments, and how much it scaled the timeout.
+  std::size_t wrapper = 0;
+  double slowdown = 1;
+  if (counts_dir(request)) {
+    wrapper = valgrind_argv({}, {}).size();
+    slowdown = k_valgrind_slowdown;
+  } else if (perf_counts_file(request)) {
+    wrapper = perf_argv({}, {}).size();
+  } else if (ncu_counts_file(request)) {
+    wrapper = ncu_argv({}, {}).size();
+    slowdown = k_ncu_slowdown;
+  } else {
     return request;
+  }
   ExecRequest original = request;
   auto argv = std::get<std::vector<std::string>>(request.command);
-  const auto wrapper = valgrind ? valgrind_argv({}, {}).size() : perf_argv({}, {}).size();
   argv.erase(argv.begin(), argv.begin() + static_cast<std::ptrdiff_t>(wrapper));
   if (argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c")
     original.command = argv[2];
   else
     original.command = std::move(argv);
-  if (valgrind)
-    original.timeout = Seconds(request.timeout.count() / k_valgrind_slowdown);
+  original.timeout = Seconds(request.timeout.count() / slowdown);
   return original;
 }
 

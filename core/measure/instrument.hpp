@@ -25,8 +25,10 @@
 
 namespace culprit {
 
-// How much longer a run takes under Valgrind: its timeout is scaled by this.
+// How much longer a run takes under Valgrind, and under ncu (which replays each kernel launch
+// once per pass of its metrics): its timeout is scaled by this.
 inline constexpr double k_valgrind_slowdown = 50.0;
+inline constexpr double k_ncu_slowdown = 50.0;
 
 // The valgrind program on PATH, or a usage error that says how to install it.
 Result<std::filesystem::path> find_valgrind();
@@ -52,12 +54,26 @@ Result<std::filesystem::path> find_perf();
 ExecRequest under_perf(ExecRequest request, const std::filesystem::path& perf,
                        const std::filesystem::path& file);
 
+// ncu: each run under Nsight Compute's `ncu --csv` (core/parsers/ncu_csv.hpp), every process it
+// starts profiled, each CUDA kernel a case with its instructions executed, DRAM bytes read and
+// written, L2 hit rate, achieved occupancy and SM cycles (the mean over its launches).
+
+// The ncu program on PATH. Usage errors: ncu missing; no GPU (`gpu`: the host probe saw one).
+Result<std::filesystem::path> find_ncu(bool gpu);
+
+// `request` run under ncu, writing its CSV log to `file`; the timeout scaled by k_ncu_slowdown.
+ExecRequest under_ncu(ExecRequest request, const std::filesystem::path& ncu,
+                      const std::filesystem::path& file);
+// The log a request made by under_ncu writes; empty for any other request.
+std::optional<std::filesystem::path> ncu_counts_file(const ExecRequest& request);
+
 // The directory a request made by under_valgrind writes into, and the command it wraps; empty
 // for any other request.
 std::optional<std::filesystem::path> counts_dir(const ExecRequest& request);
 // The file a request made by under_perf writes its counts to; empty for any other request.
 std::optional<std::filesystem::path> perf_counts_file(const ExecRequest& request);
-// The command a request made by under_valgrind or under_perf wraps; any other as it is.
+// The command a request made by under_valgrind, under_perf or under_ncu wraps, with its own
+// timeout; any other as it is.
 ExecRequest unwrapped(const ExecRequest& request);
 
 // What the profiles in `dir` counted, as samples (one value each): per case named by a dump,

@@ -10,6 +10,7 @@
 
 #include "core/git/hash.hpp"
 #include "core/measure/instrument.hpp"
+#include "core/parsers/ncu_csv.hpp"
 #include "core/parsers/output_format.hpp"
 #include "core/parsers/perf_stat.hpp"
 #include "core/recipe/command_template.hpp"
@@ -249,13 +250,14 @@ Result<ExecRequest> Sampler::request_for(const Subject& subject) const {
   if (m_options.run.instrument == Instrument::valgrind)
     return under_valgrind(std::move(request), m_options.instrument_program,
                           next_counts_dir(m_options.scratch_dir));
-  if (m_options.run.instrument == Instrument::perf) {
+  if (m_options.run.instrument == Instrument::perf || m_options.run.instrument == Instrument::ncu) {
     const auto dir = next_counts_dir(m_options.scratch_dir);
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec)
-      return infra_error("cannot make {} for the run's perf counts: {}", dir.string(),
-                         ec.message());
+      return infra_error("cannot make {} for the run's counts: {}", dir.string(), ec.message());
+    if (m_options.run.instrument == Instrument::ncu)
+      return under_ncu(std::move(request), m_options.instrument_program, dir / "ncu.csv");
     return under_perf(std::move(request), m_options.instrument_program, dir / "perf.csv");
   }
   return request;
@@ -290,7 +292,10 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
   record.timed_out = ran.timed_out;
   record.status = status_of(ran);
   const auto perf_file = perf_counts_file(request);
-  const auto counted = perf_file ? std::optional(perf_file->parent_path()) : counts_dir(request);
+  const auto ncu_file = ncu_counts_file(request);
+  const auto counted = perf_file  ? std::optional(perf_file->parent_path())
+                       : ncu_file ? std::optional(ncu_file->parent_path())
+                                  : counts_dir(request);
   if (record.status == store::RunStatus::ok) {
     ParseOptions parse = m_options.parse;
     if (parse.time.case_name.empty()) // the `time` format's case: the program
@@ -309,7 +314,16 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       record.cases = std::move(parsed->cases);
       record.device = std::move(parsed->device);
     }
-    if (perf_file && record.status == store::RunStatus::ok) {
+    if (ncu_file && record.status == store::RunStatus::ok) {
+      auto counts = parse_ncu_csv(read_file(*ncu_file).value_or(""));
+      if (counts) {
+        record.samples.insert(record.samples.end(), std::make_move_iterator(counts->begin()),
+                              std::make_move_iterator(counts->end()));
+      } else {
+        record.status = store::RunStatus::parse_error;
+        record.message = counts.error().message;
+      }
+    } else if (perf_file && record.status == store::RunStatus::ok) {
       auto counts = parse_perf_stat(read_file(*perf_file).value_or(""));
       if (counts) {
         auto samples = perf_samples(parse.time.case_name, *counts);
@@ -331,7 +345,7 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
         record.message = counts.error().message;
       }
     }
-  } else if (counted && !perf_file) {
+  } else if (counted && !perf_file && !ncu_file) {
     record.message = valgrind_failure(ran, unwrapped(request), *counted);
   } else {
     const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;

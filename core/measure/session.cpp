@@ -6,6 +6,7 @@
 #include "core/host/render.hpp"
 #include "core/measure/instrument.hpp"
 #include "core/measure/parse_options.hpp"
+#include "core/parsers/ncu_csv.hpp"
 #include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
 #include "core/util/fs.hpp"
@@ -58,6 +59,9 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   if (recipe.run.instrument == Instrument::perf) {
     CULPRIT_TRY_ASSIGN(sampler.instrument_program, find_perf());
   }
+  if (recipe.run.instrument == Instrument::ncu) {
+    CULPRIT_TRY_ASSIGN(sampler.instrument_program, find_ncu(session->m_host.gpu.available));
+  }
   sampler.budget = recipe.decide.budget;
   sampler.seed = recipe.decide.seed;
   sampler.scratch_dir = session->m_scratch;
@@ -99,7 +103,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
 
 RunRecipe timed_run(RunRecipe run) {
   run.instrument = Instrument::time;
-  if (is_valgrind_metric(run.metric) || is_perf_metric(run.metric))
+  if (is_valgrind_metric(run.metric) || is_perf_metric(run.metric) || is_ncu_metric(run.metric))
     run.metric.clear(); // the format's own time
   return run;
 }

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "core/exec/slurm_executor.hpp"
+#include "core/parsers/ncu_csv.hpp"
 #include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
 #include "core/recipe/checks.hpp"
@@ -196,6 +197,10 @@ Status check_run(const RunRecipe& run) {
   const bool hardware = is_perf_metric(run.metric);
   const bool measured = (simulated && run.instrument == Instrument::valgrind) ||
                         (hardware && run.instrument == Instrument::perf);
+  if (is_ncu_metric(run.metric) && run.instrument != Instrument::ncu)
+    return usage_error("metric '{}' is a CUDA kernel's count, which only --instrument ncu ([run] "
+                       "instrument) measures",
+                       run.metric);
   if ((simulated || hardware) && !measured)
     return usage_error("metric '{}' is a count, which only {} ([run] instrument) measures",
                        run.metric,
@@ -258,7 +263,8 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   // runs a side whose counts agree decide exactly, so the first look comes after two unless
   // --min-runs or the recipe asks for another.
   if (recipe.run.instrument != Instrument::time && recipe.run.metric.empty())
-    recipe.run.metric = "instructions";
+    recipe.run.metric =
+        recipe.run.instrument == Instrument::ncu ? "gpu_instructions" : "instructions";
   if (recipe.run.instrument == Instrument::valgrind) {
     if (!o.min_runs && recipe.decide.min_runs == DecideOptions{}.min_runs)
       recipe.decide.min_runs = 2;

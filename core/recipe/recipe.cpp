@@ -337,7 +337,7 @@ Status read_run(TableReader& reader, RunRecipe& run) {
                                  R"("artifacts" (the cached build))"));
   CULPRIT_TRY(reader.read_choice("instrument", run.instrument, &parse_instrument,
                                  R"("time" (the default), "valgrind" (counts on a simulated )"
-                                 R"(CPU) or "perf" (hardware counters))"));
+                                 R"(CPU), "perf" (hardware counters) or "ncu" (CUDA kernels))"));
   CULPRIT_TRY(reader.read("column", run.column));
   CULPRIT_TRY(reader.read("case_columns", run.case_columns));
   CULPRIT_TRY(reader.read("pattern", run.pattern));

@@ -45,9 +45,10 @@ std::string_view to_string(RunCwd cwd);
 std::optional<RunCwd> parse_run_cwd(std::string_view text);
 
 // What a run measures beside the benchmark's own output: nothing more (time, the default), what
-// the program executes on a simulated CPU (valgrind), or the CPU's hardware counters (perf); see
+// the program executes on a simulated CPU (valgrind), the CPU's hardware counters (perf), or
+// Nsight Compute's metrics of each CUDA kernel (ncu); see
 // core/measure/instrument.hpp.
-enum class Instrument : std::uint8_t { time, valgrind, perf };
+enum class Instrument : std::uint8_t { time, valgrind, perf, ncu };
 std::string_view to_string(Instrument instrument);
 std::optional<Instrument> parse_instrument(std::string_view text);
 
@@ -61,7 +62,7 @@ struct RunRecipe {
   std::vector<int> cpus;                    // pin runs to these CPUs; empty: no pinning
   DuetMode duet = DuetMode::automatic;      // [run] duet = true | false | "auto"
   RunCwd cwd = RunCwd::scratch;             // [run] cwd = "scratch" | "artifacts"
-  Instrument instrument = Instrument::time; // [run] instrument = "time" | "valgrind" | "perf"
+  Instrument instrument = Instrument::time; // [run] instrument: time | valgrind | perf | ncu
   // Options of the csv and regex formats.
   std::string column;                    // csv: the value column
   std::vector<std::string> case_columns; // csv: columns that name the case

@@ -27,8 +27,10 @@ constexpr std::array<Spelling<DuetMode>, 3> k_duet_modes = {
     {{DuetMode::off, "off"}, {DuetMode::on, "on"}, {DuetMode::automatic, "auto"}}};
 constexpr std::array<Spelling<RunCwd>, 2> k_run_cwds = {
     {{RunCwd::scratch, "scratch"}, {RunCwd::artifacts, "artifacts"}}};
-constexpr std::array<Spelling<Instrument>, 3> k_instruments = {
-    {{Instrument::time, "time"}, {Instrument::valgrind, "valgrind"}, {Instrument::perf, "perf"}}};
+constexpr std::array<Spelling<Instrument>, 4> k_instruments = {{{Instrument::time, "time"},
+                                                                {Instrument::valgrind, "valgrind"},
+                                                                {Instrument::perf, "perf"},
+                                                                {Instrument::ncu, "ncu"}}};
 
 template <class E, std::size_t N>
 std::string_view name_in(const std::array<Spelling<E>, N>& spellings, E value) {

@@ -18,6 +18,7 @@
 #include "core/util/fs.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit {
@@ -132,6 +133,16 @@ TEST_F(InstrumentCli, BadInputIsOneLineAndNothingIsBuilt) {
                  "only --instrument perf");
   one_line_usage(culprit_cli({"compare", base, slower, "--instrument", "perf", "--duet"}),
                  "no duet");
+  // ncu missing; ncu on a machine without a GPU; a kernel's count without it.
+  one_line_usage(
+      culprit_cli({"compare", base, slower, "--instrument", "ncu"}, {{"PATH", bin.string()}}),
+      "ncu, which is not on PATH");
+  write_executable(vm / "ncu", "#!/bin/sh\nexit 0\n");
+  one_line_usage(culprit_cli({"compare", base, slower, "--instrument", "ncu"},
+                             {{"PATH", vm.string() + ":/usr/bin:/bin"}}),
+                 "sees no GPU");
+  one_line_usage(culprit_cli({"compare", base, slower, "--metric", "l2_hit_rate"}),
+                 "only --instrument ncu");
   // An unknown instrument, by flag and in the recipe.
   one_line_usage(culprit_cli({"compare", base, slower, "--instrument", "perfect"}), "--instrument");
   EXPECT_FALSE(std::filesystem::exists(temp / "cache" / "artifacts"));
@@ -277,6 +288,64 @@ exit $status
   const auto cycles =
       culprit_cli({"compare", base, slower, "--instrument", "perf", "--metric", "cycles"}, env);
   EXPECT_EQ(cycles.exit_code, 1) << cycles.out << cycles.err;
+}
+
+// --instrument ncu with a stand-in for Nsight Compute that writes its CSV log (the format of
+// tests/fixtures/ncu/raw.csv), on a machine whose nvidia-smi (a fake) names an A100: the kernel
+// is a case of its own, its instructions follow WORK and do not vary, so the comparison is exact.
+TEST_F(InstrumentCli, NsightComputeMetricsAreCasesPerKernel) {
+  const auto bin = temp / "ncu-bin";
+  std::filesystem::create_directories(bin);
+  write_executable(bin / "ncu", R"sh(#!/bin/sh
+# ncu --csv --print-units base --target-processes all --metrics M --log-file FILE COMMAND...
+log=
+while [ "$1" != "--log-file" ]; do shift; done
+log=$2
+shift 2
+printed=$("$@")
+status=$?
+printf '%s
+' "$printed"
+sum=${printed%% *}
+row() {
+  printf '"0","4242","bench","127.0.0.1","void bench_kernel<2>(int, float *)","1","7","(256, 1, 1)","(64, 1, 1)","0","9.0","Command line profiler metrics","%s","%s","%s"
+' "$1" "$2" "$3"
+}
+{
+  echo "==PROF== Connected to process 4242"
+  echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+  row smsp__inst_executed.sum inst "$((sum / 1000))"
+  row dram__bytes_read.sum byte "1,048,576"
+  row dram__bytes_write.sum byte "524,288"
+  row lts__t_sector_hit_rate.pct % "12.50"
+  row sm__warps_active.avg.pct_of_peak_sustained_active % "80.10"
+  row sm__cycles_elapsed.avg cycle "$((sum / 5000))"
+  echo "==PROF== Disconnected from process 4242"
+} >"$log"
+exit $status
+)sh");
+  const std::map<std::string, std::string> env = {
+      {"PATH", bin.string() + ":" + testing::source_dir().string() +
+                   "/tests/fixtures/host/nvidia-smi/a100:" + std::string(std::getenv("PATH"))}};
+  const auto json = temp / "ncu.json";
+  const auto compare =
+      culprit_cli({"compare", base, slower, "--instrument", "ncu", "--json", json.string()}, env);
+  ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("bench_kernel<2>"));
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  EXPECT_EQ(evidence->settings.instrument, "ncu");
+  ASSERT_EQ(evidence->comparisons.size(), 1U);
+  const auto& c = evidence->comparisons[0];
+  EXPECT_EQ(c.case_name, "bench_kernel<2>");
+  EXPECT_EQ(c.metric, "gpu_instructions");
+  EXPECT_EQ(c.ci[0], c.ratio) << "counts that do not vary: exact";
+  EXPECT_NEAR(c.ratio, 1.1025, 0.001);
+  // A rate where higher is better, and the same in both.
+  const auto hit_rate =
+      culprit_cli({"compare", base, slower, "--instrument", "ncu", "--metric", "l2_hit_rate"}, env);
+  EXPECT_EQ(hit_rate.exit_code, 0) << hit_rate.out << hit_rate.err;
+  EXPECT_THAT(hit_rate.out, HasSubstr("same"));
 }
 
 // Counts and time set apart: WORK sets what the program executes, SLEEP_US how long it sleeps
