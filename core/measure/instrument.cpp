@@ -240,6 +240,27 @@ Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& di
   return samples;
 }
 
+std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request) {
+  if (auto file = perf_counts_file(request))
+    return file->parent_path();
+  if (auto file = ncu_counts_file(request))
+    return file->parent_path();
+  return counts_dir(request);
+}
+
+Result<std::vector<CaseSamples>> instrument_samples(const ExecRequest& request,
+                                                    std::string_view whole_case) {
+  if (const auto file = ncu_counts_file(request))
+    return parse_ncu_csv(read_file(*file).value_or(""));
+  if (const auto file = perf_counts_file(request)) {
+    CULPRIT_TRY_ASSIGN(const auto counts, parse_perf_stat(read_file(*file).value_or("")));
+    return perf_samples(whole_case, counts);
+  }
+  if (const auto dir = counts_dir(request))
+    return counted_samples(*dir, whole_case);
+  return std::vector<CaseSamples>{};
+}
+
 std::string valgrind_failure(const ExecResult& ran, const ExecRequest& original,
                              const std::filesystem::path& dir) {
   constexpr std::size_t k_tail_lines = 3;

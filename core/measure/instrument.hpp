@@ -72,6 +72,15 @@ std::optional<std::filesystem::path> ncu_counts_file(const ExecRequest& request)
 std::optional<std::filesystem::path> counts_dir(const ExecRequest& request);
 // The file a request made by under_perf writes its counts to; empty for any other request.
 std::optional<std::filesystem::path> perf_counts_file(const ExecRequest& request);
+// The directory of the run's counts of a request made by under_valgrind, under_perf or
+// under_ncu (removed after the run); empty for any other request.
+std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request);
+// What the instrument of such a request counted, as samples (one value each): Valgrind's per
+// case named by a dump, else the whole run as `whole_case`; perf's as `whole_case`; ncu's per
+// kernel. Errors: counts missing or unreadable; a usage error when perf found no counters.
+Result<std::vector<CaseSamples>> instrument_samples(const ExecRequest& request,
+                                                    std::string_view whole_case);
+
 // The command a request made by under_valgrind, under_perf or under_ncu wraps, with its own
 // timeout; any other as it is.
 ExecRequest unwrapped(const ExecRequest& request);

@@ -314,38 +314,19 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       record.cases = std::move(parsed->cases);
       record.device = std::move(parsed->device);
     }
-    if (ncu_file && record.status == store::RunStatus::ok) {
-      auto counts = parse_ncu_csv(read_file(*ncu_file).value_or(""));
+    if (counted && record.status == store::RunStatus::ok) {
+      auto counts = instrument_samples(request, parse.time.case_name);
       if (counts) {
         record.samples.insert(record.samples.end(), std::make_move_iterator(counts->begin()),
                               std::make_move_iterator(counts->end()));
-      } else {
-        record.status = store::RunStatus::parse_error;
-        record.message = counts.error().message;
-      }
-    } else if (perf_file && record.status == store::RunStatus::ok) {
-      auto counts = parse_perf_stat(read_file(*perf_file).value_or(""));
-      if (counts) {
-        auto samples = perf_samples(parse.time.case_name, *counts);
-        record.samples.insert(record.samples.end(), std::make_move_iterator(samples.begin()),
-                              std::make_move_iterator(samples.end()));
       } else {
         record.status = store::RunStatus::parse_error;
         record.message = counts.error().message;
         if (counts.error().code == ExitCode::usage)
-          wrong_command = counts.error();
-      }
-    } else if (counted && record.status == store::RunStatus::ok) {
-      auto counts = counted_samples(*counted, parse.time.case_name);
-      if (counts) {
-        record.samples.insert(record.samples.end(), std::make_move_iterator(counts->begin()),
-                              std::make_move_iterator(counts->end()));
-      } else {
-        record.status = store::RunStatus::parse_error;
-        record.message = counts.error().message;
+          wrong_command = counts.error(); // counters that are not there: no run can succeed
       }
     }
-  } else if (counted && !perf_file && !ncu_file) {
+  } else if (counts_dir(request)) {
     record.message = valgrind_failure(ran, unwrapped(request), *counted);
   } else {
     const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;
