@@ -10,6 +10,9 @@
 #             the good end and one of the bad, the two runs and builds counted in its time
 # and prints, per trial and in all, whether each named the planted commit, and its wall time.
 # Usage: scripts/bench-git-bisect.sh [TRIALS=5] [COMMITS=64] [STEP=0.20]
+# Environment: INSTRUMENT=valgrind (or perf) bisects by counts (--instrument), confirming the
+# culprit in time; SCALE sets the iterations per unit of work (default 500000: about 0.2 s; under
+# Valgrind, 5000 keeps a run near half a second).
 # Needs a built culprit (build/release/cli/culprit) and cc.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +20,9 @@ culprit="$root/build/release/cli/culprit"
 trials=${1:-5}
 commits=${2:-64}
 step=${3:-0.20}
+scale=${SCALE:-500000}
+instrument=()
+[[ -n ${INSTRUMENT:-} ]] && instrument=(--instrument "$INSTRUMENT")
 [[ -x $culprit ]] || { echo "bench-git-bisect: build culprit first (cmake --build --preset release)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-vs-git-XXXXXX")
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
@@ -37,7 +43,7 @@ volatile const char* revision = REVISION; /* every commit builds a different bin
 int main(void) {
   volatile uint64_t sink = (uint64_t)revision[0];
   uint64_t x = 1;
-  for (long i = 0; i < WORK * 500000L; ++i)
+  for (long i = 0; i < WORK * SCALE; ++i)
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
   sink = x;
   (void)sink;
@@ -52,6 +58,7 @@ command = "{build}/bench"
 format = "time"
 T
   echo "#define WORK $work_units" >"$dir/work.h"
+  echo "#define SCALE ${scale}L" >>"$dir/work.h"
   echo '#define REVISION "revision 0"' >"$dir/notes.h"
   git_quiet -C "$dir" add -A
   git_quiet -C "$dir" commit -q -m "start"
@@ -59,6 +66,7 @@ T
     if ((i == planted)); then
       work_units=$(awk -v b="$base" -v s="$step" 'BEGIN { printf "%d", b * (1 + s) + 0.5 }')
       echo "#define WORK $work_units" >"$dir/work.h"
+      echo "#define SCALE ${scale}L" >>"$dir/work.h"
     else
       echo "#define REVISION \"revision $((i + 1))\"" >"$dir/notes.h"
     fi
@@ -104,7 +112,7 @@ for ((trial = 1; trial <= trials; ++trial)); do
   bad=$(git -C "$repo" rev-parse HEAD)
   start=$(now)
   (cd "$repo" && "$culprit" -q --cache-dir "$work/cache-$trial" bisect --good "$good" --bad "$bad" \
-    --json "$work/evidence-$trial.json" >/dev/null 2>&1) || true
+    "${instrument[@]}" --json "$work/evidence-$trial.json" >/dev/null 2>&1) || true
   c_seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
   named=$(/usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); c=(e.get("bisect") or {}).get("culprits") or []; print(c[0]["commit"] if len(c)==1 else "-")' "$work/evidence-$trial.json" 2>/dev/null || echo -)
   clone="$work/clone-$trial"
@@ -120,4 +128,4 @@ for ((trial = 1; trial <= trials; ++trial)); do
     "$g_seconds" "$(awk -v a="$c_seconds" -v b="$g_seconds" 'BEGIN { print a / b }')"
 done
 awk -v t="$trials" -v ce="$c_exact" -v ge="$g_exact" -v ct="$c_total" -v gt="$g_total" -v n="$commits" -v s="$step" \
-  'BEGIN { printf "%d commits, a %.0f%% step: culprit exact %d of %d, %.1f s a bisection; git bisect run exact %d of %d, %.1f s; culprit/git %.1fx\n", n, s * 100, ce, t, ct / t, ge, t, gt / t, ct / gt }'
+  -v lane="${INSTRUMENT:-time}" 'BEGIN { printf "%d commits, a %.0f%% step, culprit by %s: culprit exact %d of %d, %.1f s a bisection; git bisect run exact %d of %d, %.1f s; culprit/git %.1fx\n", n, s * 100, lane, ce, t, ct / t, ge, t, gt / t, ct / gt }'

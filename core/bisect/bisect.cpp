@@ -52,10 +52,11 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
     // that classified the culprit (blocks made there with both, while bisecting, count).
     const auto lane_it = m_lane_of.find(culprit.commit);
     auto& lane = lane_it != m_lane_of.end() ? *lane_it->second : m_sampler;
-    // Counts that do not vary: the change is exact from two runs of each.
+    // Counts that do not vary: the change is exact from two runs of each, identical (probes were
+    // placed by one).
     if (exact_case(selected)) {
-      CULPRIT_TRY_ASSIGN(const auto before, exact_level(selected, lane, *parent.subject));
-      CULPRIT_TRY_ASSIGN(const auto after, exact_level(selected, lane, *subject));
+      CULPRIT_TRY_ASSIGN(const auto before, exact_level(selected, lane, *parent.subject, 2));
+      CULPRIT_TRY_ASSIGN(const auto after, exact_level(selected, lane, *subject, 2));
       if (before && after) {
         const std::array<double, 2> base = {*before, *before};
         const std::array<double, 2> head = {*after, *after};

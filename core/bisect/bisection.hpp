@@ -74,7 +74,7 @@ private:
   Result<std::optional<stats::StepNoise>> ends_noise(const SelectedCase& selected);
   [[nodiscard]] bool exact_case(const SelectedCase& selected) const;
   Result<std::optional<double>> exact_level(const SelectedCase& selected, Sampler& lane,
-                                            const Subject& subject);
+                                            const Subject& subject, std::size_t count);
   Result<std::optional<Classification>> exact_look(const SelectedCase& selected, Sampler& lane,
                                                    const Subject& probe, const Reference& lo,
                                                    const Reference& hi, double low, double high);

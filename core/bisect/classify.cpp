@@ -106,16 +106,15 @@ bool Bisection::exact_case(const SelectedCase& selected) const {
          verdict->comparison->method == stats::ComparisonMethod::exact;
 }
 
-// The level of a subject from two runs whose counts agree exactly; none when they differ.
+// The level of a subject from `count` runs whose counts agree exactly; none when they differ.
 Result<std::optional<double>> Bisection::exact_level(const SelectedCase& selected, Sampler& lane,
-                                                     const Subject& subject) {
-  constexpr std::size_t k_exact_runs = 2;
-  const std::array<Want, 1> want = {Want{&subject, k_exact_runs}};
+                                                     const Subject& subject, std::size_t count) {
+  const std::array<Want, 1> want = {Want{&subject, count}};
   CULPRIT_TRY_ASSIGN(const bool complete, lane.ensure(want));
   if (!complete)
     return std::nullopt;
-  CULPRIT_TRY_ASSIGN(const auto runs, lane.runs(subject, selected.key, k_exact_runs));
-  if (runs.samples.size() < k_exact_runs)
+  CULPRIT_TRY_ASSIGN(const auto runs, lane.runs(subject, selected.key, count));
+  if (runs.samples.size() < count)
     return std::nullopt;
   const auto values = stats::run_values(runs.samples, estimator_of(selected).statistic);
   if (!(values[0] > 0) || !std::isfinite(values[0]) ||
@@ -124,14 +123,15 @@ Result<std::optional<double>> Bisection::exact_level(const SelectedCase& selecte
   return values[0];
 }
 
-// With exact counts a probe is placed by two runs of its own against the references' exact
+// With exact counts a probe is placed by one run of its own against the references' exact
 // levels (`low`, `high`, which differ): no block, no interval (a zero-width one), and a level
-// between the ends is an exact split. Nothing when the probe's runs disagree: the ordinary looks
-// decide then.
+// between the ends is an exact split. The ends showed that the counts do not vary (two runs a
+// side, identical), and the culprit and its parent are run a second time before the culprit's
+// change is named (add_culprit), so a count that did vary after all is caught there.
 Result<std::optional<Bisection::Classification>>
 Bisection::exact_look(const SelectedCase& selected, Sampler& lane, const Subject& probe,
                       const Reference& lo, const Reference& hi, double low, double high) {
-  CULPRIT_TRY_ASSIGN(const auto level, exact_level(selected, lane, probe));
+  CULPRIT_TRY_ASSIGN(const auto level, exact_level(selected, lane, probe, 1));
   if (!level)
     return std::nullopt;
   const double step = std::log(high / low);
@@ -147,11 +147,10 @@ Bisection::exact_look(const SelectedCase& selected, Sampler& lane, const Subject
   Classification result;
   result.step = placed.classification;
   result.position = placed;
-  result.runs = 2;
+  result.runs = 1;
   result.exact = true;
   result.statistic = stats::to_string(estimator_of(selected).statistic);
-  result.note = fmt::format("exact: two runs with identical counts, {:.1f}% of the way from {} to "
-                            "{}",
+  result.note = fmt::format("exact: counts that do not vary, {:.1f}% of the way from {} to {}",
                             position * 100, commit_at(lo.index).substr(0, 12),
                             commit_at(hi.index).substr(0, 12));
   return result;
@@ -173,8 +172,8 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
   std::optional<double> low;
   std::optional<double> high;
   if (exact_case(selected)) {
-    CULPRIT_TRY_ASSIGN(low, exact_level(selected, m_sampler, *lo.subject));
-    CULPRIT_TRY_ASSIGN(high, exact_level(selected, m_sampler, *hi.subject));
+    CULPRIT_TRY_ASSIGN(low, exact_level(selected, m_sampler, *lo.subject, 1));
+    CULPRIT_TRY_ASSIGN(high, exact_level(selected, m_sampler, *hi.subject, 1));
   }
   const bool exact = low && high && *low != *high;
   for (auto& job : jobs) {
