@@ -87,8 +87,11 @@ public:
       if (auto* counter = ctx.session->counter_sampler(); counter != nullptr) {
         ProgressLine progress(global.verbosity);
         progress.step("counting the culprits and their parents under Valgrind...");
-        if (auto counted = count_culprits(*outcome, *counter); !counted)
+        if (auto counted = count_culprits(*outcome, *counter); !counted) {
+          so_far = std::move(*outcome); // interrupted: the culprits found are kept
+          so_far.status = BisectStatus::interrupted;
           outcome = std::unexpected(counted.error());
+        }
         progress.clear();
       }
     ctx.release_allocations();

@@ -467,8 +467,15 @@ bisect_quiet_cases_by_time(const BisectRange& range, BuildProvider& builds,
     timed.compare.case_globs = settings.compare.case_globs;
     by_time = run_bisect(range, builds, timer, timed, progress, so_far);
   }
-  if (!by_time)
+  if (!by_time) {
+    if (so_far != nullptr) { // interrupted: what counts found stays in the evidence
+      auto partial = counted;
+      merge_outcome(partial, std::move(*so_far));
+      partial.status = BisectStatus::interrupted;
+      *so_far = std::move(partial);
+    }
     return by_time;
+  }
   if (by_time->status == BisectStatus::not_reproduced) {
     if (counted.status == BisectStatus::not_reproduced)
       counted.note = "the ends' times agree as well as their counts";
