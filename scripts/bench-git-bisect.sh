@@ -101,7 +101,8 @@ J
 
 echo "culprit env:"
 "$culprit" env 2>&1 | sed 's/^/  /'
-printf '%5s %8s | %8s %8s | %8s %8s | %6s\n' trial planted culprit seconds git seconds ratio
+printf '%5s %8s | %8s %8s | %8s %8s | %6s | %s\n' trial planted culprit seconds git seconds ratio \
+  "culprit's runs"
 c_exact=0 g_exact=0 c_total=0 g_total=0
 for ((trial = 1; trial <= trials; ++trial)); do
   planted=$((RANDOM % commits))
@@ -115,6 +116,10 @@ for ((trial = 1; trial <= trials; ++trial)); do
     "${instrument[@]}" --json "$work/evidence-$trial.json" >/dev/null 2>&1) || true
   c_seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
   named=$(/usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); c=(e.get("bisect") or {}).get("culprits") or []; print(c[0]["commit"] if len(c)==1 else "-")' "$work/evidence-$trial.json" 2>/dev/null || echo -)
+  # Its runs by metric (counted and timed apart), for where the time went.
+  runs=$(/usr/bin/python3 -c 'import json,sys,collections; e=json.load(open(sys.argv[1])); r=collections.Counter();
+for m in e["measurements"]: r[m["metric"]]+=len(m["runs"])
+print(" ".join(f"{k}={v}" for k,v in sorted(r.items())))' "$work/evidence-$trial.json" 2>/dev/null || echo -)
   clone="$work/clone-$trial"
   git clone -q "$repo" "$clone"
   start=$(now)
@@ -124,8 +129,8 @@ for ((trial = 1; trial <= trials; ++trial)); do
   [[ $g_named == "$expected" ]] && g_ok=exact && g_exact=$((g_exact + 1)) || g_ok=wrong
   c_total=$(awk -v a="$c_total" -v b="$c_seconds" 'BEGIN { print a + b }')
   g_total=$(awk -v a="$g_total" -v b="$g_seconds" 'BEGIN { print a + b }')
-  printf '%5d %8d | %8s %8s | %8s %8s | %5.1fx\n' "$trial" "$planted" "$c_ok" "$c_seconds" "$g_ok" \
-    "$g_seconds" "$(awk -v a="$c_seconds" -v b="$g_seconds" 'BEGIN { print a / b }')"
+  printf '%5d %8d | %8s %8s | %8s %8s | %5.1fx | %s\n' "$trial" "$planted" "$c_ok" "$c_seconds" \
+    "$g_ok" "$g_seconds" "$(awk -v a="$c_seconds" -v b="$g_seconds" 'BEGIN { print a / b }')" "$runs"
 done
 awk -v t="$trials" -v ce="$c_exact" -v ge="$g_exact" -v ct="$c_total" -v gt="$g_total" -v n="$commits" -v s="$step" \
   -v lane="${INSTRUMENT:-time}" 'BEGIN { printf "%d commits, a %.0f%% step, culprit by %s: culprit exact %d of %d, %.1f s a bisection; git bisect run exact %d of %d, %.1f s; culprit/git %.1fx\n", n, s * 100, lane, ce, t, ct / t, ge, t, gt / t, ct / gt }'

@@ -16,7 +16,7 @@ namespace culprit {
 
 inline constexpr std::string_view k_run_token_variable = "CULPRIT_RUN_TOKEN";
 
-// A token no other run of this or any other culprit process carries.
+// A token no other run of this or any other culprit process carries, always of the same length.
 std::string new_run_token();
 
 // The processes other than this one whose environment holds CULPRIT_RUN_TOKEN=`token` (those of

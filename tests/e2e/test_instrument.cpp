@@ -99,6 +99,22 @@ TEST_F(InstrumentCli, CountsCompareExactlyAndSayWhereTheyCameFrom) {
   EXPECT_THAT(unchanged.out, HasSubstr("same (exact"));
 }
 
+// Twelve runs of one build count the same, past the tenth (whose run token, in the
+// environment, was once a digit longer).
+TEST_F(InstrumentCli, EveryRunOfABuildCountsTheSame) {
+  const auto json = temp / "twelve.json";
+  const auto run = culprit_cli({"run", base, "--instrument", "valgrind", "--min-runs", "12",
+                                "--max-runs", "12", "--json", json.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  ASSERT_EQ(evidence->measurements.size(), 1U);
+  const auto& runs = evidence->measurements[0].runs;
+  ASSERT_EQ(runs.size(), 12U);
+  for (const auto& samples : runs)
+    EXPECT_EQ(samples.at(0), runs[0].at(0));
+}
+
 TEST_F(InstrumentCli, BadInputIsOneLineAndNothingIsBuilt) {
   const auto one_line_usage = [&](const testing::ProcessOutput& out, const std::string& part) {
     EXPECT_EQ(out.exit_code, 2) << out.err;
