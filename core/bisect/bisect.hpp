@@ -14,8 +14,9 @@
 // 3. A probe that fails to build is skipped and the commit nearest the middle among those left is
 //    tried instead; when skips leave more than one candidate, they are reported as candidates.
 // 4. Under a counting instrument, counts that agree exactly run to run make every level exact
-//    (one run a probe, no references; two of the culprit and its parent), and each culprit they name is compared with its parent
-//    in time too (BisectSettings::timer); when the ends' counts agree, bisection goes on in time.
+//    (one run a probe, no references; two of the culprit and its parent), and each culprit they
+//    name is compared with its parent in time too (BisectSettings::timer); a case whose counts
+//    do not show the change its time does is bisected by time.
 // 5. Measurements are keyed by artifact id: a probe whose artifacts are byte-identical to a
 //    reference's is classified with it without a run, and one identical to any commit measured
 //    before reuses those runs; both are noted.
