@@ -1,7 +1,8 @@
 #pragma once
-// The bisection driver behind run_bisect (core/bisect/bisect.hpp), shared by its two halves:
-// bisect.cpp searches (chooses probes, narrows the bracket, names culprits) and classify.cpp
-// places probes between the references with their runs. Not part of the library's interface.
+// The bisection driver behind run_bisect (core/bisect/bisect.hpp), shared by its parts:
+// bisect.cpp searches (chooses probes, narrows the bracket, names culprits), classify.cpp places
+// probes between the references with their runs, and time_lane.cpp adds time to a bisection by
+// counts. Not part of the library's interface.
 
 #include <cstddef>
 #include <functional>
@@ -124,5 +125,14 @@ private:
   std::map<CaseKey, Estimator> m_estimators;
   std::map<std::string, std::string> m_measured_by_artifact; // artifact id -> first commit
 };
+
+// Under a counting instrument (settings.timer): `counted`, the outcome of the bisection by
+// counts, with the cases whose counts did not move between the ends compared in time and those
+// slower in time bisected by time (time_lane.cpp). `so_far` as for run_bisect.
+Result<BisectOutcome>
+bisect_quiet_cases_by_time(const BisectRange& range, BuildProvider& builds,
+                           const BisectSettings& settings,
+                           const std::function<void(const BisectProgress&)>& progress,
+                           BisectOutcome* so_far, BisectOutcome counted);
 
 } // namespace culprit::bisect_detail

@@ -4,10 +4,8 @@
 #include <array>
 #include <set>
 
+#include "core/measure/instrument.hpp"
 #include "core/measure/stats_bridge.hpp"
-#include "core/parsers/ncu_csv.hpp"
-#include "core/parsers/perf_stat.hpp"
-#include "core/parsers/valgrind_counts.hpp"
 #include "stats/fdr.hpp"
 #include "stats/paired.hpp"
 #include "stats/planning.hpp"
@@ -30,8 +28,7 @@ CompareSettings compare_settings_of(const Recipe& recipe) {
 }
 
 CompareSettings timed_settings(CompareSettings counted) {
-  if (is_valgrind_metric(counted.metric) || is_perf_metric(counted.metric) ||
-      is_ncu_metric(counted.metric))
+  if (is_count_metric(counted.metric))
     counted.metric.clear();
   counted.decide.min_runs = std::max(counted.decide.min_runs, DecideOptions{}.min_runs);
   counted.decide.max_runs = std::max(counted.decide.max_runs, counted.decide.min_runs);

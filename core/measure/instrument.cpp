@@ -63,6 +63,10 @@ void wrap(ExecRequest& request, std::vector<std::string> wrapper) {
 
 } // namespace
 
+bool is_count_metric(std::string_view metric) {
+  return is_valgrind_metric(metric) || is_perf_metric(metric) || is_ncu_metric(metric);
+}
+
 Result<std::filesystem::path> find_perf() {
   const auto perf = host::find_on_path("perf");
   if (!perf)

@@ -30,6 +30,9 @@ namespace culprit {
 inline constexpr double k_valgrind_slowdown = 50.0;
 inline constexpr double k_ncu_slowdown = 50.0;
 
+// Whether `metric` is one that an instrument counts (Valgrind's, perf's or ncu's), not a time.
+[[nodiscard]] bool is_count_metric(std::string_view metric);
+
 // The valgrind program on PATH, or a usage error that says how to install it.
 Result<std::filesystem::path> find_valgrind();
 

@@ -6,9 +6,6 @@
 #include "core/host/render.hpp"
 #include "core/measure/instrument.hpp"
 #include "core/measure/parse_options.hpp"
-#include "core/parsers/ncu_csv.hpp"
-#include "core/parsers/perf_stat.hpp"
-#include "core/parsers/valgrind_counts.hpp"
 #include "core/util/fs.hpp"
 #include "core/util/json_text.hpp"
 
@@ -103,7 +100,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
 
 RunRecipe timed_run(RunRecipe run) {
   run.instrument = Instrument::time;
-  if (is_valgrind_metric(run.metric) || is_perf_metric(run.metric) || is_ncu_metric(run.metric))
+  if (is_count_metric(run.metric))
     run.metric.clear(); // the format's own time
   return run;
 }
