@@ -184,8 +184,10 @@ TEST_F(SlurmExecutorTest, AnInterruptKeepsTheFinishedRunsAndCancelsTheAllocation
   ExecRequest slow;
   slow.command = std::vector<std::string>{"/bin/sleep", "20"};
   const std::vector<ExecRequest> requests = {echo("done"), slow, echo("never")};
+  // The interrupt comes while the second request sleeps: late enough that the first has ended
+  // even with both cores busy (at 1.5 s, under a loaded test suite, it sometimes had not).
   std::jthread interrupter([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(4000));
     request_interrupt(SIGINT);
   });
   const auto start = std::chrono::steady_clock::now();
