@@ -42,7 +42,8 @@ timeout = 30
 
 [decide]
 threshold = "5%"
-max_runs = 20
+statistic = "min"
+max_runs = 40
 )";
 
 // The commits of the end-to-end tests' history: the benchmark at `good`, four commits that touch
