@@ -175,6 +175,37 @@ bool fast_side_decides(const Interference& interference) {
   return (interference.states && !isolated(*interference.states)) || interference.slow_tail;
 }
 
+std::optional<SlowRuns> find_slow_runs(std::span<const double> levels, Direction direction) {
+  const double sign = direction == Direction::lower_is_better ? 1.0 : -1.0;
+  std::vector<double> oriented;
+  oriented.reserve(levels.size());
+  for (const double level : levels) {
+    if (!(level > 0.0) || !std::isfinite(level))
+      return std::nullopt;
+    oriented.push_back(sign * std::log(level));
+  }
+  std::vector<double> sorted = oriented;
+  std::ranges::sort(sorted);
+  const auto split = best_split(sorted);
+  if (!split || split->separation < k_min_separation)
+    return std::nullopt;
+  const double fast_level = median_of_sorted(std::span(sorted).first(split->at));
+  const double slow_level = median_of_sorted(std::span(sorted).subspan(split->at));
+  if (std::expm1(slow_level - fast_level) < k_min_state_gap)
+    return std::nullopt;
+  SlowRuns result;
+  result.factor = std::exp(slow_level - fast_level);
+  result.threshold = std::sqrt(result.factor);
+  const double middle = (fast_level + slow_level) / 2.0;
+  std::size_t slow = 0;
+  for (const double value : oriented) {
+    result.slow.push_back(value > middle);
+    slow += value > middle ? 1 : 0;
+  }
+  result.share = static_cast<double>(slow) / static_cast<double>(oriented.size());
+  return result;
+}
+
 Result<Interference> diagnose_interference(const Runs& runs, Direction direction) {
   CULPRIT_STATS_TRY(check_runs(runs, "runs", 1, Positivity::positive));
   // Oriented so that interference makes values larger.

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "stats/error.hpp"
 #include "stats/types.hpp"
@@ -68,6 +69,21 @@ bool fast_side_decides(const Interference& interference);
 // Runs in the order they were made, samples in the order each run reported them; at least one
 // run and four positive samples in all. Drift needs at least eight runs.
 Result<Interference> diagnose_interference(const Runs& runs, Direction direction);
+
+// Whole runs in the slow state. When a machine's slow stretches outlast a run, a run can be slow
+// from its first sample to its last, and then its fast side is slow too. The runs' own levels
+// (each run's fast side), oriented and in logarithms, are split as the samples are above (the same
+// two-class split, Ashman's D of at least 4, medians at least 10% apart, at least two runs in each
+// part); the upper part is the runs the machine slowed from start to end.
+struct SlowRuns {
+  std::vector<bool> slow; // per run, in the order given
+  double share = 0.0;     // of the runs
+  double factor = 1.0;    // the slow part's median level over the fast part's (>= 1.1)
+  double threshold = 1.0; // the geometric midpoint of the two, as a factor of the fast level
+};
+
+// levels: one positive, finite value per run; none when they do not fall in two states.
+std::optional<SlowRuns> find_slow_runs(std::span<const double> levels, Direction direction);
 
 // Kendall's tau-b of x against y with its two-sided p-value (normal approximation, ties
 // corrected) and the Theil-Sen slope of y on x. At least three points.

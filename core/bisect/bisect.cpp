@@ -5,11 +5,13 @@
 #include <cmath>
 #include <set>
 #include <span>
+#include <vector>
 
 #include "core/bisect/bisection.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/paired.hpp"
 #include "stats/run_statistic.hpp"
+#include "stats/slow_runs.hpp"
 
 namespace culprit::bisect_detail {
 
@@ -73,11 +75,16 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
       if (runs.blocks.size() >= 2) {
         const auto statistic = estimator_of(selected).statistic;
         const auto options = paired_options(compare.decide, selected.direction);
+        std::array<std::vector<double>, 2> values = {stats::run_values(runs.runs[0], statistic),
+                                                     stats::run_values(runs.runs[1], statistic)};
+        if (compare.statistic().automatic) {
+          if (const auto selection = stats::select_blocks(values, to_stats(selected.direction)))
+            for (auto& side : values)
+              side = stats::kept_values(side, *selection);
+        }
         CULPRIT_TRY_ASSIGN(
             culprit.change,
-            lift(stats::compare_paired(stats::run_values(runs.runs[0], statistic),
-                                       stats::run_values(runs.runs[1], statistic), options),
-                 selected.key.case_name));
+            lift(stats::compare_paired(values[0], values[1], options), selected.key.case_name));
       }
     }
     const auto* total = confirmation_of(selected);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "core/bisect/bisection.hpp"
 #include "core/measure/compare.hpp"
@@ -8,6 +9,7 @@
 #include "stats/paired.hpp"
 #include "stats/quick_look.hpp"
 #include "stats/run_statistic.hpp"
+#include "stats/slow_runs.hpp"
 
 namespace culprit::bisect_detail {
 namespace {
@@ -42,11 +44,19 @@ Bisection::position_in(const SelectedCase& selected, Sampler& lane, const Subjec
   if (blocks.runs[2].size() < k_min_blocks)
     return std::nullopt;
   const auto statistic = estimator_of(selected).statistic;
-  const auto values = [&](std::size_t side) {
-    return stats::run_values(blocks.runs[side], statistic);
-  };
-  CULPRIT_TRY_ASSIGN(auto position, lift(stats::paired_step_position(values(0), values(1),
-                                                                     values(2), step_options()),
+  std::array<std::vector<double>, 3> values;
+  for (std::size_t side = 0; side < values.size(); ++side)
+    values[side] = stats::run_values(blocks.runs[side], statistic);
+  // Whole runs in the slow state: the blocks whose three runs shared a state place the probe,
+  // when there are enough of them.
+  if (m_settings.compare.statistic().automatic) {
+    if (const auto selection = stats::select_blocks(values, to_stats(selected.direction));
+        selection && selection->kept.size() >= k_min_blocks)
+      for (auto& side : values)
+        side = stats::kept_values(side, *selection);
+  }
+  CULPRIT_TRY_ASSIGN(auto position, lift(stats::paired_step_position(values[0], values[1],
+                                                                     values[2], step_options()),
                                          selected.key.case_name));
   return position;
 }

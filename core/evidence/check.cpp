@@ -120,6 +120,11 @@ Status check_comparison(const EvidenceComparison& c, const std::string& at) {
   if (c.p_value > 1)
     return bad_key(at + ".p_value", fmt::format("is {:g}, above 1", c.p_value));
   CULPRIT_TRY(at_least(at + ".base_runs", c.base_runs, 0));
+  if (c.slow_runs) {
+    CULPRIT_TRY(at_least(at + ".slow_runs.runs", c.slow_runs->runs, 0));
+    CULPRIT_TRY(at_least(at + ".slow_runs.compared", c.slow_runs->compared, 0));
+    CULPRIT_TRY(at_least(at + ".slow_runs.mixed", c.slow_runs->mixed, 0));
+  }
   if (c.reuse) {
     CULPRIT_TRY(at_least(at + ".reuse.blocks", c.reuse->blocks, 0));
     CULPRIT_TRY(at_least(at + ".reuse.base_unpaired", c.reuse->base_unpaired, 0));

@@ -151,6 +151,18 @@ struct EvidenceEstimator {
   double head_level = 0;
 };
 
+// Whole runs in the slow state (stats/slow_runs.hpp): which blocks the comparison used.
+struct EvidenceSlowRuns {
+  double share = 0; // of the runs looked at, slow from their first sample to their last
+  int runs = 0;     // runs looked at, both sides
+  int compared = 0; // blocks compared
+  int fast = 0;     // of which every run was fast
+  int slow = 0;     // blocks whose runs were all slow (compared when slow_used)
+  int mixed = 0;    // blocks whose runs were in different states: left out
+  bool slow_used = false;
+  std::string summary; // for people
+};
+
 // A change of the slow side of each run, beside a verdict made with the fast side.
 struct EvidenceTail {
   std::string statistic; // p90 of a time, p10 of a throughput
@@ -186,6 +198,7 @@ struct EvidenceComparison {
   std::optional<EvidenceEstimator> estimator;
   std::optional<EvidenceTail> tail;
   std::optional<EvidenceReuse> reuse;
+  std::optional<EvidenceSlowRuns> slow_runs;
 };
 
 struct EvidenceStep {

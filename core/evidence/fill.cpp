@@ -168,6 +168,16 @@ EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
       c.estimator = std::move(e);
     }
   }
+  if (const auto& s = verdict.selection) {
+    c.slow_runs = EvidenceSlowRuns{.share = s->slow_share(),
+                                   .runs = static_cast<int>(s->runs),
+                                   .compared = static_cast<int>(s->kept.size()),
+                                   .fast = static_cast<int>(s->fast_blocks),
+                                   .slow = static_cast<int>(s->slow_blocks),
+                                   .mixed = static_cast<int>(s->mixed_blocks),
+                                   .slow_used = s->slow_blocks_used,
+                                   .summary = describe_slow_runs(*s, verdict.one_sample_runs)};
+  }
   if (verdict.tail) {
     const auto& t = verdict.tail->comparison;
     c.tail = EvidenceTail{stats::to_string(verdict.tail->statistic),

@@ -161,6 +161,14 @@ constexpr auto keys_of(std::type_identity<EvidenceEstimator> /*unused*/) {
                     optional("head_level", &S::head_level)};
 }
 
+constexpr auto keys_of(std::type_identity<EvidenceSlowRuns> /*unused*/) {
+  using S = EvidenceSlowRuns;
+  return std::tuple{required("share", &S::share),         required("runs", &S::runs),
+                    required("compared", &S::compared),   required("fast", &S::fast),
+                    required("slow", &S::slow),           required("mixed", &S::mixed),
+                    required("slow_used", &S::slow_used), optional("summary", &S::summary)};
+}
+
 constexpr auto keys_of(std::type_identity<EvidenceTail> /*unused*/) {
   using S = EvidenceTail;
   return std::tuple{required("statistic", &S::statistic), required("ratio", &S::ratio),
@@ -192,7 +200,8 @@ constexpr auto keys_of(std::type_identity<EvidenceComparison> /*unused*/) {
                     optional("note", &S::note),
                     optional("estimator", &S::estimator),
                     optional("tail", &S::tail),
-                    optional("reuse", &S::reuse)};
+                    optional("reuse", &S::reuse),
+                    omitted("slow_runs", &S::slow_runs)};
 }
 
 constexpr auto keys_of(std::type_identity<EvidenceStep> /*unused*/) {

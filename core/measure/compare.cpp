@@ -111,8 +111,21 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
   // (its level is 1 - 5e-10), so the choice costs no verdict its honesty.
   if (!verdict.estimator)
     verdict.estimator = choose_estimator(settings.statistic(), direction, verdict.interference);
-  const auto base = stats::run_values(blocks.runs[0], verdict.estimator->statistic);
-  const auto head = stats::run_values(blocks.runs[1], verdict.estimator->statistic);
+  auto base = stats::run_values(blocks.runs[0], verdict.estimator->statistic);
+  auto head = stats::run_values(blocks.runs[1], verdict.estimator->statistic);
+  // Whole runs in the slow state: the blocks whose runs shared a state are compared.
+  verdict.selection.reset();
+  if (settings.statistic().automatic) {
+    const std::array<std::vector<double>, 2> sides = {base, head};
+    verdict.selection = stats::select_blocks(sides, to_stats(direction));
+    verdict.one_sample_runs = std::ranges::all_of(blocks.runs, [](const stats::Runs& runs) {
+      return std::ranges::all_of(runs, [](const auto& run) { return run.size() == 1; });
+    });
+    if (verdict.selection) {
+      base = stats::kept_values(base, *verdict.selection);
+      head = stats::kept_values(head, *verdict.selection);
+    }
+  }
   verdict.levels = {stats::evaluate(stats::RunStatistic::median(), base),
                     stats::evaluate(stats::RunStatistic::median(), head)};
   // Counts that do not vary decide at once, exactly (instructions under Valgrind).
@@ -147,8 +160,12 @@ Status look_at_tail(Sampler& sampler, const std::array<const Subject*, 2>& group
   CULPRIT_TRY_ASSIGN(const auto blocks,
                      sampler.block_runs(group, verdict.selected.key, verdict.blocks));
   const auto statistic = slow_side(verdict.selected.direction);
-  const auto base = stats::run_values(blocks.runs[0], statistic);
-  const auto head = stats::run_values(blocks.runs[1], statistic);
+  auto base = stats::run_values(blocks.runs[0], statistic);
+  auto head = stats::run_values(blocks.runs[1], statistic);
+  if (verdict.selection) {
+    base = stats::kept_values(base, *verdict.selection);
+    head = stats::kept_values(head, *verdict.selection);
+  }
   auto tail = stats::compare_paired(base, head,
                                     paired_options(settings.decide, verdict.selected.direction));
   if (tail &&

@@ -35,6 +35,7 @@
 #include "core/util/error.hpp"
 #include "stats/decision.hpp"
 #include "stats/interference.hpp"
+#include "stats/slow_runs.hpp"
 
 namespace culprit {
 
@@ -79,8 +80,11 @@ struct CaseVerdict {
   std::optional<Estimator> estimator;
   std::array<std::optional<stats::Interference>, 2> interference; // base, head
   std::optional<TailChange> tail;
-  std::size_t blocks = 0;        // blocks compared
-  std::size_t duets = 0;         // of which ran as duets
+  // Whole runs were slow (stats/slow_runs.hpp): the blocks compared, and those left out.
+  std::optional<stats::BlockSelection> selection;
+  bool one_sample_runs = false; // every run reported one sample: it is the run's fast side
+  std::size_t blocks = 0;       // blocks made (those compared: selection's kept, when there is one)
+  std::size_t duets = 0;        // of which ran as duets
   std::size_t reused_blocks = 0; // of which earlier commands made (stored, paired)
   // Each side's stored runs of the case that are in no block with the other side: left out.
   std::array<std::size_t, 2> unpaired{0, 0};

@@ -110,4 +110,20 @@ std::string describe_interference(const stats::Interference& diagnosis) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+std::string describe_slow_runs(const stats::BlockSelection& selection, bool one_sample_runs) {
+  const std::size_t blocks = selection.fast_blocks + selection.slow_blocks + selection.mixed_blocks;
+  return fmt::format("whole runs slow: {:.0f}% of the runs were slow {}; judged by the {} of {} "
+                     "blocks whose runs shared a state{}",
+                     100.0 * selection.slow_share(),
+                     one_sample_runs ? "(one sample a run: each run's sample decides, its state "
+                                       "told by its level among the side's runs)"
+                                     : "from start to end",
+                     selection.kept.size(), blocks,
+                     selection.slow_blocks > 0 && !selection.slow_blocks_used
+                         ? fmt::format(" ({} blocks slow throughout left out: they scattered "
+                                       "more than twice as much as the fast ones)",
+                                       selection.slow_blocks)
+                         : std::string());
+}
+
 } // namespace culprit

@@ -22,6 +22,7 @@
 #include "core/util/error.hpp"
 #include "stats/interference.hpp"
 #include "stats/run_statistic.hpp"
+#include "stats/slow_runs.hpp"
 
 namespace culprit {
 
@@ -61,5 +62,11 @@ stats::RunStatistic slow_side(Direction direction);
 // samples: 7% of the samples 9x the others, one at a time", "a long slow tail: ...", and "drift
 // +3.1% from the first run to the last".
 std::string describe_interference(const stats::Interference& diagnosis);
+
+// A phrase for people about whole runs in the slow state: "whole runs slow: 38% of the runs were
+// slow from start to end; judged by the 24 of 40 blocks whose runs shared a state". With one
+// sample a run there is no fast side within a run: the phrase says that each run's one sample
+// decides, and its state is told by its level among the other runs.
+std::string describe_slow_runs(const stats::BlockSelection& selection, bool one_sample_runs);
 
 } // namespace culprit

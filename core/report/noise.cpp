@@ -59,6 +59,9 @@ std::string render_noise_lines(const Evidence& evidence) {
         n.measured > 2 ? fmt::format(" (in {} of {} measurements)", n.affected, n.measured) : "",
         judged_by(comparison == comparisons.end() ? nullptr : comparison->second));
   }
+  for (const auto& c : evidence.comparisons)
+    if (c.slow_runs && !c.slow_runs->summary.empty())
+      out += fmt::format("noise: {}: {}\n", terminal_safe(c.case_name), c.slow_runs->summary);
   // The cases of one pair share their blocks: count each pair's blocks once.
   std::map<std::pair<std::string, std::string>, std::pair<int, int>> per_pair; // blocks, duets
   for (const auto& c : evidence.comparisons) {

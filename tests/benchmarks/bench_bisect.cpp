@@ -7,6 +7,9 @@
 //              slow half of the time, in stretches of 4 ms on average, so that the state changes
 //              within a run; 1% lognormal noise in the fast state, 0.5% from run to run; 10 samples
 //              of about 1 ms a run. One-sided: nothing runs faster than the fast state.
+//   runs       shared, with stretches of 20 ms on average and 5 samples a run: the stretches
+//              outlast runs, and about 40% of the runs are slow from their first sample to their
+//              last (stats/slow_runs.hpp)
 // For each configuration:
 //   exact   the culprit named is the planted commit
 //   wrong   a culprit was named and it is not the planted one ("inconclusive" is neither)
@@ -18,8 +21,8 @@
 // between one run of good and one run of bad ("its runs": the runs it made).
 // The large rows (20% and 50% steps, 3% and 5% noise) show what a step that dwarfs the noise
 // costs. Targets: lognormal exact >= 95%; shared exact >= 95% for 5% and 10% steps, >= 80% for 3%;
-// wrong <= 2%; probes <= ceil(log2 N) + 2.
-// Usage: bench_bisect [trials per configuration, default 12] [lognormal|large|shared|all]
+// wrong <= 2%; the same for runs; probes <= ceil(log2 N) + 2.
+// Usage: bench_bisect [trials per configuration, default 12] [lognormal|large|shared|runs|all]
 //                     [STATISTIC] [no-quick]
 // (STATISTIC: the [decide] statistic setting, default auto; median shows what auto buys.
 // no-quick: every probe waits for the ordinary looks, to show what the quick look saves.)
@@ -41,7 +44,7 @@ using testing::FakeRig;
 
 namespace {
 
-enum class Model { lognormal, shared };
+enum class Model { lognormal, shared, runs };
 
 struct Config {
   Model model;
@@ -70,16 +73,30 @@ const FakeMachine k_shared_machine{.slow_share = 0.5,
                                    .slow_max = 2.0,
                                    .run_overhead_seconds = 5e-3,
                                    .drift_per_second = 0.0};
+const FakeMachine k_long_stretches{.slow_share = 0.5,
+                                   .mean_slow_seconds = 20e-3,
+                                   .slow_min = 1.5,
+                                   .slow_max = 2.0,
+                                   .run_overhead_seconds = 5e-3,
+                                   .drift_per_second = 0.0};
+
+double mean_stretch(Model model) {
+  return model == Model::runs ? 20e-3 : 4e-3;
+}
+
+int samples_per_run(Model model) {
+  return model == Model::shared ? 10 : 5;
+}
 
 FakeCommit level(const Config& config, double median) {
   FakeCommit commit;
-  commit.samples_per_run = config.model == Model::shared ? 10 : 5;
+  commit.samples_per_run = samples_per_run(config.model);
   FakeCase c;
   c.name = "kernel";
   c.median = median;
   c.sigma = config.noise;
   c.run_sigma = config.noise / 2;
-  c.outlier_rate = config.model == Model::shared ? 0.0 : 0.01;
+  c.outlier_rate = config.model == Model::lognormal ? 0.01 : 0.0;
   c.outlier_factor = 3;
   commit.cases.push_back(c);
   return commit;
@@ -91,16 +108,16 @@ double one_run(std::mt19937_64& rng, const Config& config, double median) {
   std::uniform_real_distribution<double> u;
   const double run_level = median * std::exp(config.noise / 2 * z(rng));
   std::vector<double> samples;
-  const int count = config.model == Model::shared ? 10 : 5;
+  const int count = samples_per_run(config.model);
   bool slow = u(rng) < 0.5;
   double slowdown = 1.5 + (0.5 * u(rng));
   for (int i = 0; i < count; ++i) {
     double s = run_level * std::exp(config.noise * z(rng));
     if (config.model == Model::lognormal && u(rng) < 0.01)
       s *= 3;
-    if (config.model == Model::shared) {
+    if (config.model != Model::lognormal) {
       s *= slow ? slowdown : 1.0;
-      if (u(rng) < s / 4e-3) { // a state lasts 4 ms on average
+      if (u(rng) < s / mean_stretch(config.model)) {
         slow = !slow;
         slowdown = 1.5 + (0.5 * u(rng));
       }
@@ -131,7 +148,15 @@ int baseline_bisect(std::mt19937_64& rng, const Config& config, int culprit, int
 }
 
 const char* name_of(Model model) {
-  return model == Model::shared ? "shared" : "lognormal";
+  switch (model) {
+  case Model::shared:
+    return "shared";
+  case Model::runs:
+    return "runs";
+  case Model::lognormal:
+    break;
+  }
+  return "lognormal";
 }
 
 } // namespace
@@ -178,6 +203,15 @@ int main(int argc, char** argv) {
                                       {Model::shared, 1024, 0.05, 0.01},
                                       {Model::shared, 1024, 0.10, 0.01},
                                   });
+  if (which == "all" || which == "runs")
+    configs.insert(configs.end(), {
+                                      {Model::runs, 64, 0.03, 0.01},
+                                      {Model::runs, 64, 0.05, 0.01},
+                                      {Model::runs, 64, 0.10, 0.01},
+                                      {Model::runs, 256, 0.03, 0.01},
+                                      {Model::runs, 256, 0.05, 0.01},
+                                      {Model::runs, 256, 0.10, 0.01},
+                                  });
   std::printf("%9s %6s %6s %6s | %6s %6s %6s %8s %6s %7s %6s | %14s %14s %8s\n", "model", "N",
               "step", "noise", "exact", "wrong", "incon", "probes", "bound", "runs", "quick",
               "baseline exact", "baseline wrong", "its runs");
@@ -191,6 +225,8 @@ int main(int argc, char** argv) {
       FakeRig rig(static_cast<std::uint64_t>(trial) * 7919 + 17);
       if (config.model == Model::shared)
         rig.executor().set_machine(k_shared_machine);
+      if (config.model == Model::runs)
+        rig.executor().set_machine(k_long_stretches);
       BisectRange range;
       range.good = range.good_rev = "good";
       for (int i = 0; i < config.commits; ++i)

@@ -23,6 +23,7 @@ namespace culprit {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::run_culprit;
 using testing::ScratchRepo;
 using testing::TempDir;
@@ -83,6 +84,51 @@ TEST_F(SharedMachine, OneSidedInterferenceIsJudgedByTheFastSideOfEachRunAndSaidI
   EXPECT_EQ(blurred.estimator->setting, "median");
   EXPECT_GT(width(blurred), 5 * width(fast)) << "median " << blurred.ci[0] << ".." << blurred.ci[1]
                                              << ", min " << fast.ci[0] << ".." << fast.ci[1];
+}
+
+// Slow stretches that outlast runs: about 40% of the runs are slow from their first sample to
+// their last, so their fast side is slow too. The blocks whose runs shared a state decide, the
+// others are left out, and a noise line says so.
+TEST_F(SharedMachine, WholeRunsSlowAreLeftOutOfTheComparisonAndSaidInALine) {
+  const testing::MachineHistory history(scratch, "runs " + (temp / "state").string(), 1000, 1060,
+                                        80);
+  auto compare = culprit_cli(
+      {"compare", history.base, history.head, "--no-duet", "--json", (temp / "r.json").string()});
+  ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("noise: k: whole runs slow: "));
+  EXPECT_THAT(compare.out, HasSubstr("were slow from start to end; judged by the "));
+  const auto judged = only_comparison(temp / "r.json");
+  EXPECT_EQ(judged.verdict, "slower");
+  EXPECT_NEAR(judged.ratio, 1.06, 0.01);
+  ASSERT_TRUE(judged.slow_runs);
+  EXPECT_GT(judged.slow_runs->share, 0.15);
+  EXPECT_GT(judged.slow_runs->mixed, 0) << "blocks with one run in each state";
+  EXPECT_EQ(judged.slow_runs->compared,
+            judged.slow_runs->fast + (judged.slow_runs->slow_used ? judged.slow_runs->slow : 0));
+  EXPECT_LT(judged.ci[1] / judged.ci[0], 1.03) << judged.ci[0] << ".." << judged.ci[1];
+
+  // A statistic named on the command line is taken as asked: every block is compared.
+  auto asked = culprit_cli({"compare", history.base, history.head, "--no-duet", "--statistic",
+                            "min", "--json", (temp / "min.json").string()});
+  ASSERT_NE(asked.exit_code, 2) << asked.err;
+  EXPECT_THAT(asked.out, Not(HasSubstr("whole runs slow")));
+  EXPECT_FALSE(only_comparison(temp / "min.json").slow_runs);
+}
+
+// Runs of a single sample have no fast side within them: each run's sample decides, and the runs
+// the machine slowed are told by their level among the side's runs.
+TEST_F(SharedMachine, WholeRunsSlowWithOneSampleARun) {
+  const testing::MachineHistory history(scratch, "runs " + (temp / "state").string() + " 1", 1000,
+                                        1060, 80);
+  // A stretch lasts about ten runs here: 40 blocks see several of them.
+  auto compare = culprit_cli({"compare", history.base, history.head, "--no-duet", "--min-runs",
+                              "40", "--json", (temp / "one.json").string()});
+  ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("(one sample a run: each run's sample decides"));
+  const auto judged = only_comparison(temp / "one.json");
+  EXPECT_EQ(judged.verdict, "slower");
+  ASSERT_TRUE(judged.slow_runs);
+  EXPECT_GT(judged.slow_runs->share, 0.1);
 }
 
 TEST_F(SharedMachine, DriftThatOutlastsABlockCancelsInThePairing) {

@@ -10,6 +10,11 @@
 //                    run at a time): a machine that slows down steadily, by far more than the
 //                    threshold over a comparison and by less than it within a block, which the
 //                    pairing must cancel
+//   runs STATE [N]   N samples a run (5 unless given) on a guest whose slow stretches outlast runs:
+//                    each sample stays in the state of the one before with probability 0.9, from
+//                    run to run too (the state and its factor, drawn from [1.5, 2] for each slow
+//                    stretch, are kept in the file STATE; one run at a time), so about 40% of the
+//                    runs are slow from their first sample to their last
 //   log LOG          really busy for about 20 ms, the samples its true times, and one line
 //                    "pid cpu start end" (CLOCK_REALTIME seconds) appended to LOG: what a duet
 //                    test checks
@@ -69,13 +74,32 @@ int main(int argc, char** argv) {
     fclose(f);
   }
   int slow = uniform() < 0.5;
-  for (int s = 0; s < 20; s++) {
+  int samples = 20;
+  double factor = 1.8;
+  if (strcmp(mode, "runs") == 0) {
+    samples = argc > 3 ? atoi(argv[3]) : 5;
+    slow = 0;
+    FILE* f = argc > 2 ? fopen(argv[2], "r") : NULL;
+    if (f != NULL) {
+      if (fscanf(f, "%d %lf", &slow, &factor) != 2)
+        slow = 0;
+      fclose(f);
+    }
+  }
+  for (int s = 0; s < samples; s++) {
     double value = level * (1.0 + 0.01 * (uniform() - 0.5));
     if (strcmp(mode, "states") == 0) {
       if (uniform() < 0.5)
         slow = !slow;
       if (slow)
         value *= 1.8;
+    } else if (strcmp(mode, "runs") == 0) {
+      if (uniform() < 0.1) {
+        slow = !slow;
+        factor = 1.5 + 0.5 * uniform();
+      }
+      if (slow)
+        value *= factor;
     } else if (strcmp(mode, "drift") == 0) {
       value *= 1.0 + 0.005 * (double)count;
     } else if (strcmp(mode, "log") == 0) {
@@ -87,6 +111,13 @@ int main(int argc, char** argv) {
     }
     printf("{\"type\":\"sample\",\"case\":\"k\",\"metric\":\"time\",\"unit\":\"s\","
            "\"direction\":\"lower\",\"value\":%.9f}\n", value);
+  }
+  if (strcmp(mode, "runs") == 0 && argc > 2) {
+    FILE* f = fopen(argv[2], "w");
+    if (f == NULL)
+      return 2;
+    fprintf(f, "%d %.6f\n", slow, factor);
+    fclose(f);
   }
   if (strcmp(mode, "log") == 0 && argc > 2) {
     FILE* log = fopen(argv[2], "a");

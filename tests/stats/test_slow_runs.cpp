@@ -1,0 +1,191 @@
+#include "stats/slow_runs.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "stats/interference.hpp"
+#include "stats/paired.hpp"
+#include "stats/rng.hpp"
+
+namespace culprit::stats {
+namespace {
+
+// Runs of a machine whose states last longer than a run: each run's level is its fast level, or
+// 1.5-2x that when the machine was slow for the whole run. The state persists from one run to
+// the next with probability `stay` (the runs of a block are made one after the other).
+struct Machine {
+  double stay = 0.8;
+  double noise = 0.01;
+};
+
+struct Blocks {
+  std::vector<double> base;
+  std::vector<double> head;
+  std::vector<bool> base_slow;
+  std::vector<bool> head_slow;
+};
+
+Blocks simulate(const Machine& machine, std::size_t blocks, double ratio, Rng& rng) {
+  Blocks out;
+  bool slow = false;
+  double factor = 1.5;
+  const auto next = [&](double level, std::vector<double>& values, std::vector<bool>& states) {
+    if (rng.uniform() > machine.stay) {
+      slow = !slow;
+      factor = 1.5 + (0.5 * rng.uniform());
+    }
+    const double wobble = 1.0 + (machine.noise * (rng.uniform() - 0.5));
+    values.push_back(level * wobble * (slow ? factor : 1.0));
+    states.push_back(slow);
+  };
+  for (std::size_t i = 0; i < blocks; ++i) {
+    if (rng.uniform() < 0.5) {
+      next(1e-3, out.base, out.base_slow);
+      next(1e-3 * ratio, out.head, out.head_slow);
+    } else {
+      next(1e-3 * ratio, out.head, out.head_slow);
+      next(1e-3, out.base, out.base_slow);
+    }
+  }
+  return out;
+}
+
+TEST(SlowRuns, RunsSlowFromStartToEndAreTheUpperOfTwoStates) {
+  const std::vector<double> levels = {1.00, 1.01, 1.62, 0.99, 1.80, 1.00, 1.02, 1.95,
+                                      1.01, 0.98, 1.70, 1.00, 1.01, 1.55, 1.00, 0.99};
+  const auto found = find_slow_runs(levels, Direction::lower_is_better);
+  ASSERT_TRUE(found);
+  ASSERT_EQ(found->slow.size(), levels.size());
+  for (std::size_t i = 0; i < levels.size(); ++i)
+    EXPECT_EQ(found->slow[i], levels[i] > 1.3) << i;
+  EXPECT_DOUBLE_EQ(found->share, 5.0 / 16.0);
+  EXPECT_NEAR(found->factor, 1.70 / 1.00, 0.02);
+  EXPECT_NEAR(found->threshold, std::sqrt(found->factor), 1e-12);
+}
+
+TEST(SlowRuns, AThroughputIsSlowWhereItIsLow) {
+  const std::vector<double> rates = {100, 99, 60, 101, 55, 100, 98, 58, 100, 100};
+  const auto found = find_slow_runs(rates, Direction::higher_is_better);
+  ASSERT_TRUE(found);
+  for (std::size_t i = 0; i < rates.size(); ++i)
+    EXPECT_EQ(found->slow[i], rates[i] < 80) << i;
+}
+
+TEST(SlowRuns, OneStateOrAGapUnderTenPercentIsNotTwo) {
+  Rng rng(7, 0);
+  std::vector<double> one_state;
+  for (int i = 0; i < 40; ++i)
+    one_state.push_back(1.0 + (0.02 * (rng.uniform() - 0.5)));
+  EXPECT_FALSE(find_slow_runs(one_state, Direction::lower_is_better));
+  // Far apart against their spread, but only 5% apart: not a slow state.
+  const std::vector<double> close = {1.0, 1.0, 1.05, 1.0, 1.05, 1.0, 1.05, 1.0};
+  EXPECT_FALSE(find_slow_runs(close, Direction::lower_is_better));
+  // Fewer than four runs, or one slow run alone, say nothing.
+  EXPECT_FALSE(find_slow_runs(std::vector<double>{1.0, 1.8, 1.0}, Direction::lower_is_better));
+  EXPECT_FALSE(find_slow_runs(std::vector<double>{1.0, 1.0, 1.0, 1.0, 1.0, 1.8},
+                              Direction::lower_is_better));
+  EXPECT_FALSE(find_slow_runs(std::vector<double>{1.0, 0.0, 1.8, 1.8}, Direction::lower_is_better));
+}
+
+TEST(SlowRuns, BlocksWithARunInEachStateAreLeftOut) {
+  //                                  fast  fast  mixed mixed slow  fast  slow  fast
+  const std::vector<double> base = {1.00, 1.01, 1.70, 1.00, 1.60, 0.99, 1.80, 1.00};
+  const std::vector<double> head = {1.06, 1.05, 1.06, 1.75, 1.70, 1.06, 1.92, 1.07};
+  const std::array<std::vector<double>, 2> sides = {base, head};
+  const auto selection = select_blocks(sides, Direction::lower_is_better);
+  ASSERT_TRUE(selection);
+  EXPECT_EQ(selection->fast_blocks, 4U);
+  EXPECT_EQ(selection->slow_blocks, 2U);
+  EXPECT_EQ(selection->mixed_blocks, 2U);
+  EXPECT_TRUE(selection->slow_blocks_used) << "their ratios agree with the fast blocks'";
+  EXPECT_EQ(selection->kept, (std::vector<std::size_t>{0, 1, 4, 5, 6, 7}));
+  EXPECT_EQ(selection->runs, 16U);
+  EXPECT_EQ(selection->slow_runs, 6U);
+  EXPECT_DOUBLE_EQ(selection->slow_share(), 6.0 / 16.0);
+  EXPECT_EQ(kept_values(head, *selection),
+            (std::vector<double>{1.06, 1.05, 1.70, 1.06, 1.92, 1.07}));
+}
+
+TEST(SlowRuns, SlowBlocksThatScatterMoreThanTwiceTheFastOnesAreLeftOut) {
+  // The slow blocks' runs were slowed by different factors: their ratios say nothing.
+  const std::vector<double> base = {1.00, 1.01, 1.50, 1.00, 1.95, 0.99, 1.50, 1.00};
+  const std::vector<double> head = {1.06, 1.05, 1.98, 1.06, 1.55, 1.07, 2.00, 1.05};
+  const std::array<std::vector<double>, 2> sides = {base, head};
+  const auto selection = select_blocks(sides, Direction::lower_is_better);
+  ASSERT_TRUE(selection);
+  EXPECT_EQ(selection->slow_blocks, 3U);
+  EXPECT_FALSE(selection->slow_blocks_used);
+  EXPECT_EQ(selection->kept, (std::vector<std::size_t>{0, 1, 3, 5, 7}));
+}
+
+TEST(SlowRuns, ASideWhoseRunsDoNotSplitTakesTheOthersThreshold) {
+  // Head has one slow run only: too few to be a state of its own, but past the base's threshold
+  // from head's own lower quartile.
+  const std::vector<double> base = {1.00, 1.70, 1.00, 1.80, 1.01, 1.00, 1.75, 0.99};
+  const std::vector<double> head = {1.06, 1.06, 1.05, 1.90, 1.06, 1.07, 1.06, 1.05};
+  const std::array<std::vector<double>, 2> sides = {base, head};
+  const auto selection = select_blocks(sides, Direction::lower_is_better);
+  ASSERT_TRUE(selection);
+  EXPECT_EQ(selection->slow_runs, 4U);
+  EXPECT_EQ(selection->slow_blocks, 1U);  // block 3
+  EXPECT_EQ(selection->mixed_blocks, 2U); // blocks 1 and 6
+}
+
+TEST(SlowRuns, NoStatesOrTooFewBlocksLeftMeanEveryBlockIsCompared) {
+  const std::vector<double> quiet = {1.00, 1.01, 0.99, 1.00, 1.02, 1.00};
+  const std::array<std::vector<double>, 2> both_quiet = {quiet, quiet};
+  EXPECT_FALSE(select_blocks(both_quiet, Direction::lower_is_better));
+  // Every block mixed: nothing would be left.
+  const std::vector<double> base = {1.0, 1.8, 1.0, 1.7, 1.0, 1.9};
+  const std::vector<double> head = {1.8, 1.0, 1.7, 1.0, 1.9, 1.0};
+  const std::array<std::vector<double>, 2> crossed = {base, head};
+  EXPECT_FALSE(select_blocks(crossed, Direction::lower_is_better));
+  const std::array<std::vector<double>, 2> uneven = {base, quiet};
+  EXPECT_FALSE(select_blocks(std::span(uneven).first(0), Direction::lower_is_better));
+  const std::array<std::vector<double>, 2> lengths = {base, std::vector<double>{1.0}};
+  EXPECT_FALSE(select_blocks(lengths, Direction::lower_is_better));
+}
+
+// By simulation: with no change, the selected blocks' paired intervals cover 1 about 95% of the
+// time; with a 6% change they cover 1.06 as often, and they are far narrower than all blocks'.
+TEST(SlowRuns, SelectedBlocksKeepTheIntervalsHonestAndNarrow) {
+  Rng rng(2026, 0);
+  constexpr int k_trials = 400;
+  for (const double ratio : {1.0, 1.06}) {
+    int covered = 0;
+    double narrow = 0;
+    double wide = 0;
+    for (int trial = 0; trial < k_trials; ++trial) {
+      const auto blocks = simulate(Machine{}, 30, ratio, rng);
+      const std::array<std::vector<double>, 2> sides = {blocks.base, blocks.head};
+      const auto selection = select_blocks(sides, Direction::lower_is_better);
+      ASSERT_TRUE(selection) << trial;
+      const auto kept = compare_paired(kept_values(blocks.base, *selection),
+                                       kept_values(blocks.head, *selection));
+      const auto all = compare_paired(blocks.base, blocks.head);
+      ASSERT_TRUE(kept && all);
+      covered += kept->ratio.lower <= ratio && ratio <= kept->ratio.upper ? 1 : 0;
+      narrow += std::log(kept->ratio.upper / kept->ratio.lower);
+      wide += std::log(all->ratio.upper / all->ratio.lower);
+    }
+    const double coverage = static_cast<double>(covered) / k_trials;
+    EXPECT_GE(coverage, 0.92) << "ratio " << ratio;
+    EXPECT_LE(coverage, 0.98) << "ratio " << ratio;
+    EXPECT_LT(narrow, wide / 3) << "ratio " << ratio;
+  }
+}
+
+TEST(SlowRuns, TheStatesFoundAreTheStatesTheMachineWasIn) {
+  Rng rng(11, 0);
+  const auto blocks = simulate(Machine{}, 60, 1.06, rng);
+  const auto found = find_slow_runs(blocks.base, Direction::lower_is_better);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->slow, blocks.base_slow);
+}
+
+} // namespace
+} // namespace culprit::stats
