@@ -129,6 +129,35 @@ TEST_F(InstrumentCli, AProgramThatCrashesUnderValgrindSaysWhatItsLogSaid) {
   EXPECT_THAT(run.err, HasSubstr("its log ends:"));
 }
 
+// A program built for a CPU newer than Valgrind's simulated one: Valgrind stops it at the first
+// instruction it cannot decode (SIGILL), and says so in its log. A stand-in valgrind writes what
+// Valgrind 3.19 writes there; the message says what to do about it.
+TEST_F(InstrumentCli, AnInstructionValgrindLacksIsNamedWithWhatToDo) {
+  const auto bin = temp / "valgrind-bin";
+  std::filesystem::create_directories(bin);
+  write_executable(bin / "valgrind", R"sh(#!/bin/sh
+for arg in "$@"; do
+  case "$arg" in --log-file=*) log=$(echo "${arg#--log-file=}" | sed "s/%p/$$/") ;; esac
+done
+{
+  echo "vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0x7C 0x48 0x10 0x0 0xC5 0xF8 0x77 0x48"
+  echo "vex amd64->IR:   REX=0 REX.W=0 REX.R=0 REX.X=0 REX.B=0"
+  echo "==$$== valgrind: Unrecognised instruction at address 0x109171."
+  echo "==$$== Process terminating with default action of signal 4 (SIGILL)"
+} >"$log"
+kill -ILL $$
+)sh");
+  const std::map<std::string, std::string> env = {
+      {"PATH", bin.string() + ":" + std::string(std::getenv("PATH"))}};
+  const auto run = culprit_cli(
+      {"run", base, "--instrument", "valgrind", "--min-runs", "2", "--max-runs", "2"}, env);
+  EXPECT_EQ(run.exit_code, 4) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("uses an instruction that Valgrind's simulated CPU lacks "
+                                 "(AVX-512 or a newer extension)"));
+  EXPECT_THAT(run.err, HasSubstr("-march=x86-64-v3"));
+  EXPECT_EQ(run.err.find("error:"), run.err.rfind("error:")) << "one error line: " << run.err;
+}
+
 // --instrument perf with a stand-in for Linux perf that speaks its CSV: instructions are the
 // sum the program prints (so they follow WORK) plus a jitter of a few counts, as a real CPU's
 // counts vary a little; they go through the ordinary statistics.
