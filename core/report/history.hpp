@@ -75,6 +75,10 @@ std::vector<ChangePoint> changes_of(const History& history, const Series& series
 // commit); commits git does not know (an import for a commit since rewritten away) are left out.
 CommitLabels commit_labels(const git::Repository& repo, const History& history);
 
+// "1.234 ms [1.230 ms, 1.240 ms]": a point's level with its interval; a point of one run has no
+// spread between runs to make one from, and says so: "197.0 ns (one run: no interval)".
+std::string point_level(const SeriesPoint& point, std::string_view unit);
+
 // "+8.0% [+6.9%, +9.1%] (ratio 1.080)": a change point's step with its interval.
 std::string step_text(const ChangePoint& change);
 // What a change point rests on: "runs of one session (2026-11-25 02:00 UTC)", or "runs of 2

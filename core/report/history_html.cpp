@@ -137,11 +137,9 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
     const auto& p = series.points[i];
     out +=
         fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>{}: "
-                    "{} [{}, {}], {}, host {}</title></circle>\n",
+                    "{}, {}, host {}</title></circle>\n",
                     x(static_cast<double>(i)), y(p.median), html_escape(label_of(p.commit, labels)),
-                    html_escape(report::format_quantity(p.median, series.unit)),
-                    html_escape(report::format_quantity(p.ci[0], series.unit)),
-                    html_escape(report::format_quantity(p.ci[1], series.unit)),
+                    html_escape(point_level(p, series.unit)),
                     report::counted(p.runs, "run", "runs"), html_escape(p.host_id.substr(0, 12)));
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" "

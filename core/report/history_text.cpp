@@ -89,6 +89,14 @@ std::vector<std::string> session_notes(const Series& series, double notable) {
   return notes;
 }
 
+std::string point_level(const SeriesPoint& point, std::string_view unit) {
+  if (point.runs <= 1)
+    return fmt::format("{} (one run: no interval)", report::format_quantity(point.median, unit));
+  return fmt::format("{} [{}, {}]", report::format_quantity(point.median, unit),
+                     report::format_quantity(point.ci[0], unit),
+                     report::format_quantity(point.ci[1], unit));
+}
+
 std::vector<ChangePoint> changes_of(const History& history, const Series& series) {
   std::vector<ChangePoint> changes;
   for (const auto& change : history.change_points)
@@ -135,13 +143,9 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
     out += fmt::format("  {}\n", sparkline(medians, glyphs));
     const auto& first = series.points.front();
     const auto& last = series.points.back();
-    out += fmt::format("  {} {} [{}, {}]  ->  {} {} [{}, {}]\n", first.commit.substr(0, 12),
-                       report::format_quantity(first.median, series.unit),
-                       report::format_quantity(first.ci[0], series.unit),
-                       report::format_quantity(first.ci[1], series.unit), last.commit.substr(0, 12),
-                       report::format_quantity(last.median, series.unit),
-                       report::format_quantity(last.ci[0], series.unit),
-                       report::format_quantity(last.ci[1], series.unit));
+    out += fmt::format("  {} {}  ->  {} {}\n", first.commit.substr(0, 12),
+                       point_level(first, series.unit), last.commit.substr(0, 12),
+                       point_level(last, series.unit));
     for (const auto& note : session_notes(series, k_notable_session_shift))
       out += fmt::format("  {}\n", note);
     if (!series.no_change_reason.empty())

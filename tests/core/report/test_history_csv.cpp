@@ -55,5 +55,33 @@ TEST(HistoryCsv, TextCellsAreNeutralisedAndNumbersAreNot) {
                              "\\x1b]0;title\\x07\n"));
 }
 
+// A point of one run (an import of one result) has no spread between runs: its level is shown
+// without an interval, and says why, in the text and on the page.
+TEST(HistoryPoints, APointOfOneRunSaysItHasNoInterval) {
+  History history;
+  Series series{"gemm", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  SeriesPoint one;
+  one.commit = one.last_commit = "c0";
+  one.median = 197e-9;
+  one.ci = {197e-9, 197e-9};
+  one.runs = 1;
+  SeriesPoint five = one;
+  five.commit = five.last_commit = "c1";
+  five.median = 2e-7;
+  five.ci = {1.9e-7, 2.1e-7};
+  five.runs = 5;
+  series.points = {one, five};
+  history.series.push_back(series);
+
+  EXPECT_EQ(point_level(series.points[0], "s"), "197.0 ns (one run: no interval)");
+  EXPECT_EQ(point_level(series.points[1], "s"), "200.0 ns [190.0 ns, 210.0 ns]");
+  const auto text = render_text(history, {}, Glyphs::ascii);
+  EXPECT_THAT(text, HasSubstr("c0 197.0 ns (one run: no interval)  ->  c1 200.0 ns [190.0 ns, "
+                              "210.0 ns]"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("[197.0 ns, 197.0 ns]")));
+  const auto page = render_html(history, {});
+  EXPECT_THAT(page, HasSubstr("197.0 ns (one run: no interval), 1 run"));
+}
+
 } // namespace
 } // namespace culprit::history
