@@ -21,6 +21,10 @@ namespace {
 
 constexpr std::string_view k_out_flag = "--callgrind-out-file=";
 constexpr std::string_view k_profile_prefix = "callgrind.out.";
+// Google Benchmark's timed loop: State::StartKeepRunning() starts it, FinishKeepRunning() ends it.
+constexpr std::string_view k_loop_start = "benchmark::State::StartKeepRunning*";
+constexpr std::string_view k_loop_finish = "benchmark::State::FinishKeepRunning*";
+constexpr std::string_view k_loop_trigger = "--dump-before=benchmark::State::FinishKeepRunning";
 
 // Callgrind with the caches and branch predictor simulated, following every process the run
 // starts, each writing a profile of its own (%p: its pid) and its messages to a log beside it.
@@ -31,6 +35,8 @@ std::vector<std::string> valgrind_argv(const std::filesystem::path& valgrind,
           "--cache-sim=yes",
           "--branch-sim=yes",
           "--trace-children=yes",
+          "--dump-after=" + std::string(k_loop_start),
+          "--dump-before=" + std::string(k_loop_finish),
           std::string(k_out_flag) + (dir / "callgrind.out.%p").string(),
           "--log-file=" + (dir / "valgrind.log.%p").string()};
 }
@@ -156,6 +162,9 @@ Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::p
                        ec.message());
   wrap(request, valgrind_argv(valgrind, dir));
   request.timeout = Seconds(request.timeout.count() * k_valgrind_slowdown);
+  // A Google Benchmark program: one iteration a repetition, and no lazy binding in the first loop.
+  request.env.try_emplace("BENCHMARK_MIN_TIME", "0");
+  request.env.try_emplace("LD_BIND_NOW", "1");
   return request;
 }
 
@@ -198,8 +207,53 @@ ExecRequest unwrapped(const ExecRequest& request) {
   return original;
 }
 
+namespace {
+
+// Google Benchmark's timed loops, matched in order to the iteration rows: a value per repetition
+// of each case, per iteration. None when they do not match one to one. A usage error when there
+// were more loops than rows of one thread: Google Benchmark ran several batches a case (a
+// --benchmark_min_time on the command line), and how many depends on the machine's speed, so
+// neither the loops nor the whole program would count the same twice.
+Result<std::optional<std::vector<CaseSamples>>>
+gbench_samples(std::span<const ValgrindCounts> dumps, std::span<const IterationRow> rows) {
+  std::vector<const ValgrindCounts*> loops;
+  for (const auto& dump : dumps)
+    if (dump.trigger.starts_with(k_loop_trigger))
+      loops.push_back(&dump);
+  const bool one_thread = std::ranges::all_of(
+      rows, [](const IterationRow& row) { return row.threads == 1 && row.iterations >= 1; });
+  if (one_thread && !rows.empty() && loops.size() > rows.size())
+    return usage_error("Google Benchmark ran {} timed loops for {} repetitions under Valgrind: a "
+                       "--benchmark_min_time in the run command makes it run batches until they "
+                       "fill that time, so its counts follow the machine's speed; leave it out "
+                       "under --instrument valgrind (culprit asks for one iteration a repetition "
+                       "with BENCHMARK_MIN_TIME=0)",
+                       loops.size(), rows.size());
+  if (loops.empty() || loops.size() != rows.size() || !one_thread)
+    return std::optional<std::vector<CaseSamples>>();
+  std::vector<CaseSamples> samples;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::map<std::string, double> per_iteration;
+    for (const auto& [metric, value] : loops[i]->counts)
+      per_iteration[metric] = value / rows[i].iterations;
+    for (auto& one : valgrind_samples(rows[i].case_name, per_iteration)) {
+      const auto same = std::ranges::find_if(samples, [&](const CaseSamples& s) {
+        return s.case_name == one.case_name && s.metric == one.metric;
+      });
+      if (same == samples.end())
+        samples.push_back(std::move(one));
+      else
+        same->values.insert(same->values.end(), one.values.begin(), one.values.end());
+    }
+  }
+  return std::optional(std::move(samples));
+}
+
+} // namespace
+
 Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& dir,
-                                                 std::string_view whole_case) {
+                                                 std::string_view whole_case,
+                                                 std::span<const IterationRow> rows) {
   std::vector<std::filesystem::path> profiles;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -225,6 +279,11 @@ Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& di
   // A program that names its cases: only their dumps count (what ran outside them, the shell
   // that started it included, is set-up); any other: every dump of every process, as one case.
   const bool named = std::ranges::any_of(dumps, [](const auto& d) { return !d.name.empty(); });
+  if (!named) {
+    CULPRIT_TRY_ASSIGN(auto loops, gbench_samples(dumps, rows));
+    if (loops)
+      return std::move(*loops);
+  }
   for (const auto& dump : dumps) {
     if (named && dump.name.empty())
       continue;
@@ -253,7 +312,8 @@ std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request) 
 }
 
 Result<std::vector<CaseSamples>> instrument_samples(const ExecRequest& request,
-                                                    std::string_view whole_case) {
+                                                    std::string_view whole_case,
+                                                    std::span<const IterationRow> rows) {
   if (const auto file = ncu_counts_file(request))
     return parse_ncu_csv(read_file(*file).value_or(""));
   if (const auto file = perf_counts_file(request)) {
@@ -261,7 +321,7 @@ Result<std::vector<CaseSamples>> instrument_samples(const ExecRequest& request,
     return perf_samples(whole_case, counts);
   }
   if (const auto dir = counts_dir(request))
-    return counted_samples(*dir, whole_case);
+    return counted_samples(*dir, whole_case, rows);
   return std::vector<CaseSamples>{};
 }
 

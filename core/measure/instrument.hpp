@@ -6,15 +6,25 @@
 // the run's own. What they executed becomes metrics of the run (core/parsers/valgrind_counts.hpp:
 // instructions, data reads and writes, L1 and last-level misses, branches and mispredictions,
 // and estimated cycles, a model). A program that names its cases with Callgrind's client request
-// CALLGRIND_DUMP_STATS_AT("case") is counted per case, from those dumps; any other program is
-// counted as a whole, every process of the run together, as one case named after the program
-// (as the `time` format names its case). The counts do not depend on the machine's load, so two
-// runs of one build agree exactly; the benchmark's own times, taken 20 to 100 times slower under
-// the simulation, are kept but say little.
+// CALLGRIND_DUMP_STATS_AT("case") is counted per case, from those dumps. A Google Benchmark
+// program is counted per case too: Callgrind dumps as each timed loop starts and just before it
+// finishes (--dump-after=benchmark::State::StartKeepRunning*, --dump-before=benchmark::State::
+// FinishKeepRunning*), so that the second dump holds the loop alone, and the loops are matched in
+// order to the program's iteration rows (one per repetition), divided by their iterations. The
+// run's environment sets BENCHMARK_MIN_TIME=0, so that each repetition is one batch of one
+// iteration (Google Benchmark otherwise grows its batches until they fill half a second, 50 times
+// slower under the simulation), and LD_BIND_NOW=1, so that the first loop does not also count the
+// dynamic linker resolving FinishKeepRunning. Where the loops and rows do not match one to one (a
+// --benchmark_min_time on the command line, several threads, a row with an error) the program is
+// counted as a whole. Any other program is counted as a whole, every process of the run together,
+// as one case named after the program (as the `time` format names its case). The counts do not
+// depend on the machine's load, so two runs of one build agree exactly; the benchmark's own times,
+// taken 20 to 100 times slower under the simulation, are kept but say little.
 
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,21 +88,25 @@ std::optional<std::filesystem::path> perf_counts_file(const ExecRequest& request
 // The directory of the run's counts of a request made by under_valgrind, under_perf or
 // under_ncu (removed after the run); empty for any other request.
 std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request);
-// What the instrument of such a request counted, as samples (one value each): Valgrind's per
-// case named by a dump, else the whole run as `whole_case`; perf's as `whole_case`; ncu's per
-// kernel. Errors: counts missing or unreadable; a usage error when perf found no counters.
+// What the instrument of such a request counted, as samples: Valgrind's per case named by a dump,
+// per Google Benchmark case (`rows`: the run's iteration rows, one value each), else the whole
+// run as `whole_case`; perf's as `whole_case`; ncu's per kernel. Errors: counts missing or
+// unreadable; a usage error when perf found no counters.
 Result<std::vector<CaseSamples>> instrument_samples(const ExecRequest& request,
-                                                    std::string_view whole_case);
+                                                    std::string_view whole_case,
+                                                    std::span<const IterationRow> rows = {});
 
 // The command a request made by under_valgrind, under_perf or under_ncu wraps, with its own
 // timeout; any other as it is.
 ExecRequest unwrapped(const ExecRequest& request);
 
-// What the profiles in `dir` counted, as samples (one value each): per case named by a dump,
+// What the profiles in `dir` counted, as samples: per case named by a dump (one value each), per
+// Google Benchmark case when its timed loops match `rows` one to one (a value per repetition),
 // else the whole run as `whole_case`. Errors: no profile (the program did not run under
 // Valgrind), or one that cannot be read.
 Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& dir,
-                                                 std::string_view whole_case);
+                                                 std::string_view whole_case,
+                                                 std::span<const IterationRow> rows = {});
 
 // Why a run under Valgrind failed, for its record: the outcome of `original` (the command it
 // wrapped) and the last lines of Valgrind's logs in `dir`; an instruction the simulated CPU lacks

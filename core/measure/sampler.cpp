@@ -301,6 +301,7 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
     if (parse.time.case_name.empty()) // the `time` format's case: the program
       parse.time.case_name = command_name(counted ? unwrapped(request) : request);
     auto parsed = parse_run_output(ran, parse);
+    std::vector<IterationRow> rows;
     if (!parsed) {
       record.status = store::RunStatus::parse_error;
       record.message = parsed.error().message;
@@ -310,12 +311,13 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       record.status = store::RunStatus::parse_error;
       record.message = "the benchmark printed no samples";
     } else {
+      rows = std::move(parsed->iteration_rows);
       record.samples = std::move(parsed->samples);
       record.cases = std::move(parsed->cases);
       record.device = std::move(parsed->device);
     }
     if (counted && record.status == store::RunStatus::ok) {
-      auto counts = instrument_samples(request, parse.time.case_name);
+      auto counts = instrument_samples(request, parse.time.case_name, rows);
       if (counts) {
         record.samples.insert(record.samples.end(), std::make_move_iterator(counts->begin()),
                               std::make_move_iterator(counts->end()));

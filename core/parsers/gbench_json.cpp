@@ -175,6 +175,14 @@ struct RowReader {
     CULPRIT_TRY_ASSIGN(const auto error_occurred,
                        fields.optional_bool(row, "error_occurred", path));
     CULPRIT_TRY_ASSIGN(const auto message, fields.optional_string(row, "error_message", path));
+    IterationRow ran{name};
+    if (const auto it = row.find("iterations"); it != row.end() && it->is_number())
+      ran.iterations = it->get<double>();
+    if (const auto it = row.find("threads"); it != row.end() && it->is_number_integer())
+      ran.threads = it->get<int>();
+    if (error_occurred.value_or(false) || message)
+      ran.iterations = 0;
+    output.iteration_rows.push_back(std::move(ran));
     if (error_occurred.value_or(false)) {
       if (failed_cases.insert(name).second)
         output.errors.push_back(CaseError{name, message.value_or("error_occurred")});

@@ -10,6 +10,8 @@
 //   comes from GbenchOptions, else from its name (higher-is-better when it says it is a rate:
 //   per_second, /s, rate, flop, throughput, bandwidth), else lower-is-better;
 // - error_occurred rows become a CaseError per case; rows skipped with a message, a warning.
+// Every iteration row is also listed in the order it came (ParsedOutput::iteration_rows), with
+// its iterations and threads.
 // Each case's first row also gives its work per iteration (CaseInfo), for the roofline model:
 // bytes = bytes_per_second x cpu_time (SetBytesProcessed; Google Benchmark divides rates by the
 // CPU time unless a benchmark uses UseRealTime, which the JSON does not record); FLOPs from a

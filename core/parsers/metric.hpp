@@ -65,8 +65,19 @@ struct CaseError {
 };
 
 // Everything parsed from one run's output.
+// One repetition of a Google Benchmark case, in the order the program ran them: what Callgrind's
+// dumps of its timed loops are matched to (core/measure/instrument.hpp). iterations 0: the row
+// reported an error or a skip, and its loop may not have run.
+struct IterationRow {
+  std::string case_name;
+  double iterations = 1;
+  int threads = 1;
+  friend bool operator==(const IterationRow&, const IterationRow&) = default;
+};
+
 struct ParsedOutput {
   std::vector<CaseSamples> samples;
+  std::vector<IterationRow> iteration_rows; // Google Benchmark only
   std::vector<CaseInfo> cases;
   std::optional<DeviceInfo> device;
   std::vector<CaseError> errors;

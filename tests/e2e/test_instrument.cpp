@@ -281,6 +281,91 @@ exit $status
 
 // culprit's own harness marks each case with Callgrind's client requests: a case is counted alone,
 // one call of it, without the harness around it. kernels_bench_cpu is such a program.
+// A Google Benchmark program under Valgrind: each case is counted from its own timed loop (one
+// iteration a repetition), so a case whose loop does more work is slower by exactly that, and a
+// case that did not change is the same, exactly, beside it.
+TEST(InstrumentGbench, EachCaseIsCountedFromItsOwnTimedLoop) {
+  TempDir temp{"culprit-instrument-gbench"};
+  ScratchRepo repo{temp / "project"};
+  repo.write("bench.cc", R"(#include <benchmark/benchmark.h>
+#include "work.h"
+static void BM_work(benchmark::State& state) {
+  for (auto _ : state) {
+    long x = 0;
+    for (long i = 0; i < WORK * state.range(0); ++i)
+      benchmark::DoNotOptimize(x += i);
+  }
+}
+BENCHMARK(BM_work)->Arg(1)->Arg(2);
+static void BM_steady(benchmark::State& state) {
+  for (auto _ : state) {
+    long x = 0;
+    for (long i = 0; i < 500; ++i)
+      benchmark::DoNotOptimize(x += i);
+  }
+}
+BENCHMARK(BM_steady);
+BENCHMARK_MAIN();
+)");
+  repo.write("work.h", "#define WORK 1000\n");
+  repo.write(
+      "culprit.toml",
+      "[build]\ncommand = \"c++ -O1 -o {build}/bench {src}/bench.cc -lbenchmark -lpthread\"\n"
+      "[run]\ncommand = \"{build}/bench --benchmark_format=json "
+      "--benchmark_repetitions=2\"\nformat = \"gbench\"\n");
+  const auto base = repo.commit("the benchmark");
+  repo.write("work.h", "#define WORK 1100\n");
+  const auto slower = repo.commit("10% more work in each loop");
+  const auto json = temp / "compare.json";
+  const auto compare = run_culprit({"--cache-dir", (temp / "cache").string(), "compare", base,
+                                    slower, "--instrument", "valgrind", "--json", json.string()},
+                                   repo.dir());
+  ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  std::map<std::string, const EvidenceComparison*> by_case;
+  for (const auto& c : evidence->comparisons) {
+    EXPECT_EQ(c.metric, "instructions") << c.case_name;
+    by_case[c.case_name] = &c;
+  }
+  ASSERT_EQ(by_case.size(), 3U) << compare.out;
+  for (const auto* name : {"BM_work/1", "BM_work/2"}) {
+    ASSERT_TRUE(by_case.contains(name)) << name << compare.out;
+    const auto& c = *by_case[name];
+    EXPECT_EQ(c.verdict, "slower") << name;
+    EXPECT_EQ(c.ci[0], c.ci[1]) << name << ": exact";
+    // A loop of four instructions an iteration, plus the few of the loop's own set-up.
+    EXPECT_NEAR(c.ratio, 1.1, 0.005) << name;
+  }
+  ASSERT_TRUE(by_case.contains("BM_steady")) << compare.out;
+  EXPECT_EQ(by_case["BM_steady"]->verdict, "same");
+  EXPECT_EQ(by_case["BM_steady"]->ratio, 1.0);
+  // Each run holds a count per repetition, all the same.
+  for (const auto& m : evidence->measurements) {
+    if (m.metric != "instructions")
+      continue;
+    for (const auto& run : m.runs) {
+      ASSERT_EQ(run.size(), 2U) << m.case_name;
+      EXPECT_EQ(run[0], run[1]) << m.case_name;
+      EXPECT_EQ(run[0], m.runs[0][0]) << m.case_name;
+    }
+  }
+
+  // A minimum time on the command line makes Google Benchmark run batches until they fill it:
+  // counts that follow the machine's speed are refused at the first run, with what to do.
+  repo.write(
+      "culprit.toml",
+      "[build]\ncommand = \"c++ -O1 -o {build}/bench {src}/bench.cc -lbenchmark -lpthread\"\n"
+      "[run]\ncommand = \"{build}/bench --benchmark_format=json "
+      "--benchmark_min_time=0.01\"\nformat = \"gbench\"\n");
+  const auto timed = repo.commit("a minimum time");
+  const auto refused = run_culprit(
+      {"--cache-dir", (temp / "cache").string(), "run", timed, "--instrument", "valgrind"},
+      repo.dir());
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("leave it out under --instrument valgrind"));
+}
+
 TEST(InstrumentHarness, EachCaseIsCountedAloneOneCallOfIt) {
   const std::filesystem::path bench =
       std::filesystem::path(CULPRIT_BINARY_DIR) / "kernels" / "kernels_bench_cpu";

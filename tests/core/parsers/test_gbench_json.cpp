@@ -141,6 +141,18 @@ TEST(GbenchJson, ReportsErrorRowsOncePerCase) {
   EXPECT_EQ(find_samples(*parsed, "BM_Broken", "real_time"), nullptr);
 }
 
+// Every iteration row in the order it came, with its iterations and threads (what Valgrind's
+// counts of each timed loop are matched to); an error row has no iterations to count.
+TEST(GbenchJson, ListsTheIterationRowsInTheOrderTheyRan) {
+  const auto parsed = parse_gbench_json(fixture("repetitions.json"));
+  ASSERT_TRUE(parsed);
+  ASSERT_EQ(parsed->iteration_rows.size(), 15U);
+  EXPECT_EQ(parsed->iteration_rows[0], (IterationRow{"BM_Copy/1024", 1925340, 1}));
+  EXPECT_EQ(parsed->iteration_rows[3], (IterationRow{"BM_Copy/65536", 9179, 1}));
+  EXPECT_EQ(parsed->iteration_rows[9], (IterationRow{"BM_Slow", 931, 1}));
+  EXPECT_EQ(parsed->iteration_rows[14], (IterationRow{"BM_Broken", 0, 1}));
+}
+
 TEST(GbenchJson, ReadsBareNanAndInfinityCountersAsAbsent) {
   const auto parsed = parse_gbench_json(fixture("nan_counters.json"));
   ASSERT_TRUE(parsed) << parsed.error().message;
