@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -54,6 +55,13 @@ Blocks simulate(const Machine& machine, std::size_t blocks, double ratio, Rng& r
   return out;
 }
 
+// The blocks of two sides (times) to compare.
+std::optional<BlockSelection> select_two(const std::vector<double>& base,
+                                         const std::vector<double>& head) {
+  const std::array<std::vector<double>, 2> sides = {base, head};
+  return select_blocks(sides, Direction::lower_is_better);
+}
+
 TEST(SlowRuns, RunsSlowFromStartToEndAreTheUpperOfTwoStates) {
   const std::vector<double> levels = {1.00, 1.01, 1.62, 0.99, 1.80, 1.00, 1.02, 1.95,
                                       1.01, 0.98, 1.70, 1.00, 1.01, 1.55, 1.00, 0.99};
@@ -95,8 +103,7 @@ TEST(SlowRuns, BlocksWithARunInEachStateAreLeftOut) {
   //                                  fast  fast  mixed mixed slow  fast  slow  fast
   const std::vector<double> base = {1.00, 1.01, 1.70, 1.00, 1.60, 0.99, 1.80, 1.00};
   const std::vector<double> head = {1.06, 1.05, 1.06, 1.75, 1.70, 1.06, 1.92, 1.07};
-  const std::array<std::vector<double>, 2> sides = {base, head};
-  const auto selection = select_blocks(sides, Direction::lower_is_better);
+  const auto selection = select_two(base, head);
   ASSERT_TRUE(selection);
   EXPECT_EQ(selection->fast_blocks, 4U);
   EXPECT_EQ(selection->slow_blocks, 2U);
@@ -114,8 +121,7 @@ TEST(SlowRuns, SlowBlocksThatScatterMoreThanTwiceTheFastOnesAreLeftOut) {
   // The slow blocks' runs were slowed by different factors: their ratios say nothing.
   const std::vector<double> base = {1.00, 1.01, 1.50, 1.00, 1.95, 0.99, 1.50, 1.00};
   const std::vector<double> head = {1.06, 1.05, 1.98, 1.06, 1.55, 1.07, 2.00, 1.05};
-  const std::array<std::vector<double>, 2> sides = {base, head};
-  const auto selection = select_blocks(sides, Direction::lower_is_better);
+  const auto selection = select_two(base, head);
   ASSERT_TRUE(selection);
   EXPECT_EQ(selection->slow_blocks, 3U);
   EXPECT_FALSE(selection->slow_blocks_used);
@@ -127,8 +133,7 @@ TEST(SlowRuns, ASideWhoseRunsDoNotSplitTakesTheOthersThreshold) {
   // from head's own lower quartile.
   const std::vector<double> base = {1.00, 1.70, 1.00, 1.80, 1.01, 1.00, 1.75, 0.99};
   const std::vector<double> head = {1.06, 1.06, 1.05, 1.90, 1.06, 1.07, 1.06, 1.05};
-  const std::array<std::vector<double>, 2> sides = {base, head};
-  const auto selection = select_blocks(sides, Direction::lower_is_better);
+  const auto selection = select_two(base, head);
   ASSERT_TRUE(selection);
   EXPECT_EQ(selection->slow_runs, 4U);
   EXPECT_EQ(selection->slow_blocks, 1U);  // block 3
