@@ -116,4 +116,14 @@ std::vector<double> kept_values(std::span<const double> values, const BlockSelec
   return kept;
 }
 
+std::optional<BlockSelection> keep_selected_blocks(std::span<std::vector<double>> sides,
+                                                   Direction direction, std::size_t at_least) {
+  auto selection = select_blocks(sides, direction);
+  if (!selection || selection->kept.size() < at_least)
+    return std::nullopt;
+  for (auto& side : sides)
+    side = kept_values(side, *selection);
+  return selection;
+}
+
 } // namespace culprit::stats

@@ -58,4 +58,9 @@ std::optional<BlockSelection> select_blocks(std::span<const std::vector<double>>
 // The values of the kept blocks, in order.
 std::vector<double> kept_values(std::span<const double> values, const BlockSelection& selection);
 
+// select_blocks, and every side cut down to the kept blocks; none, with the sides as they were,
+// when every block is to be compared or fewer than `at_least` blocks would be kept.
+std::optional<BlockSelection> keep_selected_blocks(std::span<std::vector<double>> sides,
+                                                   Direction direction, std::size_t at_least = 2);
+
 } // namespace culprit::stats

@@ -77,11 +77,8 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
         const auto options = paired_options(compare.decide, selected.direction);
         std::array<std::vector<double>, 2> values = {stats::run_values(runs.runs[0], statistic),
                                                      stats::run_values(runs.runs[1], statistic)};
-        if (compare.statistic().automatic) {
-          if (const auto selection = stats::select_blocks(values, to_stats(selected.direction)))
-            for (auto& side : values)
-              side = stats::kept_values(side, *selection);
-        }
+        if (compare.statistic().automatic)
+          stats::keep_selected_blocks(values, to_stats(selected.direction));
         CULPRIT_TRY_ASSIGN(
             culprit.change,
             lift(stats::compare_paired(values[0], values[1], options), selected.key.case_name));

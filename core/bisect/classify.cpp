@@ -49,12 +49,8 @@ Bisection::position_in(const SelectedCase& selected, Sampler& lane, const Subjec
     values[side] = stats::run_values(blocks.runs[side], statistic);
   // Whole runs in the slow state: the blocks whose three runs shared a state place the probe,
   // when there are enough of them.
-  if (m_settings.compare.statistic().automatic) {
-    if (const auto selection = stats::select_blocks(values, to_stats(selected.direction));
-        selection && selection->kept.size() >= k_min_blocks)
-      for (auto& side : values)
-        side = stats::kept_values(side, *selection);
-  }
+  if (m_settings.compare.statistic().automatic)
+    stats::keep_selected_blocks(values, to_stats(selected.direction), k_min_blocks);
   CULPRIT_TRY_ASSIGN(auto position, lift(stats::paired_step_position(values[0], values[1],
                                                                      values[2], step_options()),
                                          selected.key.case_name));

@@ -116,15 +116,13 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
   // Whole runs in the slow state: the blocks whose runs shared a state are compared.
   verdict.selection.reset();
   if (settings.statistic().automatic) {
-    const std::array<std::vector<double>, 2> sides = {base, head};
-    verdict.selection = stats::select_blocks(sides, to_stats(direction));
+    std::array<std::vector<double>, 2> sides = {std::move(base), std::move(head)};
+    verdict.selection = stats::keep_selected_blocks(sides, to_stats(direction));
+    base = std::move(sides[0]);
+    head = std::move(sides[1]);
     verdict.one_sample_runs = std::ranges::all_of(blocks.runs, [](const stats::Runs& runs) {
       return std::ranges::all_of(runs, [](const auto& run) { return run.size() == 1; });
     });
-    if (verdict.selection) {
-      base = stats::kept_values(base, *verdict.selection);
-      head = stats::kept_values(head, *verdict.selection);
-    }
   }
   verdict.levels = {stats::evaluate(stats::RunStatistic::median(), base),
                     stats::evaluate(stats::RunStatistic::median(), head)};

@@ -117,6 +117,18 @@ TEST(SlowRuns, BlocksWithARunInEachStateAreLeftOut) {
             (std::vector<double>{1.06, 1.05, 1.70, 1.06, 1.92, 1.07}));
 }
 
+TEST(SlowRuns, TheSidesAreCutToTheKeptBlocksOnlyWhenEnoughAreLeft) {
+  const std::vector<double> base = {1.00, 1.01, 1.70, 1.00, 1.60, 0.99, 1.80, 1.00};
+  const std::vector<double> head = {1.06, 1.05, 1.06, 1.75, 1.70, 1.06, 1.92, 1.07};
+  std::array<std::vector<double>, 2> sides = {base, head};
+  EXPECT_FALSE(keep_selected_blocks(sides, Direction::lower_is_better, 7));
+  EXPECT_EQ(sides[0], base) << "fewer than 7 kept: the sides as they were";
+  const auto kept = keep_selected_blocks(sides, Direction::lower_is_better);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(sides[0], (std::vector<double>{1.00, 1.01, 1.60, 0.99, 1.80, 1.00}));
+  EXPECT_EQ(sides[1], kept_values(head, *kept));
+}
+
 TEST(SlowRuns, SlowBlocksThatScatterMoreThanTwiceTheFastOnesAreLeftOut) {
   // The slow blocks' runs were slowed by different factors: their ratios say nothing.
   const std::vector<double> base = {1.00, 1.01, 1.50, 1.00, 1.95, 0.99, 1.50, 1.00};
