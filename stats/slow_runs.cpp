@@ -20,11 +20,6 @@ constexpr double k_slow_block_scatter = 2.0;
 // the slow blocks are then compared.
 constexpr std::size_t k_min_fast_blocks = 3;
 
-double median_of(std::vector<double> values) {
-  std::ranges::sort(values);
-  return quantile_of_sorted(values, 0.5);
-}
-
 } // namespace
 
 double BlockSelection::slow_share() const {
@@ -96,7 +91,8 @@ std::optional<BlockSelection> select_blocks(std::span<const std::vector<double>>
   selection.slow_blocks = slow.size();
   selection.slow_blocks_used =
       !slow.empty() && (fast.size() < k_min_fast_blocks ||
-                        median_of(slow_spread) <= k_slow_block_scatter * median_of(fast_spread));
+                        median(slow_spread).value_or(0.0) <=
+                            k_slow_block_scatter * median(fast_spread).value_or(0.0));
   selection.kept = fast;
   if (selection.slow_blocks_used) {
     selection.kept.insert(selection.kept.end(), slow.begin(), slow.end());

@@ -99,11 +99,12 @@ TEST(SlowRuns, OneStateOrAGapUnderTenPercentIsNotTwo) {
   EXPECT_FALSE(find_slow_runs(std::vector<double>{1.0, 0.0, 1.8, 1.8}, Direction::lower_is_better));
 }
 
+// Eight blocks of two sides: fast, fast, mixed, mixed, slow, fast, slow, fast.
+const std::vector<double> k_base = {1.00, 1.01, 1.70, 1.00, 1.60, 0.99, 1.80, 1.00};
+const std::vector<double> k_head = {1.06, 1.05, 1.06, 1.75, 1.70, 1.06, 1.92, 1.07};
+
 TEST(SlowRuns, BlocksWithARunInEachStateAreLeftOut) {
-  //                                  fast  fast  mixed mixed slow  fast  slow  fast
-  const std::vector<double> base = {1.00, 1.01, 1.70, 1.00, 1.60, 0.99, 1.80, 1.00};
-  const std::vector<double> head = {1.06, 1.05, 1.06, 1.75, 1.70, 1.06, 1.92, 1.07};
-  const auto selection = select_two(base, head);
+  const auto selection = select_two(k_base, k_head);
   ASSERT_TRUE(selection);
   EXPECT_EQ(selection->fast_blocks, 4U);
   EXPECT_EQ(selection->slow_blocks, 2U);
@@ -113,20 +114,18 @@ TEST(SlowRuns, BlocksWithARunInEachStateAreLeftOut) {
   EXPECT_EQ(selection->runs, 16U);
   EXPECT_EQ(selection->slow_runs, 6U);
   EXPECT_DOUBLE_EQ(selection->slow_share(), 6.0 / 16.0);
-  EXPECT_EQ(kept_values(head, *selection),
+  EXPECT_EQ(kept_values(k_head, *selection),
             (std::vector<double>{1.06, 1.05, 1.70, 1.06, 1.92, 1.07}));
 }
 
 TEST(SlowRuns, TheSidesAreCutToTheKeptBlocksOnlyWhenEnoughAreLeft) {
-  const std::vector<double> base = {1.00, 1.01, 1.70, 1.00, 1.60, 0.99, 1.80, 1.00};
-  const std::vector<double> head = {1.06, 1.05, 1.06, 1.75, 1.70, 1.06, 1.92, 1.07};
-  std::array<std::vector<double>, 2> sides = {base, head};
+  std::array<std::vector<double>, 2> sides = {k_base, k_head};
   EXPECT_FALSE(keep_selected_blocks(sides, Direction::lower_is_better, 7));
-  EXPECT_EQ(sides[0], base) << "fewer than 7 kept: the sides as they were";
+  EXPECT_EQ(sides[0], k_base) << "fewer than 7 kept: the sides as they were";
   const auto kept = keep_selected_blocks(sides, Direction::lower_is_better);
   ASSERT_TRUE(kept);
   EXPECT_EQ(sides[0], (std::vector<double>{1.00, 1.01, 1.60, 0.99, 1.80, 1.00}));
-  EXPECT_EQ(sides[1], kept_values(head, *kept));
+  EXPECT_EQ(sides[1], kept_values(k_head, *kept));
 }
 
 TEST(SlowRuns, SlowBlocksThatScatterMoreThanTwiceTheFastOnesAreLeftOut) {
