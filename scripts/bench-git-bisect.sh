@@ -12,8 +12,11 @@
 # Usage: scripts/bench-git-bisect.sh [TRIALS=5] [COMMITS=64] [STEP=0.20]
 # Environment: INSTRUMENT=valgrind (or perf) bisects by counts (--instrument), confirming the
 # culprit in time; SCALE sets the iterations per unit of work (default 500000: about 0.2 s; under
-# Valgrind, 5000 keeps a run near half a second).
-# Needs a built culprit (build/release/cli/culprit) and cc.
+# Valgrind, 5000 keeps a run near half a second). PROGRAM=gbench makes the program a Google
+# Benchmark one (bench.cc, one case, `format = "gbench"`, built with c++ against libbenchmark, each
+# timed run filling BENCHMARK_MIN_TIME, default 0.05 s, set in the recipe's [run] env and in the
+# judge's), and the judge reads the case's real_time from its JSON.
+# Needs a built culprit (build/release/cli/culprit) and cc (PROGRAM=gbench: c++, libbenchmark-dev).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 culprit="$root/build/release/cli/culprit"
@@ -21,6 +24,9 @@ trials=${1:-5}
 commits=${2:-64}
 step=${3:-0.20}
 scale=${SCALE:-500000}
+program=${PROGRAM:-c}
+min_time=${MIN_TIME:-0.05}
+[[ $program == c || $program == gbench ]] || { echo "bench-git-bisect: PROGRAM is c or gbench" >&2; exit 2; }
 instrument=()
 [[ -n ${INSTRUMENT:-} ]] && instrument=(--instrument "$INSTRUMENT")
 [[ -x $culprit ]] || { echo "bench-git-bisect: build culprit first (cmake --build --preset release)" >&2; exit 2; }
@@ -35,7 +41,34 @@ make_repo() { # dir culprit-index
   local work_units=$base
   mkdir -p "$dir"
   git_quiet -C "$dir" init -q -b main
-  cat >"$dir/bench.c" <<'C'
+  if [[ $program == gbench ]]; then
+    cat >"$dir/bench.cc" <<'CC'
+#include <benchmark/benchmark.h>
+#include <cstdint>
+#include "notes.h"
+#include "work.h"
+volatile const char* revision = REVISION; // every commit builds a different binary
+static void BM_work(benchmark::State& state) {
+  for (auto _ : state) {
+    std::uint64_t x = static_cast<std::uint64_t>(revision[0]);
+    for (long i = 0; i < WORK * SCALE; ++i)
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    benchmark::DoNotOptimize(x);
+  }
+}
+BENCHMARK(BM_work);
+BENCHMARK_MAIN();
+CC
+    cat >"$dir/culprit.toml" <<T
+[build]
+command = "c++ -O2 -o {build}/bench {src}/bench.cc -lbenchmark -lpthread"
+[run]
+command = "{build}/bench --benchmark_format=json"
+format = "gbench"
+env = { BENCHMARK_MIN_TIME = "$min_time" }
+T
+  else
+    cat >"$dir/bench.c" <<'C'
 #include <stdint.h>
 #include "notes.h"
 #include "work.h"
@@ -50,13 +83,14 @@ int main(void) {
   return 0;
 }
 C
-  cat >"$dir/culprit.toml" <<'T'
+    cat >"$dir/culprit.toml" <<'T'
 [build]
 command = "cc -O2 -o {build}/bench {src}/bench.c"
 [run]
 command = "{build}/bench"
 format = "time"
 T
+  fi
   echo "#define WORK $work_units" >"$dir/work.h"
   echo "#define SCALE ${scale}L" >>"$dir/work.h"
   echo '#define REVISION "revision 0"' >"$dir/notes.h"
@@ -76,17 +110,36 @@ T
 
 git_bisect() { # dir -> prints the first bad commit
   local dir=$1
-  cat >"$work/judge.sh" <<'J'
+  if [[ $program == gbench ]]; then
+    # The script people write for a Google Benchmark program: build, run once, read real_time (ns).
+    cat >"$work/judge.sh" <<J
+#!/usr/bin/env bash
+c++ -O2 -o bench bench.cc -lbenchmark -lpthread || exit 125
+ns=\$(BENCHMARK_MIN_TIME=$min_time ./bench --benchmark_format=json | /usr/bin/python3 -c 'import json,sys; print(int(json.load(sys.stdin)["benchmarks"][0]["real_time"]))')
+(( ns > THRESHOLD_NS )) && exit 1 || exit 0
+J
+  else
+    cat >"$work/judge.sh" <<'J'
 #!/usr/bin/env bash
 cc -O2 -o bench bench.c || exit 125
 start=$(date +%s%N); ./bench; end=$(date +%s%N)
 (( end - start > THRESHOLD_NS )) && exit 1 || exit 0
 J
+  fi
   local good bad t_good t_bad
   good=$(git -C "$dir" rev-list --max-parents=0 HEAD)
   bad=$(git -C "$dir" rev-parse HEAD)
-  time_of() { git -C "$dir" checkout -q "$1" && (cd "$dir" && cc -O2 -o bench bench.c &&
-    local s=$(date +%s%N) && ./bench && echo $(($(date +%s%N) - s))); }
+  time_of() { # commit -> one run's time in ns, measured as the judge measures it
+    git -C "$dir" checkout -q "$1"
+    if [[ $program == gbench ]]; then
+      (cd "$dir" && c++ -O2 -o bench bench.cc -lbenchmark -lpthread &&
+        BENCHMARK_MIN_TIME=$min_time ./bench --benchmark_format=json |
+        /usr/bin/python3 -c 'import json,sys; print(int(json.load(sys.stdin)["benchmarks"][0]["real_time"]))')
+    else
+      (cd "$dir" && cc -O2 -o bench bench.c && local s=$(date +%s%N) && ./bench &&
+        echo $(($(date +%s%N) - s)))
+    fi
+  }
   t_good=$(time_of "$good")
   t_bad=$(time_of "$bad")
   local threshold
@@ -101,6 +154,7 @@ J
 
 echo "culprit env:"
 "$culprit" env 2>&1 | sed 's/^/  /'
+echo "program: $program"
 printf '%5s %8s | %8s %8s | %8s %8s | %6s | %s\n' trial planted culprit seconds git seconds ratio \
   "culprit's runs"
 c_exact=0 g_exact=0 c_total=0 g_total=0
@@ -133,4 +187,4 @@ print(" ".join(f"{k}={v}" for k,v in sorted(r.items())))' "$work/evidence-$trial
     "$g_ok" "$g_seconds" "$(awk -v a="$c_seconds" -v b="$g_seconds" 'BEGIN { print a / b }')" "$runs"
 done
 awk -v t="$trials" -v ce="$c_exact" -v ge="$g_exact" -v ct="$c_total" -v gt="$g_total" -v n="$commits" -v s="$step" \
-  -v lane="${INSTRUMENT:-time}" 'BEGIN { printf "%d commits, a %.0f%% step, culprit by %s: culprit exact %d of %d, %.1f s a bisection; git bisect run exact %d of %d, %.1f s; culprit/git %.1fx\n", n, s * 100, lane, ce, t, ct / t, ge, t, gt / t, ct / gt }'
+  -v lane="${INSTRUMENT:-time}" -v p="$program" 'BEGIN { printf "%d commits of a %s program, a %.0f%% step, culprit by %s: culprit exact %d of %d, %.1f s a bisection; git bisect run exact %d of %d, %.1f s; culprit/git %.1fx\n", n, p, s * 100, lane, ce, t, ct / t, ge, t, gt / t, ct / gt }'

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/parsers/ncu_csv.hpp"
 #include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
+#include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
 
 namespace culprit {
@@ -56,10 +58,29 @@ std::vector<std::string> ncu_argv(const std::filesystem::path& ncu,
           "--log-file",         file.string()};
 }
 
-// `request`'s command after `wrapper` (a string command through /bin/sh -c).
+// The program a string command runs, as its words, when it is one simple command of a program
+// found where the shell would find it: the instrument starts it itself, without a shell under it
+// to simulate or count (under Valgrind, the shell's own start costs about as much as the
+// program's). None: the command is run by /bin/sh -c.
+std::optional<std::vector<std::string>> program_words(const ExecRequest& request,
+                                                      const std::string& command) {
+  auto words = report::simple_command_words(command);
+  if (!words || request.env.contains("PATH")) // the shell would search the run's own PATH
+    return std::nullopt;
+  const auto& program = words->front();
+  if (program.find('/') == std::string::npos && !host::find_on_path(program))
+    return std::nullopt; // a shell function or built-in, or nothing: the shell says which
+  return words;
+}
+
+// `request`'s command after `wrapper` (a string command through /bin/sh -c unless it is one
+// simple command of a program).
 void wrap(ExecRequest& request, std::vector<std::string> wrapper) {
   if (const auto* shell = std::get_if<std::string>(&request.command)) {
-    wrapper.insert(wrapper.end(), {"/bin/sh", "-c", *shell});
+    if (auto words = program_words(request, *shell))
+      wrapper.insert(wrapper.end(), words->begin(), words->end());
+    else
+      wrapper.insert(wrapper.end(), {"/bin/sh", "-c", *shell});
   } else {
     const auto& command = std::get<std::vector<std::string>>(request.command);
     wrapper.insert(wrapper.end(), command.begin(), command.end());
@@ -163,7 +184,9 @@ Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::p
   wrap(request, valgrind_argv(valgrind, dir));
   request.timeout = Seconds(request.timeout.count() * k_valgrind_slowdown);
   // A Google Benchmark program: one iteration a repetition, and no lazy binding in the first loop.
-  request.env.try_emplace("BENCHMARK_MIN_TIME", "0");
+  // A minimum time in the recipe's environment is for its timed runs (a bisection confirms in time
+  // with it): counts take one iteration whatever it says.
+  request.env.insert_or_assign("BENCHMARK_MIN_TIME", "0");
   request.env.try_emplace("LD_BIND_NOW", "1");
   return request;
 }

@@ -11,10 +11,11 @@
 // finishes (--dump-after=benchmark::State::StartKeepRunning*, --dump-before=benchmark::State::
 // FinishKeepRunning*), so that the second dump holds the loop alone, and the loops are matched in
 // order to the program's iteration rows (one per repetition), divided by their iterations. The
-// run's environment sets BENCHMARK_MIN_TIME=0, so that each repetition is one batch of one
-// iteration (Google Benchmark otherwise grows its batches until they fill half a second, 50 times
-// slower under the simulation), and LD_BIND_NOW=1, so that the first loop does not also count the
-// dynamic linker resolving FinishKeepRunning. Where the loops and rows do not match one to one (a
+// run's environment sets BENCHMARK_MIN_TIME=0 (in place of the recipe's, which is for its timed
+// runs), so that each repetition is one batch of one iteration (Google Benchmark otherwise grows
+// its batches until they fill half a second, 50 times slower under the simulation), and
+// LD_BIND_NOW=1, so that the first loop does not also count the dynamic linker resolving
+// FinishKeepRunning. Where the loops and rows do not match one to one (a
 // --benchmark_min_time on the command line, several threads, a row with an error) the program is
 // counted as a whole. Any other program is counted as a whole, every process of the run together,
 // as one case named after the program (as the `time` format names its case). The counts do not

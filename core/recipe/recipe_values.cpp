@@ -98,6 +98,10 @@ std::string build_recipe_hash(const BuildRecipe& build) {
   return hash_bytes(part.dump());
 }
 
+// Raised whenever what an instrument counts of the same run changes, so that counts stored the
+// earlier way are not compared with new ones as if they were the same measurement.
+constexpr int k_counting_revision = 2;
+
 std::string run_recipe_hash(const RunRecipe& run) {
   nlohmann::json command;
   std::visit([&](const auto& c) { command = c; }, run.command);
@@ -108,8 +112,12 @@ std::string run_recipe_hash(const RunRecipe& run) {
   // Only when it is not the default, so that the measurements of earlier recipes stay theirs.
   if (run.cwd != RunCwd::scratch)
     part["cwd"] = to_string(run.cwd);
-  if (run.instrument != Instrument::time)
+  if (run.instrument != Instrument::time) {
     part["instrument"] = to_string(run.instrument);
+    // What a counted run counts, by revision: 2 starts a simple string command's program without
+    // a shell under the instrument (the shell's own counts are no longer in the whole program's).
+    part["counting"] = k_counting_revision;
+  }
   return hash_bytes(part.dump());
 }
 

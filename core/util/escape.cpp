@@ -1,6 +1,7 @@
 #include "core/util/escape.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -237,6 +238,50 @@ std::string shell_command(const std::vector<std::string>& argv) {
     out += shell_quote(arg);
   }
   return out;
+}
+
+std::optional<std::vector<std::string>> simple_command_words(std::string_view command) {
+  // POSIX's special built-ins and the regular ones that act on the shell itself.
+  static constexpr std::array<std::string_view, 27> k_builtins = {
+      ".",      "alias",  "bg",    "break",   "cd",   "command", "continue", "eval",  "exec",
+      "exit",   "export", "fg",    "getopts", "hash", "jobs",    "local",    "read",  "readonly",
+      "return", "set",    "shift", "times",   "trap", "type",    "ulimit",   "umask", "unset"};
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  const auto blank = [&] { return command[i] == ' ' || command[i] == '\t'; };
+  while (i < command.size()) {
+    if (blank()) {
+      ++i;
+      continue;
+    }
+    std::string word;
+    while (i < command.size() && !blank()) {
+      const char c = command[i];
+      if (c == '\'' || c == '"') {
+        const auto end = command.find(c, i + 1);
+        if (end == std::string_view::npos)
+          return std::nullopt;
+        const auto quoted = command.substr(i + 1, end - i - 1);
+        if (c == '"' && quoted.find_first_of("$`\\") != std::string_view::npos)
+          return std::nullopt;
+        word += quoted;
+        i = end + 1;
+      } else if (shell_safe(c)) {
+        word += c;
+        ++i;
+      } else {
+        return std::nullopt;
+      }
+    }
+    words.push_back(std::move(word));
+  }
+  if (words.empty() || words.front().empty())
+    return std::nullopt;
+  const auto& first = words.front();
+  if (first.find('=') != std::string::npos ||
+      std::ranges::find(k_builtins, first) != k_builtins.end())
+    return std::nullopt;
+  return words;
 }
 
 std::string csv_field(std::string_view text) {

@@ -5,6 +5,7 @@
 // "| **x**", "\x1b[31m"); each format has one function here that makes it inert, and every
 // renderer, report and terminal line (messages included) passes foreign strings through it.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,13 @@ std::string csv_text_cell(std::string_view text);
 // quotes otherwise, and in $'...' with escapes when it holds control characters.
 std::string shell_quote(std::string_view arg);
 std::string shell_command(const std::vector<std::string>& argv);
+
+// The words of a shell command that is one simple command of plain words, as /bin/sh would pass
+// them to the program: words of safe characters, '...' and "..." (without $, ` or \ inside),
+// separated by blanks, the first neither an assignment nor a shell builtin that changes the
+// shell or the words after it (cd, exec, eval, ...). Anything else (a pipe, a redirection, a
+// variable, a glob, a second command): none, and the command is the shell's to run.
+std::optional<std::vector<std::string>> simple_command_words(std::string_view command);
 
 // GitHub Actions workflow commands (::error ...::message): the message escapes % CR LF, a
 // property value also : and , (as the Actions toolkit does); both are terminal_safe too.

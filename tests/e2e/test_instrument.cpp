@@ -351,6 +351,37 @@ BENCHMARK_MAIN();
     }
   }
 
+  // A minimum time in the recipe's environment is for timed runs: under the instrument culprit
+  // asks for one iteration a repetition in its place, and the counts are those of one loop.
+  repo.write(
+      "culprit.toml",
+      "[build]\ncommand = \"c++ -O1 -o {build}/bench {src}/bench.cc -lbenchmark -lpthread\"\n"
+      "[run]\ncommand = \"{build}/bench --benchmark_format=json\"\nformat = \"gbench\"\n"
+      "env = { BENCHMARK_MIN_TIME = \"0.05\" }\n");
+  const auto env_timed = repo.commit("a minimum time for timed runs");
+  const auto env_json = temp / "env.json";
+  const auto counted =
+      run_culprit({"--cache-dir", (temp / "cache").string(), "run", env_timed, "--instrument",
+                   "valgrind", "--min-runs", "2", "--json", env_json.string()},
+                  repo.dir());
+  ASSERT_EQ(counted.exit_code, 0) << counted.out << counted.err;
+  const auto env_evidence = load_evidence(env_json);
+  ASSERT_TRUE(env_evidence) << env_evidence.error().message;
+  std::map<std::string, double> env_counts;
+  for (const auto& m : env_evidence->measurements)
+    if (m.metric == "instructions" && !m.runs.empty() && !m.runs[0].empty())
+      env_counts[m.case_name] = m.runs[0][0];
+  ASSERT_TRUE(env_counts.contains("BM_work/1")) << counted.out;
+  // The same loop as the slower commit's (WORK 1100): one iteration, not a batch.
+  int compared = 0;
+  for (const auto& m : evidence->measurements) {
+    if (m.metric == "instructions" && m.case_name == "BM_work/1" && m.commit == slower) {
+      EXPECT_EQ(env_counts["BM_work/1"], m.runs[0][0]);
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 1);
+
   // A minimum time on the command line makes Google Benchmark run batches until they fill it:
   // counts that follow the machine's speed are refused at the first run, with what to do.
   repo.write(

@@ -1,3 +1,7 @@
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -74,6 +78,57 @@ TEST(Escape, ShellQuotingRoundTripsThroughTheShell) {
   EXPECT_EQ(shell_quote("a\x1b[31m'"), "$'a\\x1b[31m\\''");
   EXPECT_EQ(shell_command({"culprit", "bisect", "--case", "sgemm/*"}),
             "culprit bisect --case 'sgemm/*'");
+}
+
+// The words /bin/sh makes of `command`, each in brackets.
+std::string words_by_the_shell(const std::string& command) {
+  const auto script = "set -- " + command + "; for w in \"$@\"; do printf '[%s]' \"$w\"; done";
+  std::string out;
+  if (FILE* pipe = popen(script.c_str(), "r")) { // popen runs it with /bin/sh -c
+    char buffer[256];
+    while (const auto n = fread(buffer, 1, sizeof buffer, pipe))
+      out.append(buffer, n);
+    pclose(pipe);
+  }
+  return out;
+}
+
+TEST(Escape, ASimpleCommandSplitsIntoTheWordsTheShellWouldPass) {
+  for (const std::string command :
+       {"/tmp/b/bench --benchmark_format=json", "  bench\t-x  'two words'  ",
+        "'/tmp/my dir/bench' --out=a,b:c@d%e+f", "b \"quoted words\" x'y'\"z\"", "b ''"}) {
+    const auto words = simple_command_words(command);
+    ASSERT_TRUE(words) << command;
+    std::string bracketed;
+    for (const auto& w : *words)
+      bracketed += "[" + w + "]";
+    EXPECT_EQ(bracketed, words_by_the_shell(command)) << command;
+  }
+  EXPECT_EQ(simple_command_words("bench 'two words' x"),
+            (std::vector<std::string>{"bench", "two words", "x"}));
+  // What only a shell does: pipes, redirections, lists, variables, globs, escapes, assignments,
+  // built-ins that act on the shell, unbalanced quotes.
+  for (const std::string command : {"bench | tee out",
+                                    "bench > out",
+                                    "bench; other",
+                                    "bench && other",
+                                    "bench $HOME",
+                                    "bench \"$HOME\"",
+                                    "bench *.json",
+                                    "bench a\\ b",
+                                    "X=1 bench",
+                                    "cd dir",
+                                    "exec bench",
+                                    "eval bench",
+                                    "bench 'open",
+                                    "bench `date`",
+                                    "bench ~/x",
+                                    "bench # comment",
+                                    "",
+                                    "  ",
+                                    "(bench)",
+                                    "bench &"})
+    EXPECT_FALSE(simple_command_words(command)) << command;
 }
 
 TEST(Escape, GithubCommandsEscapeAsTheActionsToolkitDoes) {
