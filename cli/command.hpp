@@ -49,6 +49,7 @@ std::unique_ptr<Command> make_env_command();
 std::unique_ptr<Command> make_track_command();
 std::unique_ptr<Command> make_history_command();
 std::unique_ptr<Command> make_triage_command();
+std::unique_ptr<Command> make_regressions_command();
 std::unique_ptr<Command> make_import_command();
 std::unique_ptr<Command> make_worker_command();
 

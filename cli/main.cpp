@@ -31,6 +31,8 @@ const std::array k_commands = {
     CommandEntry{"history", "per-case series with CIs and change points", make_history_command},
     CommandEntry{"triage", "confirm and bisect every new change point; group by culprit",
                  make_triage_command},
+    CommandEntry{"regressions", "the regressions triage found: list, show, ack, wontfix, reopen",
+                 make_regressions_command},
     CommandEntry{"import", "take results made elsewhere into the store", make_import_command},
     CommandEntry{"worker", "(internal) run a measurement batch on a cluster node",
                  make_worker_command},

@@ -67,7 +67,15 @@ public:
     auto file = write_document(ctx, *document);
     if (!file)
       return report(file.error());
-    print_summary(summary_stream(m_flags.outputs), *outcome, document->json, *file);
+    auto regressions =
+        history::update_regressions(*ledger, *outcome, *document, settings.host_id, file->string(),
+                                    settings.bisect.compare.decide.threshold,
+                                    [&ctx](const std::string& culprit, const std::string& fix) {
+                                      return ctx.repo.is_ancestor(culprit, fix);
+                                    });
+    if (!regressions)
+      return report(regressions.error());
+    print_summary(summary_stream(m_flags.outputs), *outcome, document->json, *file, *regressions);
     auto others = m_flags.outputs;
     others.json.clear();
     if (others.any()) {
@@ -157,14 +165,23 @@ private:
   }
 
   static void print_summary(std::FILE* out, const history::TriageOutcome& outcome,
-                            const nlohmann::json& document, const std::filesystem::path& file) {
+                            const nlohmann::json& document, const std::filesystem::path& file,
+                            const history::RegressionUpdate& regressions) {
+    // The regression record a finding is: its id, and whether this triage first found it.
+    const auto record_of = [&](const std::string& commit) -> std::string {
+      for (const auto* list : {&regressions.recorded, &regressions.seen})
+        for (const auto& r : *list)
+          if (r.culprit == commit)
+            return fmt::format(" [{}{}]", r.id, list == &regressions.recorded ? ", new" : "");
+      return "";
+    };
     for (const auto& finding : document.at("findings")) {
       // A finding is one commit: its bisect holds that one culprit, with every case it moved.
       const auto& cases = finding.at("bisect").at("culprits").at(0).at("cases");
-      print_to(out, "{} {} {}\n  {}, {}:\n", finding.at("kind").get<std::string>(),
-               finding.at("commit").get<std::string>().substr(0, 12),
-               on_terminal(finding.at("subject").get<std::string>()),
-               on_terminal(finding.at("author").get<std::string>()),
+      const auto commit = finding.at("commit").get<std::string>();
+      print_to(out, "{} {} {}{}\n  {}, {}:\n", finding.at("kind").get<std::string>(),
+               commit.substr(0, 12), on_terminal(finding.at("subject").get<std::string>()),
+               record_of(commit), on_terminal(finding.at("author").get<std::string>()),
                report::counted(cases.size(), "case", "cases"));
       for (const auto& c : cases)
         print_to(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
@@ -181,14 +198,18 @@ private:
                  on_terminal(change.change.case_name),
                  change.change.regression() ? "regression" : "improvement",
                  change.note.empty() ? "" : " (" + on_terminal(change.note) + ")");
-    const auto regressions = static_cast<std::size_t>(
+    for (const auto& fixed : regressions.fixed)
+      print_to(out, "fixed {} (culprit {} {}): every case back within the threshold after {}\n",
+               fixed.id, fixed.culprit.substr(0, 12), on_terminal(fixed.subject),
+               fixed.fixed_by.substr(0, 12));
+    const auto found = static_cast<std::size_t>(
         std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }));
     print_to(out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",
              report::counted(outcome.changes.size(), "change point", "change points"),
              outcome.changes.size() - outcome.count(history::TriageStatus::handled_before),
              outcome.count(history::TriageStatus::handled_before),
-             report::counted(regressions, "regression finding", "regression findings"),
-             report::counted(outcome.findings.size() - regressions, "improvement finding",
+             report::counted(found, "regression finding", "regression findings"),
+             report::counted(outcome.findings.size() - found, "improvement finding",
                              "improvement findings"),
              on_terminal(file.string()));
   }

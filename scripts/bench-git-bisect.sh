@@ -15,7 +15,8 @@
 # Valgrind, 5000 keeps a run near half a second). PROGRAM=gbench makes the program a Google
 # Benchmark one (bench.cc, one case, `format = "gbench"`, built with c++ against libbenchmark, each
 # timed run filling BENCHMARK_MIN_TIME, default 0.05 s, set in the recipe's [run] env and in the
-# judge's), and the judge reads the case's real_time from its JSON.
+# judge's), and the judge reads the case's real_time from its JSON. THRESHOLD passes culprit a
+# --threshold (a 2% step needs one under culprit's default 2%).
 # Needs a built culprit (build/release/cli/culprit) and cc (PROGRAM=gbench: c++, libbenchmark-dev).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,6 +30,7 @@ min_time=${MIN_TIME:-0.05}
 [[ $program == c || $program == gbench ]] || { echo "bench-git-bisect: PROGRAM is c or gbench" >&2; exit 2; }
 instrument=()
 [[ -n ${INSTRUMENT:-} ]] && instrument=(--instrument "$INSTRUMENT")
+[[ -n ${THRESHOLD:-} ]] && instrument+=(--threshold "$THRESHOLD")
 [[ -x $culprit ]] || { echo "bench-git-bisect: build culprit first (cmake --build --preset release)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-vs-git-XXXXXX")
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Runs the benchmarks of the tool itself (tests/benchmarks/bench_*) and prints their figures.
-# Usage: scripts/bench.sh [NAME...]   (default: every benchmark)
+# Usage: scripts/bench.sh [NAME...]   (default: every bench_* benchmark)
+# Two more names run culprit against `git bisect run` through the binaries (minutes each):
+#   counted   the counted lane's figures: generated histories of 64 and 256 commits of a Google
+#             Benchmark program with a 3% step (and 64 with a 2% step at --threshold 1%), by
+#             --instrument valgrind, by time, and by git bisect run (scripts/bench-git-bisect.sh)
+#   kestrel   the demo's kestrel, the same three ways (scripts/bench-kestrel.sh)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -13,5 +18,15 @@ if ((${#names[@]} == 0)); then
 fi
 for name in "${names[@]}"; do
   echo "== $name"
-  "build/release/tests/benchmarks/$name"
+  case $name in
+  counted)
+    for commits in 64 256; do
+      INSTRUMENT=valgrind PROGRAM=gbench SCALE=20000 bash scripts/bench-git-bisect.sh 10 "$commits" 0.03
+      PROGRAM=gbench SCALE=20000 bash scripts/bench-git-bisect.sh 5 "$commits" 0.03
+    done
+    THRESHOLD=1% INSTRUMENT=valgrind PROGRAM=gbench SCALE=20000 bash scripts/bench-git-bisect.sh 10 64 0.02
+    ;;
+  kestrel) bash scripts/bench-kestrel.sh 3 ;;
+  *) "build/release/tests/benchmarks/$name" ;;
+  esac
 done

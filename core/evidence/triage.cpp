@@ -117,4 +117,84 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
   return TriageDocument{std::move(evidence), std::move(document)};
 }
 
+namespace {
+
+// A finding's culprit as the document describes it: cases, subject, author, owners.
+const EvidenceCulprit* described(const TriageDocument& document, const Finding& finding) {
+  if (!document.evidence.bisect)
+    return nullptr;
+  const auto& culprits = document.evidence.bisect->culprits;
+  const auto it = std::ranges::find(culprits, finding.commit, &EvidenceCulprit::commit);
+  return it == culprits.end() ? nullptr : &*it;
+}
+
+std::vector<RegressionCase> regression_cases(const EvidenceCulprit& culprit) {
+  std::vector<RegressionCase> cases(culprit.cases.size());
+  std::ranges::transform(culprit.cases, cases.begin(), [](const EvidenceCulpritCase& c) {
+    return RegressionCase{c.name, c.metric, c.ratio, c.ci, c.share};
+  });
+  return cases;
+}
+
+} // namespace
+
+Result<RegressionUpdate> update_regressions(
+    Ledger& ledger, const TriageOutcome& outcome, const TriageDocument& document,
+    const std::string& host_id, const std::string& evidence_file, double threshold,
+    const std::function<Result<bool>(const std::string& culprit, const std::string& fix)>&
+        descends) {
+  RegressionUpdate update;
+  const auto now = store::now();
+  std::vector<Improvement> improvements;
+  for (const auto& finding : outcome.findings) {
+    const auto* culprit = described(document, finding);
+    if (culprit == nullptr)
+      continue;
+    if (!finding.regression) {
+      improvements.push_back({finding.commit, regression_cases(*culprit)});
+      continue;
+    }
+    Regression found{.id = regression_id(host_id, finding.commit),
+                     .host_id = host_id,
+                     .culprit = finding.commit,
+                     .subject = culprit->subject,
+                     .author = culprit->author,
+                     .cases = regression_cases(*culprit),
+                     .owners = culprit->owners,
+                     .evidence = {evidence_file},
+                     .first_seen = now,
+                     .last_seen = now};
+    CULPRIT_TRY_ASSIGN(const bool added, ledger.record_regression(found, "triage"));
+    (added ? update.recorded : update.seen).push_back(std::move(found));
+  }
+  if (improvements.empty())
+    return update;
+  CULPRIT_TRY_ASSIGN(const auto held, ledger.regressions(host_id));
+  for (const auto& regression : held) {
+    if (!is_open(regression.state))
+      continue;
+    for (const auto& improvement : improvements) {
+      if (!fixes(improvement, regression, threshold))
+        continue;
+      CULPRIT_TRY_ASSIGN(const bool after, descends(regression.culprit, improvement.commit));
+      if (!after)
+        continue;
+      CULPRIT_TRY(ledger.transition(
+          regression.id, regression.state,
+          {.at = now,
+           .state = RegressionState::fixed,
+           .who = "triage",
+           .note = fmt::format("every case back within {:.1f}% of its level before {}",
+                               threshold * 100, regression.culprit.substr(0, 12)),
+           .commit = improvement.commit}));
+      auto closed = regression;
+      closed.state = RegressionState::fixed;
+      closed.fixed_by = improvement.commit;
+      update.fixed.push_back(std::move(closed));
+      break;
+    }
+  }
+  return update;
+}
+
 } // namespace culprit::history

@@ -8,6 +8,9 @@
 // Builds, measurements and confirmations of every bisection are in the usual lists.
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +18,7 @@
 #include "core/evidence/evidence.hpp"
 #include "core/exec/executor.hpp"
 #include "core/git/repository.hpp"
+#include "core/history/ledger.hpp"
 #include "core/history/triage.hpp"
 #include "core/measure/sampler.hpp"
 #include "core/util/error.hpp"
@@ -33,5 +37,22 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
                                        const git::Repository& repo, const BuildCache* cache,
                                        Executor* executor, Sampler& sampler, double confidence,
                                        std::uint64_t seed);
+
+// What a triage did to the regressions the ledger keeps (core/history/regressions.hpp).
+struct RegressionUpdate {
+  std::vector<Regression> recorded; // first found by this triage
+  std::vector<Regression> seen;     // held already, found again
+  std::vector<Regression> fixed;    // closed: fixed_by names the improvement's commit
+};
+
+// Records each regression finding of `document` (one record per culprit commit, with its cases,
+// subject, author, owners and `evidence_file`) and closes each open regression of `host_id` that
+// an improvement finding of the same triage brought back within `threshold` (history::fixes),
+// when `descends(culprit, fix)` says the improvement came after the culprit.
+Result<RegressionUpdate> update_regressions(
+    Ledger& ledger, const TriageOutcome& outcome, const TriageDocument& document,
+    const std::string& host_id, const std::string& evidence_file, double threshold,
+    const std::function<Result<bool>(const std::string& culprit, const std::string& fix)>&
+        descends);
 
 } // namespace culprit::history

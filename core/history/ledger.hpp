@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/history/regressions.hpp"
 #include "core/store/records.hpp"
 #include "core/store/sqlite.hpp"
 #include "core/util/error.hpp"
@@ -98,6 +99,17 @@ public:
 
   Status record_handled(const HandledChange& change);
   Result<std::vector<HandledChange>> handled(std::string_view host_id);
+
+  // Regressions (core/history/regressions.hpp). record_regression adds one that is not held yet
+  // (state bisected, an event by `who`) and returns true; for one it holds, it refreshes the
+  // cases and last_seen and adds the evidence file, leaving its state alone, and returns false.
+  Result<bool> record_regression(const Regression& found, std::string_view who);
+  // Every regression (of one host when given), oldest first, with its events.
+  Result<std::vector<Regression>> regressions(std::optional<std::string_view> host_id = {});
+  Result<std::optional<Regression>> regression(std::string_view id);
+  // Moves the regression `id` from `from` to `event.state`, with `event`; a usage error when it
+  // is no longer in `from` (someone moved it meanwhile: look again).
+  Status transition(std::string_view id, RegressionState from, const RegressionEvent& event);
 
   [[nodiscard]] const std::filesystem::path& file() const { return m_db.file(); }
 

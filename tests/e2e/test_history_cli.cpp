@@ -168,6 +168,96 @@ TEST_F(HistoryCli, TracksIncrementallyShowsTheStepAndTriageNamesTheCulprit) {
   EXPECT_EQ(snapshot(scratch.dir()), before) << "the user's checkout changed";
 }
 
+// The id a triage's summary gives the regression it recorded, "" when none.
+std::string recorded_id(const std::string& out) {
+  const auto at = out.find(", new]");
+  return at == std::string::npos || at < 8 ? "" : out.substr(at - 8, 8);
+}
+
+TEST_F(HistoryCli, ARegressionIsKeptAcknowledgedAndClosesItselfWhenALaterCommitFixesIt) {
+  ASSERT_EQ(culprit_cli({"track", range(), "--every", "2"}).exit_code, 0);
+  auto triage = culprit_cli({"triage"});
+  ASSERT_EQ(triage.exit_code, 1) << triage.out << triage.err;
+  const auto id = recorded_id(triage.out);
+  ASSERT_THAT(id, ::testing::MatchesRegex("R[0-9a-f]{7}")) << triage.out;
+  EXPECT_THAT(triage.out, HasSubstr("regression " + culprit.substr(0, 12)));
+
+  auto open = culprit_cli({"regressions"});
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  EXPECT_THAT(open.out, ::testing::ContainsRegex(id + " +bisected +" + culprit.substr(0, 12) +
+                                                 "  Do half as much <b>work</b> again  loop \\+"));
+  EXPECT_THAT(open.out, HasSubstr("1 regression\n"));
+
+  auto ack = culprit_cli({"regressions", "ack", id, "--who", "ada", "--note", "mine <script>"});
+  ASSERT_EQ(ack.exit_code, 0) << ack.err;
+  EXPECT_THAT(ack.out, HasSubstr(id + ": bisected -> acknowledged"));
+  auto twice = culprit_cli({"regressions", "ack", id});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_THAT(twice.err, HasSubstr("acknowledged already"));
+  auto unknown = culprit_cli({"regressions", "show", "Rfffffff"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("there is no regression Rfffffff"));
+  auto no_id = culprit_cli({"regressions", "wontfix"});
+  EXPECT_EQ(no_id.exit_code, 2);
+  auto bad_state = culprit_cli({"regressions", "--state", "closed"});
+  EXPECT_EQ(bad_state.exit_code, 2);
+  for (const auto* output : {&twice, &unknown, &no_id, &bad_state})
+    EXPECT_EQ(std::ranges::count(output->err, '\n'), 1) << output->err;
+
+  // A later commit takes the extra work out again: the next nights see the level come back.
+  scratch.write("work", "400000\n");
+  const auto fix = scratch.commit("Do the work once, as before", "Ada Lovelace");
+  for (int i = 0; i < 8; ++i) {
+    scratch.write("bench.c", std::string(k_loop_bench) + "const char culprit_note[] = \"after " +
+                                 std::to_string(i) + "\";\n");
+    scratch.commit("after the fix " + std::to_string(i));
+  }
+  ASSERT_EQ(culprit_cli({"track", range(), "--every", "2"}).exit_code, 0);
+  const auto second_json = temp / "second.json";
+  auto second = culprit_cli({"triage", "--json", second_json.string()});
+  ASSERT_NE(second.exit_code, 1) << "no new regression: " << second.out << second.err;
+  ASSERT_NE(second.exit_code, 2) << second.out << second.err;
+  EXPECT_THAT(second.out, HasSubstr("fixed " + id + " (culprit " + culprit.substr(0, 12)));
+  EXPECT_THAT(second.out, HasSubstr("after " + fix.substr(0, 12)));
+
+  auto none_open = culprit_cli({"regressions"});
+  ASSERT_EQ(none_open.exit_code, 0) << none_open.err;
+  EXPECT_THAT(none_open.out, HasSubstr("0 regressions"));
+  auto fixed = culprit_cli({"regressions", "list", "--state", "fixed", "--json", "-"});
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  const auto listed = nlohmann::json::parse(fixed.out);
+  ASSERT_EQ(listed.at("regressions").size(), 1U) << fixed.out;
+  const auto& closed = listed.at("regressions")[0];
+  EXPECT_EQ(closed.at("id"), id);
+  EXPECT_EQ(closed.at("state"), "fixed");
+  EXPECT_EQ(closed.at("fixed_by"), fix);
+  EXPECT_EQ(closed.at("culprit"), culprit);
+  ASSERT_EQ(closed.at("events").size(), 3U) << closed.dump(2);
+  EXPECT_EQ(closed.at("events")[1].at("who"), "ada");
+  EXPECT_EQ(closed.at("events")[1].at("note"), "mine <script>");
+  EXPECT_EQ(closed.at("events")[2].at("state"), "fixed");
+  EXPECT_EQ(closed.at("evidence").size(), 1U);
+
+  auto late_ack = culprit_cli({"regressions", "ack", id});
+  EXPECT_EQ(late_ack.exit_code, 2);
+  EXPECT_THAT(late_ack.err, HasSubstr("is fixed: reopen it first"));
+  const auto markdown = temp / "bug.md";
+  auto show = culprit_cli({"regressions", "show", id, "--markdown", markdown.string()});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("fixed by " + fix.substr(0, 12)));
+  const auto bug = read_file(markdown);
+  ASSERT_TRUE(bug) << bug.error().message;
+  EXPECT_THAT(*bug, HasSubstr("### " + id));
+  EXPECT_THAT(*bug, ::testing::Not(HasSubstr("<script>")));
+  EXPECT_THAT(*bug, ::testing::Not(HasSubstr("<b>")));
+
+  // Nothing is announced again: the regression, its fix, and the ack all stick.
+  auto third = culprit_cli({"triage"});
+  EXPECT_NE(third.exit_code, 1) << third.out << third.err;
+  EXPECT_THAT(third.out, ::testing::Not(HasSubstr(", new]")));
+  EXPECT_THAT(third.out, ::testing::Not(HasSubstr("fixed R")));
+}
+
 TEST_F(HistoryCli, ImportsResultsAndRefusesToMixHosts) {
   const auto file = temp / "nightly.json";
   std::ofstream(file) << k_gbench;

@@ -146,7 +146,10 @@ TEST(ManPage, RendersWithoutGroffWarnings) {
 TEST(BashCompletion, CompletesCommandsAndFlags) {
   EXPECT_THAT(complete({"bi"}), ElementsAre("bisect"));
   EXPECT_THAT(complete({"bisect", "--go"}), ElementsAre("--good"));
-  EXPECT_THAT(complete({"--repo", ".", "re"}), ElementsAre("report"));
+  EXPECT_THAT(complete({"--repo", ".", "rep"}), ElementsAre("report"));
+  EXPECT_THAT(complete({"re"}), ElementsAre("report", "regressions"));
+  EXPECT_THAT(complete({"regressions", "w"}), ElementsAre("wontfix"));
+  EXPECT_THAT(complete({"regressions", "--state", "a"}), ElementsAre("all", "acknowledged"));
   EXPECT_THAT(complete({"report", "x.json", "--format", "m"}), ElementsAre("markdown"));
   EXPECT_THAT(complete({"compare", "--format", "nv"}), ElementsAre("nvbench"));
   EXPECT_THAT(complete({"--col"}), ElementsAre("--color"));

@@ -1,0 +1,307 @@
+// culprit regressions: the regressions triage found, kept in the history ledger with their state
+// (core/history/regressions.hpp): list them, show one, and move one along (ack, wontfix, reopen).
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+
+#include <fmt/chrono.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "cli/context.hpp"
+#include "cli/flag_checks.hpp"
+#include "cli/output.hpp"
+#include "cli/report_outputs.hpp"
+#include "core/history/ledger.hpp"
+#include "core/measure/case_select.hpp"
+#include "core/util/escape.hpp"
+#include "core/util/format.hpp"
+#include "core/util/fs.hpp"
+#include "core/util/json_text.hpp"
+
+namespace culprit::cli {
+namespace {
+
+std::string when(store::TimePoint at) {
+  return fmt::format("{:%Y-%m-%d %H:%M} UTC", std::chrono::floor<std::chrono::seconds>(at));
+}
+
+std::string percent(double ratio) {
+  return fmt::format("{:+.1f}%", (ratio - 1) * 100);
+}
+
+// "loop +50.2%, copy +3.1%", the cases of one regression.
+std::string cases_line(const history::Regression& r) {
+  std::string out;
+  for (const auto& c : r.cases)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", c.case_name, percent(c.ratio));
+  return out;
+}
+
+// The owners, each escaped for where they are shown, comma-separated.
+template <class Escape> std::string owners_line(const history::Regression& r, Escape escape) {
+  std::string out;
+  for (const auto& owner : r.owners)
+    out += (out.empty() ? "" : ", ") + escape(owner);
+  return out;
+}
+
+nlohmann::json regression_json(const history::Regression& r) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : r.cases) {
+    nlohmann::json one = {
+        {"case", c.case_name}, {"metric", c.metric}, {"ratio", c.ratio}, {"ci", c.ci}};
+    one["share"] = c.share ? nlohmann::json(*c.share) : nlohmann::json(nullptr);
+    cases.push_back(std::move(one));
+  }
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : r.events)
+    events.push_back({{"at", when(e.at)},
+                      {"state", history::to_string(e.state)},
+                      {"who", e.who},
+                      {"note", e.note},
+                      {"commit", e.commit}});
+  return {{"id", r.id},
+          {"state", history::to_string(r.state)},
+          {"culprit", r.culprit},
+          {"subject", r.subject},
+          {"author", r.author},
+          {"host", r.host_id},
+          {"cases", std::move(cases)},
+          {"owners", r.owners},
+          {"evidence", r.evidence},
+          {"first_seen", when(r.first_seen)},
+          {"last_seen", when(r.last_seen)},
+          {"fixed_by", r.fixed_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.fixed_by)},
+          {"events", std::move(events)}};
+}
+
+// One regression in Markdown, ready to paste into a bug.
+std::string regression_markdown(const history::Regression& r) {
+  using report::InTable;
+  using report::markdown_code;
+  using report::markdown_text;
+  std::string out =
+      fmt::format("### {} {}: {}\n\n", r.id, markdown_text(r.subject), history::to_string(r.state));
+  out += fmt::format("- culprit: {} by {}\n", markdown_code(r.culprit), markdown_text(r.author));
+  if (!r.owners.empty())
+    out += fmt::format("- owners: {}\n", owners_line(r, markdown_text));
+  out += fmt::format("- first seen {}, last seen {}\n", when(r.first_seen), when(r.last_seen));
+  if (!r.fixed_by.empty())
+    out += fmt::format("- fixed by {}\n", markdown_code(r.fixed_by));
+  out += "\n| case | change | 95% CI | share |\n|---|---|---|---|\n";
+  for (const auto& c : r.cases)
+    out += fmt::format("| {} | {} | [{:.3f}, {:.3f}] | {} |\n",
+                       markdown_code(c.case_name, InTable::yes), percent(c.ratio), c.ci[0], c.ci[1],
+                       c.share ? fmt::format("{:.0f}%", *c.share * 100) : "-");
+  out += "\n";
+  for (const auto& file : r.evidence)
+    out += fmt::format("- evidence: {}\n", markdown_code(file));
+  for (const auto& e : r.events)
+    out += fmt::format("- {} {}: {}{}\n", when(e.at), markdown_text(e.who),
+                       history::to_string(e.state),
+                       e.note.empty() ? "" : " (" + markdown_text(e.note) + ")");
+  return out + "\n";
+}
+
+std::string regression_text(const history::Regression& r) {
+  std::string out = fmt::format("{} {}  {} {}\n", r.id, history::to_string(r.state),
+                                r.culprit.substr(0, 12), on_terminal(r.subject));
+  out += fmt::format("  {}, first seen {}, last seen {}\n", on_terminal(r.author),
+                     when(r.first_seen), when(r.last_seen));
+  if (!r.owners.empty())
+    out += fmt::format("  owners: {}\n",
+                       owners_line(r, [](const std::string& o) { return on_terminal(o); }));
+  for (const auto& c : r.cases)
+    out += fmt::format("  case {}: {} (ratio {:.3f} [{:.3f}, {:.3f}]){}\n",
+                       on_terminal(c.case_name), percent(c.ratio), c.ratio, c.ci[0], c.ci[1],
+                       c.share ? fmt::format(", {:.0f}% of the whole change", *c.share * 100) : "");
+  if (!r.fixed_by.empty())
+    out += fmt::format("  fixed by {}\n", r.fixed_by.substr(0, 12));
+  for (const auto& file : r.evidence)
+    out += fmt::format("  evidence: {}\n", on_terminal(file));
+  for (const auto& e : r.events)
+    out +=
+        fmt::format("  {} {}: {}{}\n", when(e.at), on_terminal(e.who), history::to_string(e.state),
+                    e.note.empty() ? "" : " (" + on_terminal(e.note) + ")");
+  return out;
+}
+
+class RegressionsCommand final : public Command {
+public:
+  void add_flags(CLI::App& sub) override {
+    sub.add_option("action", m_action, "list (the default), show, ack, wontfix or reopen")
+        ->check(CLI::IsMember({"list", "show", "ack", "wontfix", "reopen"}));
+    sub.add_option("id", m_id, "the regression (show, ack, wontfix, reopen)");
+    sub.add_option("--state", m_states,
+                   "list: only these states (bisected, acknowledged, wontfix, fixed, open, all; "
+                   "default open)");
+    sub.add_option("--owner", m_owner, "list: only those with an owner that contains this text");
+    sub.add_option("--case", m_cases, "list: only those that slowed a case matching these globs");
+    sub.add_option("--note", m_note, "ack, wontfix, reopen: why (kept with the change)");
+    sub.add_option("--who", m_who, "ack, wontfix, reopen: who (default: $USER)");
+    sub.add_option("--json", m_json, "write the regressions as JSON to FILE ('-': stdout)")
+        ->group("Output");
+    sub.add_option("--markdown", m_markdown, "write Markdown to FILE, ready to paste into a bug")
+        ->group("Output");
+  }
+
+  int run(const GlobalOptions& global) override {
+    const std::array<NamedOutput, 2> outputs = {NamedOutput{"--json", m_json},
+                                                NamedOutput{"--markdown", m_markdown}};
+    if (auto writable = check_outputs(outputs); !writable)
+      return report(writable.error());
+    if (m_action != "list" && m_id.empty())
+      return report(usage_error("culprit regressions {} needs the regression's id (see "
+                                "'culprit regressions list')",
+                                m_action)
+                        .error());
+    auto states = chosen_states();
+    if (!states)
+      return report(states.error());
+    auto repo = open_repository(global);
+    if (!repo)
+      return report(repo.error());
+    auto cache = repository_cache(global, *repo);
+    if (!cache)
+      return report(cache.error());
+    auto ledger = history::Ledger::open_in(*cache);
+    if (!ledger)
+      return report(ledger.error());
+    if (m_action == "list")
+      return list(*ledger, *states);
+    auto found = ledger->regression(m_id);
+    if (!found)
+      return report(found.error());
+    if (!*found)
+      return report(usage_error("there is no regression {} in this repository's history; "
+                                "'culprit regressions list --state all' lists them",
+                                report::excerpt(m_id))
+                        .error());
+    if (m_action == "show")
+      return write({**found});
+    return act(*ledger, **found);
+  }
+
+private:
+  Result<std::vector<history::RegressionState>> chosen_states() const {
+    using history::RegressionState;
+    std::vector<RegressionState> states;
+    const auto words = m_states.empty() ? std::vector<std::string>{"open"} : m_states;
+    for (const auto& word : words) {
+      if (word == "open") {
+        states.insert(states.end(), {RegressionState::bisected, RegressionState::acknowledged});
+      } else if (word == "all") {
+        states.insert(states.end(), {RegressionState::bisected, RegressionState::acknowledged,
+                                     RegressionState::wontfix, RegressionState::fixed});
+      } else if (const auto state = history::parse_regression_state(word)) {
+        states.push_back(*state);
+      } else {
+        return usage_error("--state {}: give bisected, acknowledged, wontfix, fixed, open or all",
+                           report::excerpt(word));
+      }
+    }
+    return states;
+  }
+
+  int list(history::Ledger& ledger, const std::vector<history::RegressionState>& states) {
+    auto all = ledger.regressions();
+    if (!all)
+      return report(all.error());
+    std::vector<history::Regression> chosen;
+    for (auto& r : *all) {
+      if (std::ranges::find(states, r.state) == states.end())
+        continue;
+      if (!m_owner.empty() && std::ranges::none_of(r.owners, [&](const std::string& owner) {
+            return owner.find(m_owner) != std::string::npos;
+          }))
+        continue;
+      if (!m_cases.empty() && std::ranges::none_of(r.cases, [&](const auto& c) {
+            return case_matches(c.case_name, m_cases);
+          }))
+        continue;
+      chosen.push_back(std::move(r));
+    }
+    if (m_json != "-") {
+      for (const auto& r : chosen)
+        print_to(stdout, "{:<9}{:<14}{}  {}  {}\n", r.id, history::to_string(r.state),
+                 r.culprit.substr(0, 12), on_terminal(r.subject, 60), on_terminal(cases_line(r)));
+      print_to(stdout, "{}\n", report::counted(chosen.size(), "regression", "regressions"));
+    }
+    return write(chosen, false);
+  }
+
+  // The --json and --markdown files; the text on stdout when `text` (show).
+  int write(const std::vector<history::Regression>& chosen, bool text = true) {
+    if (text && m_json != "-")
+      for (const auto& r : chosen)
+        print_to(stdout, "{}", regression_text(r));
+    if (!m_json.empty()) {
+      nlohmann::json document = {{"kind", "regressions"}, {"regressions", nlohmann::json::array()}};
+      for (const auto& r : chosen)
+        document["regressions"].push_back(regression_json(r));
+      const auto json = json_text(document, 2) + "\n";
+      const auto written = m_json == "-" ? write_stdout(json) : write_file_atomic(m_json, json);
+      if (!written)
+        return report(written.error());
+    }
+    if (!m_markdown.empty()) {
+      std::string markdown;
+      for (const auto& r : chosen)
+        markdown += regression_markdown(r);
+      if (auto written = write_file_atomic(m_markdown, markdown); !written)
+        return report(written.error());
+    }
+    if (auto flushed = finish_stdout(); !flushed)
+      return report(flushed.error());
+    return 0;
+  }
+
+  int act(history::Ledger& ledger, const history::Regression& regression) {
+    const auto action = m_action == "ack"       ? history::RegressionAction::acknowledge
+                        : m_action == "wontfix" ? history::RegressionAction::wontfix
+                                                : history::RegressionAction::reopen;
+    auto next = history::next_state(regression, action);
+    if (!next)
+      return report(next.error());
+    std::string who = m_who;
+    if (who.empty()) {
+      const char* user = std::getenv("USER");
+      who = user != nullptr && *user != '\0' ? user : "unknown";
+    }
+    if (auto moved = ledger.transition(regression.id, regression.state,
+                                       {.at = store::now(),
+                                        .state = *next,
+                                        .who = who,
+                                        .note = m_note,
+                                        .commit = std::string()});
+        !moved)
+      return report(moved.error());
+    auto now_held = ledger.regression(regression.id);
+    if (!now_held || !*now_held)
+      return report(now_held ? infra_error("{} vanished from the ledger", regression.id).error()
+                             : now_held.error());
+    print_to(stdout, "{}: {} -> {}\n", regression.id, history::to_string(regression.state),
+             history::to_string(*next));
+    return write({**now_held}, false);
+  }
+
+  std::string m_action = "list";
+  std::string m_id;
+  std::vector<std::string> m_states;
+  std::string m_owner;
+  std::vector<std::string> m_cases;
+  std::string m_note;
+  std::string m_who;
+  std::string m_json;
+  std::string m_markdown;
+};
+
+} // namespace
+
+std::unique_ptr<Command> make_regressions_command() {
+  return std::make_unique<RegressionsCommand>();
+}
+
+} // namespace culprit::cli

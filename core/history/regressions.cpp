@@ -1,0 +1,94 @@
+#include "core/history/regressions.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/git/hash.hpp"
+
+namespace culprit::history {
+namespace {
+
+constexpr std::array<std::pair<RegressionState, std::string_view>, 4> k_states = {{
+    {RegressionState::bisected, "bisected"},
+    {RegressionState::acknowledged, "acknowledged"},
+    {RegressionState::wontfix, "wontfix"},
+    {RegressionState::fixed, "fixed"},
+}};
+
+} // namespace
+
+std::string_view to_string(RegressionState state) {
+  for (const auto& [value, name] : k_states)
+    if (value == state)
+      return name;
+  return "bisected";
+}
+
+std::optional<RegressionState> parse_regression_state(std::string_view text) {
+  for (const auto& [value, name] : k_states)
+    if (name == text)
+      return value;
+  return std::nullopt;
+}
+
+bool is_open(RegressionState state) {
+  return state == RegressionState::bisected || state == RegressionState::acknowledged;
+}
+
+std::string regression_id(std::string_view host_id, std::string_view culprit) {
+  Hasher hasher;
+  hasher.add("regression").add(host_id).add(culprit);
+  return "R" + hasher.hex().substr(0, 7);
+}
+
+std::string_view to_string(RegressionAction action) {
+  switch (action) {
+  case RegressionAction::acknowledge:
+    return "ack";
+  case RegressionAction::wontfix:
+    return "wontfix";
+  case RegressionAction::reopen:
+    return "reopen";
+  }
+  return "ack";
+}
+
+Result<RegressionState> next_state(const Regression& regression, RegressionAction action) {
+  const auto state = regression.state;
+  switch (action) {
+  case RegressionAction::acknowledge:
+    if (state == RegressionState::bisected)
+      return RegressionState::acknowledged;
+    if (state == RegressionState::acknowledged)
+      return usage_error("{} is acknowledged already", regression.id);
+    return usage_error("{} is {}: reopen it first ('culprit regressions reopen {}')", regression.id,
+                       to_string(state), regression.id);
+  case RegressionAction::wontfix:
+    if (state == RegressionState::wontfix)
+      return usage_error("{} is wontfix already", regression.id);
+    if (state == RegressionState::fixed)
+      return usage_error("{} is fixed (by {}): there is nothing left not to fix", regression.id,
+                         regression.fixed_by.substr(0, 12));
+    return RegressionState::wontfix;
+  case RegressionAction::reopen:
+    if (is_open(state))
+      return usage_error("{} is open already ({})", regression.id, to_string(state));
+    return RegressionState::bisected;
+  }
+  return usage_error("unknown action on {}", regression.id);
+}
+
+bool fixes(const Improvement& improvement, const Regression& regression, double threshold) {
+  if (regression.cases.empty())
+    return false;
+  const double tolerance = std::log1p(threshold);
+  return std::ranges::all_of(regression.cases, [&](const RegressionCase& slowed) {
+    const auto back = std::ranges::find_if(improvement.cases, [&](const RegressionCase& c) {
+      return c.case_name == slowed.case_name && c.metric == slowed.metric;
+    });
+    return back != improvement.cases.end() && slowed.ratio > 0 && back->ratio > 0 &&
+           std::abs(std::log(slowed.ratio) + std::log(back->ratio)) <= tolerance;
+  });
+}
+
+} // namespace culprit::history

@@ -1,0 +1,97 @@
+#pragma once
+// Regressions as records: what triage found, kept in the history ledger with a state that a
+// rotation moves along and that closes by itself when the level comes back.
+//
+// One record per culprit commit and host, across the cases it slowed (a change that slowed forty
+// shapes of one kernel is one regression), with a short stable id (R and seven hex digits of a
+// hash of host and commit), the cases with their ratio, interval and share, the culprit's subject,
+// author and owners, the evidence files that showed it, when it was first and last seen, and its
+// state with who changed it, when, and why:
+//
+//   bisected      triage confirmed the change and named its culprit (where a record starts)
+//   acknowledged  someone owns it (`culprit regressions ack ID --note ...`)
+//   wontfix       judged not worth fixing (`wontfix ID --note ...`)
+//   fixed         a later commit brought every one of its cases back within the threshold of
+//                 their level before it: triage bisected that improvement and credits it
+//   (reopen ID brings a closed one back to bisected)
+//
+// A transition that makes no sense (acknowledging a fixed one) is a usage error that says what
+// would; two rotations acting at once on one record cannot lose an update: a transition is made
+// only from the state it was decided from, in one transaction, or it says to look again.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/store/records.hpp"
+#include "core/util/error.hpp"
+
+namespace culprit::history {
+
+enum class RegressionState : std::uint8_t { bisected, acknowledged, wontfix, fixed };
+std::string_view to_string(RegressionState state);
+std::optional<RegressionState> parse_regression_state(std::string_view text);
+// Open: it still needs someone (bisected, acknowledged).
+[[nodiscard]] bool is_open(RegressionState state);
+
+struct RegressionCase {
+  std::string case_name;
+  std::string metric; // what located it; empty: the run's own metric (time)
+  double ratio = 1;
+  std::array<double, 2> ci{1, 1};
+  std::optional<double> share;
+  friend bool operator==(const RegressionCase&, const RegressionCase&) = default;
+};
+
+struct RegressionEvent {
+  store::TimePoint at;
+  RegressionState state = RegressionState::bisected;
+  std::string who;
+  std::string note;
+  std::string commit; // fixed: the commit that fixed it
+};
+
+struct Regression {
+  std::string id;
+  std::string host_id;
+  std::string culprit;
+  std::string subject;
+  std::string author;
+  RegressionState state = RegressionState::bisected;
+  std::vector<RegressionCase> cases;
+  std::vector<std::string> owners;
+  std::vector<std::string> evidence; // files, oldest first
+  store::TimePoint first_seen;
+  store::TimePoint last_seen;
+  std::string fixed_by{};
+  std::vector<RegressionEvent> events{}; // oldest first
+};
+
+// "R" and seven hex digits of a hash of the host and the culprit commit.
+std::string regression_id(std::string_view host_id, std::string_view culprit);
+
+// What a person asks of a record.
+enum class RegressionAction : std::uint8_t { acknowledge, wontfix, reopen };
+std::string_view to_string(RegressionAction action);
+
+// The state `action` takes `regression` to, or a usage error that says why it cannot and what
+// would (acknowledging a fixed one: reopen it first).
+Result<RegressionState> next_state(const Regression& regression, RegressionAction action);
+
+// The improvement a later commit made to some cases, as triage bisected it.
+struct Improvement {
+  std::string commit;
+  std::vector<RegressionCase> cases;
+};
+
+// Whether `improvement` fixes `regression`: every case of the regression is among the
+// improvement's (same name and metric), and the two changes together leave it within
+// `threshold` of its level before the regression (|ratio_r x ratio_i - 1| <= threshold, in log
+// terms). Whether the improvement came after the culprit is the caller's to say.
+[[nodiscard]] bool fixes(const Improvement& improvement, const Regression& regression,
+                         double threshold);
+
+} // namespace culprit::history

@@ -1,0 +1,142 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/history/ledger.hpp"
+#include "core/history/regressions.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace culprit::history {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+Regression slowed(const std::string& culprit, std::vector<RegressionCase> cases) {
+  const auto at = store::now();
+  return {.id = regression_id("host-a", culprit),
+          .host_id = "host-a",
+          .culprit = culprit,
+          .subject = "Do half as much <b>work</b> again",
+          .author = "Alan Turing",
+          .cases = std::move(cases),
+          .owners = {"@kernels"},
+          .evidence = {"/tmp/triage-1.json"},
+          .first_seen = at,
+          .last_seen = at};
+}
+
+TEST(Regressions, AnIdIsShortAndStableForAHostAndACommit) {
+  const auto id = regression_id("host-a", "abc123");
+  EXPECT_EQ(id, regression_id("host-a", "abc123"));
+  EXPECT_NE(id, regression_id("host-b", "abc123"));
+  EXPECT_NE(id, regression_id("host-a", "abc124"));
+  ASSERT_EQ(id.size(), 8U);
+  EXPECT_EQ(id[0], 'R');
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef", 1), std::string::npos) << id;
+}
+
+TEST(Regressions, ATransitionThatMakesNoSenseSaysWhatWould) {
+  auto r = slowed("abc123", {});
+  EXPECT_EQ(next_state(r, RegressionAction::acknowledge).value(), RegressionState::acknowledged);
+  EXPECT_EQ(next_state(r, RegressionAction::wontfix).value(), RegressionState::wontfix);
+  EXPECT_THAT(next_state(r, RegressionAction::reopen).error().message, HasSubstr("open already"));
+
+  r.state = RegressionState::acknowledged;
+  EXPECT_THAT(next_state(r, RegressionAction::acknowledge).error().message,
+              HasSubstr("acknowledged already"));
+  EXPECT_EQ(next_state(r, RegressionAction::wontfix).value(), RegressionState::wontfix);
+
+  r.state = RegressionState::fixed;
+  r.fixed_by = "def456";
+  const auto ack = next_state(r, RegressionAction::acknowledge);
+  ASSERT_FALSE(ack);
+  EXPECT_EQ(ack.error().code, ExitCode::usage);
+  EXPECT_THAT(ack.error().message, HasSubstr("is fixed: reopen it first"));
+  EXPECT_THAT(next_state(r, RegressionAction::wontfix).error().message, HasSubstr("is fixed"));
+  EXPECT_EQ(next_state(r, RegressionAction::reopen).value(), RegressionState::bisected);
+
+  r.state = RegressionState::wontfix;
+  EXPECT_EQ(next_state(r, RegressionAction::reopen).value(), RegressionState::bisected);
+  EXPECT_THAT(next_state(r, RegressionAction::wontfix).error().message,
+              HasSubstr("wontfix already"));
+}
+
+TEST(Regressions, AnImprovementFixesOnlyWhenEveryCaseIsBackWithinTheThreshold) {
+  const auto r = slowed(
+      "abc123", {{"loop", "", 1.5, {1.45, 1.55}, 1.0}, {"copy", "", 1.10, {1.08, 1.12}, 1.0}});
+  const Improvement both{"fix", {{"loop", "", 1 / 1.5, {}, {}}, {"copy", "", 0.92, {}, {}}}};
+  EXPECT_TRUE(fixes(both, r, 0.02)); // 1.10 x 0.92 = 1.012
+  const Improvement half{"fix", {{"loop", "", 1 / 1.25, {}, {}}, {"copy", "", 1 / 1.1, {}, {}}}};
+  EXPECT_FALSE(fixes(half, r, 0.02)) << "loop is still 1.2 times slower";
+  const Improvement one{"fix", {{"loop", "", 1 / 1.5, {}, {}}}};
+  EXPECT_FALSE(fixes(one, r, 0.02)) << "copy did not come back";
+  const Improvement other_metric{
+      "fix", {{"loop", "instructions", 1 / 1.5, {}, {}}, {"copy", "instructions", 0.91, {}, {}}}};
+  EXPECT_FALSE(fixes(other_metric, r, 0.02));
+  const Improvement overshoot{"fix", {{"loop", "", 0.5, {}, {}}, {"copy", "", 0.91, {}, {}}}};
+  EXPECT_FALSE(fixes(overshoot, r, 0.02)) << "a level far below the old one is another change";
+}
+
+TEST(Regressions, TheLedgerKeepsThemWithTheirEventsAndRefreshesOnesItHolds) {
+  TempDir dir{"culprit-regressions"};
+  auto ledger = Ledger::open_in(dir.path()).value();
+  const auto first = slowed("abc123", {{"loop", "", 1.5, {1.45, 1.55}, 1.0}});
+  EXPECT_TRUE(ledger.record_regression(first, "triage").value());
+
+  auto again = first;
+  again.cases[0].ratio = 1.52;
+  again.evidence = {"/tmp/triage-2.json"};
+  again.last_seen = first.last_seen + std::chrono::hours(24);
+  EXPECT_FALSE(ledger.record_regression(again, "triage").value());
+
+  const auto held = ledger.regression(first.id).value();
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->state, RegressionState::bisected);
+  EXPECT_EQ(held->subject, first.subject);
+  EXPECT_EQ(held->owners, first.owners);
+  EXPECT_EQ(held->cases[0].ratio, 1.52);
+  EXPECT_EQ(held->evidence, (std::vector<std::string>{"/tmp/triage-1.json", "/tmp/triage-2.json"}));
+  EXPECT_EQ(held->first_seen, first.first_seen);
+  EXPECT_EQ(held->last_seen, again.last_seen);
+  ASSERT_EQ(held->events.size(), 1U);
+  EXPECT_EQ(held->events[0].who, "triage");
+
+  const std::string hostile = "it's <script>alert(1)</script> | **x** \x1b[31m";
+  ASSERT_TRUE(ledger.transition(first.id, RegressionState::bisected,
+                                {store::now(), RegressionState::acknowledged, "ada", hostile, ""}));
+  const auto acked = ledger.regression(first.id).value();
+  EXPECT_EQ(acked->state, RegressionState::acknowledged);
+  ASSERT_EQ(acked->events.size(), 2U);
+  EXPECT_EQ(acked->events[1].note, hostile) << "kept as written; escaped where it is shown";
+  EXPECT_EQ(ledger.regressions("host-a").value().size(), 1U);
+  EXPECT_TRUE(ledger.regressions("host-b").value().empty());
+  EXPECT_FALSE(ledger.regression("Rnothing").value());
+}
+
+TEST(Regressions, TwoRotationsActingAtOnceLoseNoUpdate) {
+  TempDir dir{"culprit-regressions-race"};
+  auto one = Ledger::open_in(dir.path()).value();
+  auto two = Ledger::open_in(dir.path()).value();
+  const auto r = slowed("abc123", {{"loop", "", 1.5, {1.45, 1.55}, 1.0}});
+  ASSERT_TRUE(one.record_regression(r, "triage"));
+  // Both read it as bisected; the first to act wins, the second is told to look again.
+  const auto seen_by_two = two.regression(r.id).value();
+  ASSERT_TRUE(one.transition(r.id, RegressionState::bisected,
+                             {store::now(), RegressionState::acknowledged, "ada", "mine", ""}));
+  const auto late =
+      two.transition(seen_by_two->id, seen_by_two->state,
+                     {store::now(), RegressionState::wontfix, "bob", "not worth it", ""});
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, ExitCode::usage);
+  EXPECT_THAT(late.error().message, HasSubstr("someone changed it meanwhile"));
+  const auto held = one.regression(r.id).value();
+  EXPECT_EQ(held->state, RegressionState::acknowledged);
+  EXPECT_EQ(held->events.size(), 2U) << "the refused change left no event";
+
+  ASSERT_TRUE(two.transition(r.id, RegressionState::acknowledged,
+                             {store::now(), RegressionState::fixed, "triage", "", "def456"}));
+  EXPECT_EQ(one.regression(r.id).value()->fixed_by, "def456");
+}
+
+} // namespace
+} // namespace culprit::history
