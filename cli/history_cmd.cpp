@@ -80,7 +80,17 @@ public:
     if (!history)
       return report(history.error());
     const auto labels = history::commit_labels(*repo, *history);
-    if (auto written = write_outputs(*history, labels); !written)
+    std::vector<history::Regression> regressions;
+    if (!m_html.empty()) {
+      auto ledger = history::Ledger::open_in(*cache);
+      if (!ledger)
+        return report(ledger.error());
+      auto held = ledger->regressions();
+      if (!held)
+        return report(held.error());
+      regressions = std::move(*held);
+    }
+    if (auto written = write_outputs(*history, labels, regressions); !written)
       return report(written.error());
     if (global.verbosity >= 0 ||
         (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
@@ -187,13 +197,14 @@ private:
     return history::load_history(store, points, options);
   }
 
-  Status write_outputs(const history::History& history, const history::CommitLabels& labels) const {
+  Status write_outputs(const history::History& history, const history::CommitLabels& labels,
+                       const std::vector<history::Regression>& regressions) const {
     if (!m_json.empty())
       CULPRIT_TRY(write_file_atomic(m_json, history::render_json(history)));
     if (!m_csv.empty())
       CULPRIT_TRY(write_file_atomic(m_csv, history::render_csv(history)));
     if (!m_html.empty())
-      CULPRIT_TRY(write_file_atomic(m_html, history::render_html(history, labels)));
+      CULPRIT_TRY(write_file_atomic(m_html, history::render_html(history, labels, regressions)));
     if (!m_markdown.empty()) {
       const std::filesystem::path file(m_markdown);
       const auto markdown = history::render_markdown(history, labels, file.stem().string());

@@ -320,6 +320,8 @@ struct EvidenceCulprit {
   std::vector<std::string> owners;
   std::vector<EvidenceCulpritCase> cases; // in the order they were found; never empty
   std::optional<EvidenceHints> hints{};
+  // The regression record triage keeps for it (core/history/regressions.hpp); empty elsewhere.
+  std::string regression{};
 };
 
 // Adds `culprit` to `culprits`: its cases join those of an entry for the same commit, or it is

@@ -294,11 +294,12 @@ constexpr auto keys_of(std::type_identity<EvidenceCulpritCase> /*unused*/) {
 
 constexpr auto keys_of(std::type_identity<EvidenceCulprit> /*unused*/) {
   using S = EvidenceCulprit;
-  return std::tuple{required("commit", &S::commit),   required("parent", &S::parent),
-                    required("subject", &S::subject), required("author", &S::author),
-                    optional("email", &S::email),     required("date", &S::date),
-                    required("files", &S::files),     required("owners", &S::owners),
-                    required("cases", &S::cases),     optional("hints", &S::hints)};
+  return std::tuple{required("commit", &S::commit),       required("parent", &S::parent),
+                    required("subject", &S::subject),     required("author", &S::author),
+                    optional("email", &S::email),         required("date", &S::date),
+                    required("files", &S::files),         required("owners", &S::owners),
+                    required("cases", &S::cases),         optional("hints", &S::hints),
+                    omitted("regression", &S::regression)};
 }
 
 constexpr auto keys_of(std::type_identity<EvidenceBisect> /*unused*/) {

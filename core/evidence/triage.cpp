@@ -73,6 +73,9 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
   EvidenceBisect all;
   for (const auto& finding : outcome.findings) {
     EvidenceBisect bisect;
+    // The record a regression is kept as (update_regressions), named in every output.
+    const auto record =
+        finding.regression ? regression_id(sampler.options().host_id, finding.commit) : "";
     for (const auto g : finding.groups) {
       const auto& part = *parts[g];
       if (bisect.good.empty()) {
@@ -81,9 +84,12 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
         bisect.commits_in_range = part.commits_in_range;
         bisect.steps = part.steps;
       }
-      for (const auto& culprit : part.culprits)
-        if (culprit.commit == finding.commit)
-          add_culprit(bisect.culprits, culprit);
+      for (auto culprit : part.culprits) {
+        if (culprit.commit != finding.commit)
+          continue;
+        culprit.regression = record;
+        add_culprit(bisect.culprits, culprit);
+      }
     }
     for (const auto& moved : bisect.culprits.front().cases)
       bisect.cases.push_back(moved.name);

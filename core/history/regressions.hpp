@@ -55,17 +55,17 @@ struct RegressionEvent {
 };
 
 struct Regression {
-  std::string id;
-  std::string host_id;
-  std::string culprit;
-  std::string subject;
-  std::string author;
+  std::string id{};
+  std::string host_id{};
+  std::string culprit{};
+  std::string subject{};
+  std::string author{};
   RegressionState state = RegressionState::bisected;
-  std::vector<RegressionCase> cases;
-  std::vector<std::string> owners;
-  std::vector<std::string> evidence; // files, oldest first
-  store::TimePoint first_seen;
-  store::TimePoint last_seen;
+  std::vector<RegressionCase> cases{};
+  std::vector<std::string> owners{};
+  std::vector<std::string> evidence{}; // files, oldest first
+  store::TimePoint first_seen{};
+  store::TimePoint last_seen{};
   std::string fixed_by{};
   std::vector<RegressionEvent> events{}; // oldest first
 };

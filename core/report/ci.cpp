@@ -41,8 +41,9 @@ std::string culprit_lines(const Evidence& e, std::string_view case_name) {
     if (moved == c.cases.end())
       continue;
     out +=
-        fmt::format("\nculprit {} \"{}\" by {}, {}{}", short_id(c.commit), c.subject, c.author,
-                    format_change(moved->ratio),
+        fmt::format("\nculprit {}{} \"{}\" by {}, {}{}", short_id(c.commit),
+                    c.regression.empty() ? "" : " (regression " + c.regression + ")", c.subject,
+                    c.author, format_change(moved->ratio),
                     c.owners.empty() ? "" : fmt::format(", owners {}", fmt::join(c.owners, " ")));
     if (!c.hints)
       continue;
@@ -195,7 +196,8 @@ std::string github_annotations(const Evidence& e) {
             fmt::format("{}{} on {}", changes.empty() ? "" : ", ",
                         change_with_ci(moved.ratio, moved.ci, v.confidence_label), moved.name);
       command("error", c.files.empty() ? std::string() : c.files.front(),
-              fmt::format("culprit: {} {}", short_id(c.commit), c.subject),
+              fmt::format("culprit: {}{} {}", c.regression.empty() ? "" : c.regression + " ",
+                          short_id(c.commit), c.subject),
               fmt::format("{} by {} on {}; files: {}; owners: {}", changes, c.author, c.date,
                           c.files.empty() ? "none" : fmt::format("{}", fmt::join(c.files, " ")),
                           c.owners.empty() ? "none" : fmt::format("{}", fmt::join(c.owners, " "))));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/git/repository.hpp"
+#include "core/history/regressions.hpp"
 #include "core/history/series.hpp"
 
 namespace culprit::history {
@@ -56,8 +57,12 @@ std::string render_csv(const History& history);
 std::string trend_svg(const Series& series, const std::vector<ChangePoint>& changes,
                       const CommitLabels& labels);
 
-// A self-contained HTML page: a chart and a change-point table per case.
-std::string render_html(const History& history, const CommitLabels& labels);
+// A self-contained HTML page, the one a triage rotation keeps open: the open regressions first
+// (id, state, culprit, owners, cases with their change, each case linked to its series), then a
+// chart and a change-point table per case, with the regressions of that case listed under it
+// and linked back.
+std::string render_html(const History& history, const CommitLabels& labels,
+                        const std::vector<Regression>& regressions = {});
 
 // Markdown with a trend line and a change-point table per case; the charts are separate SVG
 // files, linked as `chart_prefix` + "-" + N + ".svg" (N counts the series from 1).

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "core/report/history.hpp"
@@ -28,6 +29,7 @@ table { border-collapse: collapse; margin: .5em 0; }
 td, th { border: 1px solid #ccc; padding: .25em .6em; text-align: left; font-size: .9em; }
 code { font-size: .9em; }
 .regression { color: #b00020; } .improvement { color: #1b7f3b; }
+.open-regressions td { vertical-align: top; } .state { font-weight: 600; }
 svg .band { fill: #9ec5fe; fill-opacity: .45; stroke: none; }
 svg .line { fill: none; stroke: #1f4e99; stroke-width: 1.5; }
 svg .point { fill: #1f4e99; }
@@ -82,6 +84,77 @@ std::string change_table_markdown(const std::vector<ChangePoint>& changes,
                        markdown_text(labels.contains(c.commit) ? labels.at(c.commit).subject : ""),
                        markdown_text(step_text(c)), c.p_value, markdown_text(sessions_text(c)));
   return out;
+}
+
+// The anchor of the n-th series (from 1), and of a regression.
+std::string series_anchor(std::size_t n) {
+  return fmt::format("series-{}", n);
+}
+
+// The series a regression's case is drawn in: its number from 1, 0 when none.
+std::size_t series_of(const History& history, const RegressionCase& slowed) {
+  for (std::size_t i = 0; i < history.series.size(); ++i) {
+    const auto& series = history.series[i];
+    if (series.case_name == slowed.case_name &&
+        (slowed.metric.empty() || slowed.metric == series.metric))
+      return i + 1;
+  }
+  return 0;
+}
+
+std::string regressions_html(const History& history, const std::vector<Regression>& regressions) {
+  if (regressions.empty()) // no triage has found one: nothing to say
+    return "";
+  std::vector<const Regression*> open;
+  for (const auto& r : regressions)
+    if (is_open(r.state))
+      open.push_back(&r);
+  std::string out = fmt::format("<section class=\"open-regressions\"><h2>Open regressions "
+                                "<small>[{}]</small></h2>\n",
+                                open.size());
+  if (open.empty())
+    return out + "<p>None: every regression triage found is fixed or set aside.</p></section>\n";
+  out += "<table><tr><th>id</th><th>state</th><th>culprit</th><th>owners</th><th>cases</th>"
+         "<th>first seen</th></tr>\n";
+  for (const auto* r : open) {
+    std::string cases;
+    for (const auto& c : r->cases) {
+      const auto n = series_of(history, c);
+      const auto text = html_escape(fmt::format("{} {:+.1f}%", c.case_name, (c.ratio - 1) * 100));
+      cases += (cases.empty() ? "" : "<br>") +
+               (n == 0 ? text : fmt::format("<a href=\"#{}\">{}</a>", series_anchor(n), text));
+    }
+    std::string owners;
+    for (const auto& owner : r->owners)
+      owners += (owners.empty() ? "" : ", ") + html_escape(owner);
+    out += fmt::format("<tr class=\"regression\" id=\"{0}\"><td><code>{0}</code></td><td "
+                       "class=\"state\">{1}</td><td><code>{2}</code> {3} ({4})</td><td>{5}</td>"
+                       "<td>{6}</td><td>{7:%Y-%m-%d}</td></tr>\n",
+                       html_escape(r->id), to_string(r->state), r->culprit.substr(0, 12),
+                       html_escape(r->subject), html_escape(r->author), owners, cases,
+                       std::chrono::floor<std::chrono::seconds>(r->first_seen));
+  }
+  return out + "</table></section>\n";
+}
+
+// Under a series: the regressions (open or not) that slowed its case, linked to their row.
+std::string series_regressions_html(const History& history, std::size_t n,
+                                    const std::vector<Regression>& regressions) {
+  std::string out;
+  for (const auto& r : regressions)
+    for (const auto& c : r.cases)
+      if (series_of(history, c) == n)
+        out += fmt::format(
+            "<li class=\"regression\">{} <code>{}</code> {}: {:+.1f}% at "
+            "<code>{}</code> {}{}</li>\n",
+            is_open(r.state) ? fmt::format("<a href=\"#{0}\">{0}</a>", html_escape(r.id))
+                             : html_escape(r.id),
+            to_string(r.state), html_escape(c.case_name), (c.ratio - 1) * 100,
+            r.culprit.substr(0, 12), html_escape(r.subject),
+            r.fixed_by.empty()
+                ? ""
+                : fmt::format(", fixed by <code>{}</code>", r.fixed_by.substr(0, 12)));
+  return out.empty() ? out : "<ul class=\"series-regressions\">\n" + out + "</ul>\n";
 }
 
 } // namespace
@@ -149,7 +222,8 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
   return out + "</svg>\n";
 }
 
-std::string render_html(const History& history, const CommitLabels& labels) {
+std::string render_html(const History& history, const CommitLabels& labels,
+                        const std::vector<Regression>& regressions) {
   std::string out =
       fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<title>culprit history</title><style>{}</style></head><body>\n"
@@ -161,12 +235,16 @@ std::string render_html(const History& history, const CommitLabels& labels) {
                       ? html_escape(fmt::format("; points of {} hosts: {}", history.hosts.size(),
                                                 fmt::join(history.hosts, ", ")))
                       : std::string());
+  out += regressions_html(history, regressions);
+  std::size_t n = 0;
   for (const auto& series : history.series) {
     const auto changes = changes_of(history, series);
-    out += fmt::format("<section><h2>{} <small>[{}, {}]</small></h2>\n",
-                       html_escape(series.case_name), html_escape(series.metric),
-                       report::counted(series.points.size(), "point", "points"));
+    out +=
+        fmt::format("<section id=\"{}\"><h2>{} <small>[{}, {}]</small></h2>\n", series_anchor(++n),
+                    html_escape(series.case_name), html_escape(series.metric),
+                    report::counted(series.points.size(), "point", "points"));
     out += trend_svg(series, changes, labels);
+    out += series_regressions_html(history, n, regressions);
     out += change_table_html(changes, labels) + "</section>\n";
   }
   return out + "</body></html>\n";

@@ -176,11 +176,21 @@ std::string recorded_id(const std::string& out) {
 
 TEST_F(HistoryCli, ARegressionIsKeptAcknowledgedAndClosesItselfWhenALaterCommitFixesIt) {
   ASSERT_EQ(culprit_cli({"track", range(), "--every", "2"}).exit_code, 0);
-  auto triage = culprit_cli({"triage"});
+  const auto junit = temp / "triage.xml";
+  const auto evidence = temp / "triage.json";
+  auto triage = run_culprit({"--cache-dir", (temp / "cache").string(), "triage", "--junit",
+                             junit.string(), "--json", evidence.string()},
+                            scratch.dir(), {{"GITHUB_ACTIONS", "true"}});
   ASSERT_EQ(triage.exit_code, 1) << triage.out << triage.err;
   const auto id = recorded_id(triage.out);
   ASSERT_THAT(id, ::testing::MatchesRegex("R[0-9a-f]{7}")) << triage.out;
   EXPECT_THAT(triage.out, HasSubstr("regression " + culprit.substr(0, 12)));
+  // Every output names the record: the evidence, the JUnit file and the annotations.
+  EXPECT_EQ(read_json(evidence).at("bisect").at("culprits")[0].at("regression"), id);
+  const auto xml = read_file(junit);
+  ASSERT_TRUE(xml) << xml.error().message;
+  EXPECT_THAT(*xml, HasSubstr("(regression " + id + ")"));
+  EXPECT_THAT(triage.out, HasSubstr("title=culprit%3A " + id + " " + culprit.substr(0, 12)));
 
   auto open = culprit_cli({"regressions"});
   ASSERT_EQ(open.exit_code, 0) << open.err;
@@ -191,6 +201,14 @@ TEST_F(HistoryCli, ARegressionIsKeptAcknowledgedAndClosesItselfWhenALaterCommitF
   auto ack = culprit_cli({"regressions", "ack", id, "--who", "ada", "--note", "mine <script>"});
   ASSERT_EQ(ack.exit_code, 0) << ack.err;
   EXPECT_THAT(ack.out, HasSubstr(id + ": bisected -> acknowledged"));
+  const auto dashboard = temp / "dashboard.html";
+  auto page = culprit_cli({"-q", "history", "--html", dashboard.string()});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  const auto html = read_file(dashboard);
+  ASSERT_TRUE(html) << html.error().message;
+  EXPECT_THAT(*html, HasSubstr("<tr class=\"regression\" id=\"" + id + "\">"));
+  EXPECT_THAT(*html, HasSubstr("acknowledged"));
+  EXPECT_LT(html->find("Open regressions"), html->find("<svg"));
   auto twice = culprit_cli({"regressions", "ack", id});
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_THAT(twice.err, HasSubstr("acknowledged already"));

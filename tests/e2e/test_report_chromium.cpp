@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "core/evidence/evidence.hpp"
+#include "core/report/history.hpp"
+#include "core/util/fs.hpp"
 #include "tests/support/evidence_samples.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -116,6 +118,66 @@ TEST(ReportInChromium, TheRooflineChartRendersWithItsCeilingsPointsAndArrows) {
   EXPECT_EQ(count(chart, "class=\"arrow s0\""), 2U) << "sgemm's arrow: its line and its head";
   EXPECT_THAT(chart, HasSubstr("saxpy/n=16777216"));
   EXPECT_THAT(chart, ::testing::Not(HasSubstr("softmax"))) << "a case without a roofline";
+}
+
+// The history page a rotation keeps open: the browser builds the open regressions' table first,
+// its case linked to the series, the chart, and the regression listed under it, linked back.
+TEST(ReportInChromium, TheHistoryDashboardShowsOpenRegressionsBeforeTheirSeries) {
+  const auto chromium = find_chromium();
+  if (chromium.empty())
+    GTEST_SKIP() << "chromium is not installed (scripts/setup-debian.sh installs it): the HTML "
+                    "page was not checked in a browser";
+  testing::TempDir temp{"culprit-chromium-history"};
+  history::History history;
+  history::Series series{"sgemm/M=128", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  for (int i = 0; i < 6; ++i)
+    series.points.push_back({.commit = fmt::format("{:040}", i),
+                             .last_commit = fmt::format("{:040}", i),
+                             .commits = 1,
+                             .host_id = "host-a",
+                             .source = "track",
+                             .session = "track:1",
+                             .median = i < 3 ? 1e-3 : 1.5e-3,
+                             .ci = {i < 3 ? 0.95e-3 : 1.45e-3, i < 3 ? 1.05e-3 : 1.55e-3},
+                             .runs = 5});
+  history.change_points.push_back({.case_name = series.case_name,
+                                   .metric = "time",
+                                   .unit = "s",
+                                   .index = 3,
+                                   .before = series.points[2].commit,
+                                   .commit = series.points[3].commit,
+                                   .ratio = 1.5,
+                                   .ci = {1.45, 1.55},
+                                   .p_value = 0.001,
+                                   .sessions = {"track:1"}});
+  history.series.push_back(std::move(series));
+  history.hosts = {"host-a"};
+  const history::Regression open{.id = "R1a2b3c4",
+                                 .host_id = "host-a",
+                                 .culprit = fmt::format("{:040}", 3),
+                                 .subject = "sgemm: walk B by columns",
+                                 .author = "Alan Turing",
+                                 .cases = {{"sgemm/M=128", "time", 1.5, {1.45, 1.55}, 1.0}},
+                                 .owners = {"@kernels"},
+                                 .first_seen = store::now(),
+                                 .last_seen = store::now()};
+  const auto page = temp / "history.html";
+  ASSERT_TRUE(write_file_atomic(page, history::render_html(history, {}, {open})));
+  const auto dom = testing::run_process(
+      {"timeout", "120", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+       "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+       "--user-data-dir=" + (temp / "profile").string(), "--dump-dom", "file://" + page.string()},
+      temp.path(), {{"HOME", temp.path().string()}});
+  ASSERT_EQ(dom.exit_code, 0) << dom.err;
+  const auto row = dom.out.find("<tr class=\"regression\" id=\"R1a2b3c4\">");
+  const auto chart = dom.out.find("<svg");
+  ASSERT_NE(row, std::string::npos) << "the browser's DOM has no open regression";
+  ASSERT_NE(chart, std::string::npos) << "the browser's DOM has no chart";
+  EXPECT_LT(row, chart) << "the open regressions come first";
+  EXPECT_THAT(dom.out, HasSubstr("<a href=\"#series-1\">sgemm/M=128 +50.0%</a>"));
+  EXPECT_THAT(dom.out, HasSubstr("<section id=\"series-1\">"));
+  EXPECT_THAT(dom.out.substr(chart), HasSubstr("<a href=\"#R1a2b3c4\">R1a2b3c4</a>"));
+  EXPECT_EQ(count(dom.out, "class=\"change regression\""), 1U);
 }
 
 } // namespace

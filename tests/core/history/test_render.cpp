@@ -117,6 +117,51 @@ TEST(HistoryRender, HtmlIsSelfContainedWithAChartAndEscapesCommits) {
   EXPECT_EQ(std::ranges::count(html, '<') - std::ranges::count(html, '>'), 0);
 }
 
+TEST(HistoryRender, TheDashboardListsOpenRegressionsFirstLinkedToTheirSeries) {
+  const auto history = sample_history();
+  const auto at = store::from_micros(1'767'225'600'000'000); // 2026-01-01
+  Regression open{.id = "R1a2b3c4",
+                  .host_id = "host-a",
+                  .culprit = history.series[0].points[4].commit,
+                  .subject = std::string(k_evil),
+                  .author = "Mallory <m@x>",
+                  .state = RegressionState::acknowledged,
+                  .cases = {{history.series[0].case_name, "time", 1.2, {1.15, 1.25}, 1.0}},
+                  .owners = {"@team<b>"},
+                  .first_seen = at,
+                  .last_seen = at};
+  auto fixed = open;
+  fixed.id = "R9f8e7d6";
+  fixed.state = RegressionState::fixed;
+  fixed.fixed_by = fmt::format("{:040}", 7);
+  const auto html = render_html(history, evil_labels(history), {open, fixed});
+  const auto table = html.find("<h2>Open regressions <small>[1]</small></h2>");
+  const auto first_series = html.find("<section id=\"series-1\">");
+  ASSERT_NE(table, std::string::npos) << html;
+  ASSERT_NE(first_series, std::string::npos);
+  EXPECT_LT(table, first_series) << "the open regressions come first";
+  // The open one has a row, an anchor, and its case links to the series; the fixed one has none.
+  EXPECT_THAT(html, HasSubstr("<tr class=\"regression\" id=\"R1a2b3c4\">"));
+  EXPECT_THAT(html, HasSubstr("<a href=\"#series-1\">gemm,&quot;tall&quot; +20.0%</a>"));
+  EXPECT_THAT(html, Not(HasSubstr("id=\"R9f8e7d6\"")));
+  EXPECT_THAT(html, HasSubstr("acknowledged"));
+  EXPECT_THAT(html, HasSubstr("2026-01-01"));
+  // Under the series: both, the open one linked back to its row, the fixed one with its fix.
+  const auto listed = html.substr(first_series);
+  EXPECT_THAT(listed, HasSubstr("<a href=\"#R1a2b3c4\">R1a2b3c4</a> <code>acknowledged</code>"));
+  EXPECT_THAT(listed, HasSubstr("R9f8e7d6 <code>fixed</code>"));
+  EXPECT_THAT(listed, HasSubstr("fixed by <code>000000000000</code>"));
+  EXPECT_THAT(html, HasSubstr("@team&lt;b&gt;"));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<b>")));
+  EXPECT_EQ(std::ranges::count(html, '<') - std::ranges::count(html, '>'), 0);
+
+  // No regression held at all: no section that would say there are none.
+  EXPECT_THAT(render_html(history, evil_labels(history)), Not(HasSubstr("Open regressions")));
+  fixed.state = RegressionState::wontfix;
+  EXPECT_THAT(render_html(history, {}, {fixed}), HasSubstr("<small>[0]</small>"));
+}
+
 TEST(HistoryRender, MarkdownLinksOneChartPerSeriesAndEscapesMarkup) {
   const auto history = sample_history();
   const auto markdown = render_markdown(history, evil_labels(history), "nightly");
