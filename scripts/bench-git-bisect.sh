@@ -17,10 +17,10 @@
 # timed run filling BENCHMARK_MIN_TIME, default 0.05 s, set in the recipe's [run] env and in the
 # judge's), and the judge reads the case's real_time from its JSON. THRESHOLD passes culprit a
 # --threshold (a 2% step needs one under culprit's default 2%).
-# Needs a built culprit (build/release/cli/culprit) and cc (PROGRAM=gbench: c++, libbenchmark-dev).
+# Needs a built culprit (build/release/cli/culprit, or the one CULPRIT names) and cc (PROGRAM=gbench: c++, libbenchmark-dev).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-culprit="$root/build/release/cli/culprit"
+culprit=${CULPRIT:-"$root/build/release/cli/culprit"}
 trials=${1:-5}
 commits=${2:-64}
 step=${3:-0.20}

@@ -12,10 +12,10 @@
 #             and their end runs and builds, are counted in its time.
 # and prints whether each named each planted commit, its wall time, and culprit's runs by metric.
 # Usage: scripts/bench-kestrel.sh [TRIALS=3]
-# Needs a built culprit (build/release/cli/culprit), make, c++ and valgrind.
+# Needs a built culprit (build/release/cli/culprit, or the one CULPRIT names), make, c++ and valgrind.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-culprit="$root/build/release/cli/culprit"
+culprit=${CULPRIT:-"$root/build/release/cli/culprit"}
 trials=${1:-3}
 [[ -x $culprit ]] || { echo "bench-kestrel: build culprit first (cmake --build --preset release)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-kestrel-XXXXXX")

@@ -86,4 +86,25 @@ std::optional<StepPosition> quick_position(const StepNoise& ends, std::span<cons
   return result;
 }
 
+std::optional<Verdict> quick_stop(std::span<const double> base, std::span<const double> head,
+                                  const DecisionRule& rule) {
+  if (base.size() < k_quick_stop_blocks || !(rule.threshold > 0.0))
+    return std::nullopt;
+  const auto noise = step_noise(base, head);
+  if (!noise || !noise->dwarfed())
+    return std::nullopt;
+  const double beyond = std::log1p(rule.threshold);
+  bool up = true;
+  bool down = true;
+  for (std::size_t j = 0; j < base.size(); ++j) {
+    const double b = std::log(head[j] / base[j]);
+    up = up && b > beyond;
+    down = down && b < -beyond;
+  }
+  if (!up && !down)
+    return std::nullopt;
+  const bool higher_is_worse = rule.direction == Direction::lower_is_better;
+  return up == higher_is_worse ? Verdict::slower : Verdict::faster;
+}
+
 } // namespace culprit::stats

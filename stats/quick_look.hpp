@@ -32,6 +32,7 @@
 #include <optional>
 #include <span>
 
+#include "stats/decision.hpp"
 #include "stats/step_position.hpp"
 
 namespace culprit::stats {
@@ -59,5 +60,26 @@ std::optional<StepNoise> step_noise(std::span<const double> good, std::span<cons
 std::optional<StepPosition> quick_position(const StepNoise& ends, std::span<const double> lo,
                                            std::span<const double> hi,
                                            std::span<const double> probe, double threshold);
+
+// A quick stop for the comparison of a bisection's ends when the step dwarfs the noise. The
+// ordinary looks (stats/sequential.hpp) cannot decide before 15 blocks: at 10, the exact
+// signed-rank test's smallest p-value, 2/1024, is above what the O'Brien-Fleming boundary lets
+// that look spend. With m >= k_quick_stop_blocks blocks, the ends are called slower (faster) at
+// once when the step dwarfs their noise (StepNoise::dwarfed, on these blocks) and every block's
+// log ratio lies beyond log(1 + delta) on the slow (fast) side.
+//
+// Error, by a sign test that needs only each block's log ratio to be independent and as likely
+// above its median as below: when the true change is within the threshold, each block lies beyond
+// it with probability at most 1/2, so all of the first ten do with probability at most
+// 2^-10 ~ 0.001. A stop at a later look needs those ten as well, so the quick stops of every look
+// together add at most 0.001 to the sequential plan's error. What is reported is the ordinary
+// comparison at the nominal confidence, whose verdict agrees: every Walsh average lies beyond the
+// threshold too.
+inline constexpr std::size_t k_quick_stop_blocks = 10;
+
+// slower or faster (for `rule.direction`) when the quick stop applies to these per-block values
+// (one per run of each side, block by block); none otherwise.
+std::optional<Verdict> quick_stop(std::span<const double> base, std::span<const double> head,
+                                  const DecisionRule& rule);
 
 } // namespace culprit::stats

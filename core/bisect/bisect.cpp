@@ -304,8 +304,9 @@ Result<BisectOutcome> Bisection::run() {
 
   m_good = good;
   m_bad = bad;
-  CULPRIT_TRY_ASSIGN(m_outcome.confirmation,
-                     compare_subjects(m_sampler, *good, *bad, m_settings.compare));
+  auto ends = m_settings.compare;
+  ends.quick_stop = m_settings.quick_look; // a step that dwarfs the noise is told in 10 blocks
+  CULPRIT_TRY_ASSIGN(m_outcome.confirmation, compare_subjects(m_sampler, *good, *bad, ends));
   const auto wanted = m_settings.improvement ? stats::Verdict::faster : stats::Verdict::slower;
   for (const auto& verdict : m_outcome.confirmation.cases) {
     if (verdict.estimator) {

@@ -9,6 +9,7 @@
 #include "stats/fdr.hpp"
 #include "stats/paired.hpp"
 #include "stats/planning.hpp"
+#include "stats/quick_look.hpp"
 #include "stats/run_statistic.hpp"
 #include "stats/sequential.hpp"
 
@@ -134,6 +135,21 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
     verdict.verdict = exact->verdict;
     verdict.note = fmt::format("exact ({} runs a side, identical counts)", base.size());
     return true;
+  }
+  if (settings.quick_stop) {
+    if (const auto quick = stats::quick_stop(base, head, rule)) {
+      CULPRIT_TRY_ASSIGN(
+          auto nominal,
+          lift(stats::compare_paired(base, head, paired_options(settings.decide, direction)),
+               key.case_name));
+      nominal.verdict = *quick;
+      verdict.comparison = nominal;
+      verdict.verdict = *quick;
+      verdict.note = fmt::format("a quick stop: every one of {} blocks beyond the threshold, the "
+                                 "step many times their noise",
+                                 base.size());
+      return true;
+    }
   }
   CULPRIT_TRY_ASSIGN(
       const auto decision,

@@ -48,6 +48,9 @@ struct CompareSettings {
   std::string metric;
   DuetMode duet = DuetMode::off;
   unsigned threads = 0; // bootstrap threads; 0: the hardware's
+  // Stop at the first look with stats::k_quick_stop_blocks blocks that shows a step dwarfing the
+  // noise beyond the threshold in every block (stats/quick_look.hpp): a bisection's ends.
+  bool quick_stop = false;
 
   [[nodiscard]] std::size_t min_runs() const { return static_cast<std::size_t>(decide.min_runs); }
   [[nodiscard]] std::size_t max_runs() const { return static_cast<std::size_t>(decide.max_runs); }

@@ -141,5 +141,61 @@ TEST(QuickPosition, NeverCallsAGoodProbeBadAtTheWeakestDwarfedStep) {
   EXPECT_LT(intermediate_called_good, k_trials / 15);
 }
 
+TEST(QuickStop, CallsAStepThatDwarfsTheNoiseInEveryBlockAndNothingElse) {
+  const DecisionRule rule{.threshold = 0.02, .direction = Direction::lower_is_better};
+  std::vector<double> base(10, 1.0);
+  std::vector<double> head = {1.20, 1.21, 1.19, 1.20, 1.22, 1.18, 1.20, 1.21, 1.19, 1.20};
+  EXPECT_EQ(quick_stop(base, head, rule), Verdict::slower);
+  EXPECT_EQ(quick_stop(head, base, rule), Verdict::faster);
+  const DecisionRule higher{.threshold = 0.02, .direction = Direction::higher_is_better};
+  EXPECT_EQ(quick_stop(base, head, higher), Verdict::faster) << "more throughput is faster";
+  // Nine blocks: too few for the sign test.
+  EXPECT_FALSE(quick_stop(std::span(base).first(9), std::span(head).first(9), rule));
+  // One block within the threshold: no stop, the ordinary looks decide.
+  auto one_within = head;
+  one_within[4] = 1.01;
+  EXPECT_FALSE(quick_stop(base, one_within, rule));
+  // A block that strays by half the step: a heavy tail, no stop.
+  auto stray = head;
+  stray[2] = 1.35;
+  EXPECT_FALSE(quick_stop(base, stray, rule));
+  // Every block beyond a 2% threshold, but the step (3%) is not four times the noise.
+  const std::vector<double> noisy = {1.025, 1.05,  1.021, 1.04,  1.023,
+                                     1.045, 1.022, 1.035, 1.021, 1.05};
+  EXPECT_FALSE(quick_stop(base, noisy, rule));
+}
+
+// The sign test's bound, by simulation: a true change exactly at the threshold, with noise so
+// small that the step dwarfs it, is called at most 2^-10 of the time (each block is beyond the
+// threshold with probability 1/2); a 20% step is called in about 95% of trials under 2% noise per
+// run, and in about half under 3% (where four times a block's noise, 0.17, nears the step's 0.18:
+// the others go on to the ordinary looks).
+TEST(QuickStop, ErrsAtMostOnceInAThousandAtTheThresholdAndCallsALargeStep) {
+  std::mt19937_64 rng(11);
+  const DecisionRule rule{.threshold = 0.02, .direction = Direction::lower_is_better};
+  const auto trials_of = [&](double step, double sigma_run, int trials) {
+    std::normal_distribution<double> z(0.0, sigma_run);
+    int called = 0;
+    for (int t = 0; t < trials; ++t) {
+      std::vector<double> base;
+      std::vector<double> head;
+      for (std::size_t j = 0; j < k_quick_stop_blocks; ++j) {
+        base.push_back(std::exp(z(rng)));
+        head.push_back(std::exp(step + z(rng)));
+      }
+      called += quick_stop(base, head, rule) == Verdict::slower ? 1 : 0;
+    }
+    return static_cast<double>(called) / trials;
+  };
+  constexpr int k_trials = 200'000;
+  const double at_threshold = trials_of(std::log1p(0.02), 0.001, k_trials);
+  EXPECT_NEAR(at_threshold, 1.0 / 1024, 4.0 * std::sqrt((1.0 / 1024) / k_trials)) << at_threshold;
+  EXPECT_EQ(trials_of(0.0, 0.001, 20'000), 0.0) << "no change is never called";
+  EXPECT_GT(trials_of(std::log(1.2), 0.02, 20'000), 0.9);
+  const double at_three = trials_of(std::log(1.2), 0.03, 20'000);
+  EXPECT_GT(at_three, 0.4);
+  EXPECT_LT(at_three, 0.65);
+}
+
 } // namespace
 } // namespace culprit::stats
