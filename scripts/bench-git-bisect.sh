@@ -8,7 +8,8 @@
 #   git       git bisect run with the script people write: build, run once, call the commit bad
 #             when its time exceeds a threshold set halfway (geometric mean) between one run of
 #             the good end and one of the bad, the two runs and builds counted in its time
-# and prints, per trial and in all, whether each named the planted commit, and its wall time.
+# and prints, per trial and in all, whether each named the planted commit (culprit: exact, wrong,
+# or why it named none: not_reproduced, inconclusive), and its wall time.
 # Usage: scripts/bench-git-bisect.sh [TRIALS=5] [COMMITS=64] [STEP=0.20]
 # Environment: INSTRUMENT=valgrind (or perf) bisects by counts (--instrument), confirming the
 # culprit in time; SCALE sets the iterations per unit of work (default 500000: about 0.2 s; under
@@ -157,9 +158,9 @@ J
 echo "culprit env:"
 "$culprit" env 2>&1 | sed 's/^/  /'
 echo "program: $program"
-printf '%5s %8s | %8s %8s | %8s %8s | %6s | %s\n' trial planted culprit seconds git seconds ratio \
+printf '%5s %8s | %14s %8s | %8s %8s | %6s | %s\n' trial planted culprit seconds git seconds ratio \
   "culprit's runs"
-c_exact=0 g_exact=0 c_total=0 g_total=0
+c_exact=0 c_wrong=0 g_exact=0 c_total=0 g_total=0
 for ((trial = 1; trial <= trials; ++trial)); do
   planted=$((RANDOM % commits))
   repo="$work/repo-$trial"
@@ -171,7 +172,9 @@ for ((trial = 1; trial <= trials; ++trial)); do
   (cd "$repo" && "$culprit" -q --cache-dir "$work/cache-$trial" bisect --good "$good" --bad "$bad" \
     "${instrument[@]}" --json "$work/evidence-$trial.json" >/dev/null 2>&1) || true
   c_seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-  named=$(/usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); c=(e.get("bisect") or {}).get("culprits") or []; print(c[0]["commit"] if len(c)==1 else "-")' "$work/evidence-$trial.json" 2>/dev/null || echo -)
+  # The commit named, or why none was: culprit names one only when it is sure (not_reproduced:
+  # the ends did not differ beyond the threshold; inconclusive: the runs ran out).
+  named=$(/usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); c=(e.get("bisect") or {}).get("culprits") or []; print(c[0]["commit"] if len(c)==1 else e["status"])' "$work/evidence-$trial.json" 2>/dev/null || echo failed)
   # Its runs by metric (counted and timed apart), for where the time went.
   runs=$(/usr/bin/python3 -c 'import json,sys,collections; e=json.load(open(sys.argv[1])); r=collections.Counter();
 for m in e["measurements"]: r[m["metric"]]+=len(m["runs"])
@@ -181,12 +184,18 @@ print(" ".join(f"{k}={v}" for k,v in sorted(r.items())))' "$work/evidence-$trial
   start=$(now)
   g_named=$(git_bisect "$clone")
   g_seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-  [[ $named == "$expected" ]] && c_ok=exact && c_exact=$((c_exact + 1)) || c_ok=wrong
+  if [[ $named == "$expected" ]]; then
+    c_ok=exact && c_exact=$((c_exact + 1))
+  elif [[ $named =~ ^[0-9a-f]{40}$ ]]; then
+    c_ok=wrong && c_wrong=$((c_wrong + 1))
+  else
+    c_ok=$named # no culprit named, and why
+  fi
   [[ $g_named == "$expected" ]] && g_ok=exact && g_exact=$((g_exact + 1)) || g_ok=wrong
   c_total=$(awk -v a="$c_total" -v b="$c_seconds" 'BEGIN { print a + b }')
   g_total=$(awk -v a="$g_total" -v b="$g_seconds" 'BEGIN { print a + b }')
-  printf '%5d %8d | %8s %8s | %8s %8s | %5.1fx | %s\n' "$trial" "$planted" "$c_ok" "$c_seconds" \
+  printf '%5d %8d | %14s %8s | %8s %8s | %5.1fx | %s\n' "$trial" "$planted" "$c_ok" "$c_seconds" \
     "$g_ok" "$g_seconds" "$(awk -v a="$c_seconds" -v b="$g_seconds" 'BEGIN { print a / b }')" "$runs"
 done
-awk -v t="$trials" -v ce="$c_exact" -v ge="$g_exact" -v ct="$c_total" -v gt="$g_total" -v n="$commits" -v s="$step" \
-  -v lane="${INSTRUMENT:-time}" -v p="$program" 'BEGIN { printf "%d commits of a %s program, a %.0f%% step, culprit by %s: culprit exact %d of %d, %.1f s a bisection; git bisect run exact %d of %d, %.1f s; culprit/git %.1fx\n", n, p, s * 100, lane, ce, t, ct / t, ge, t, gt / t, ct / gt }'
+awk -v t="$trials" -v ce="$c_exact" -v cw="$c_wrong" -v ge="$g_exact" -v ct="$c_total" -v gt="$g_total" -v n="$commits" -v s="$step" \
+  -v lane="${INSTRUMENT:-time}" -v p="$program" 'BEGIN { printf "%d commits of a %s program, a %.0f%% step, culprit by %s: culprit exact %d of %d, wrong %d (the others named none), %.1f s a bisection; git bisect run exact %d of %d, %.1f s; culprit/git %.1fx\n", n, p, s * 100, lane, ce, t, cw, ct / t, ge, t, gt / t, ct / gt }'

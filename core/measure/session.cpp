@@ -89,7 +89,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
       counted.recipe_hash = run_recipe_hash(counted_run(recipe.run));
       counted.warmup = 0;
       counted.instrument_program = std::move(*valgrind);
-      counted.duet_cpus = {};
+      counted.duet_cpus = options.duet_cpus; // the culprit and its parent counted at once
       session->m_counter_sampler =
           std::make_unique<Sampler>(executor, *session->m_store, std::move(counted));
     }
