@@ -4,11 +4,12 @@
 #include <cmath>
 
 #include "core/git/hash.hpp"
+#include "core/util/spelling.hpp"
 
 namespace culprit::history {
 namespace {
 
-constexpr std::array<std::pair<RegressionState, std::string_view>, 4> k_states = {{
+constexpr std::array<Spelling<RegressionState>, 4> k_states = {{
     {RegressionState::bisected, "bisected"},
     {RegressionState::acknowledged, "acknowledged"},
     {RegressionState::wontfix, "wontfix"},
@@ -18,17 +19,11 @@ constexpr std::array<std::pair<RegressionState, std::string_view>, 4> k_states =
 } // namespace
 
 std::string_view to_string(RegressionState state) {
-  for (const auto& [value, name] : k_states)
-    if (value == state)
-      return name;
-  return "bisected";
+  return name_in(k_states, state);
 }
 
 std::optional<RegressionState> parse_regression_state(std::string_view text) {
-  for (const auto& [value, name] : k_states)
-    if (name == text)
-      return value;
-  return std::nullopt;
+  return value_in(k_states, text);
 }
 
 bool is_open(RegressionState state) {

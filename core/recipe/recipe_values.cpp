@@ -14,14 +14,10 @@
 #include "core/git/hash.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/util/escape.hpp"
+#include "core/util/spelling.hpp"
 
 namespace culprit {
 namespace {
-
-template <class E> struct Spelling {
-  E value;
-  std::string_view name;
-};
 
 constexpr std::array<Spelling<DuetMode>, 3> k_duet_modes = {
     {{DuetMode::off, "off"}, {DuetMode::on, "on"}, {DuetMode::automatic, "auto"}}};
@@ -31,22 +27,6 @@ constexpr std::array<Spelling<Instrument>, 4> k_instruments = {{{Instrument::tim
                                                                 {Instrument::valgrind, "valgrind"},
                                                                 {Instrument::perf, "perf"},
                                                                 {Instrument::ncu, "ncu"}}};
-
-template <class E, std::size_t N>
-std::string_view name_in(const std::array<Spelling<E>, N>& spellings, E value) {
-  for (const auto& spelling : spellings)
-    if (spelling.value == value)
-      return spelling.name;
-  return spellings.front().name;
-}
-
-template <class E, std::size_t N>
-std::optional<E> value_in(const std::array<Spelling<E>, N>& spellings, std::string_view name) {
-  for (const auto& spelling : spellings)
-    if (spelling.name == name)
-      return spelling.value;
-  return std::nullopt;
-}
 
 } // namespace
 

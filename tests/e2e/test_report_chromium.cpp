@@ -37,6 +37,27 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// Headless Chromium on `page` with `more` arguments (--dump-dom, --screenshot=...), its profile
+// and HOME in `temp`, and no network: a proxy that does not exist, and every host name resolves to
+// nothing.
+testing::ProcessOutput chromium_on(const std::string& chromium, const testing::TempDir& temp,
+                                   const std::filesystem::path& page,
+                                   std::vector<std::string> more) {
+  std::vector<std::string> args = {"timeout",
+                                   "120",
+                                   chromium,
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--no-first-run",
+                                   "--proxy-server=127.0.0.1:9",
+                                   "--host-resolver-rules=MAP * ~NOTFOUND",
+                                   "--user-data-dir=" + (temp / "profile").string()};
+  args.insert(args.end(), more.begin(), more.end());
+  args.push_back("file://" + page.string());
+  return testing::run_process(args, temp.path(), {{"HOME", temp.path().string()}});
+}
+
 TEST(ReportInChromium, TheBrowserBuildsThePlotsAndTakesAScreenshot) {
   const auto chromium = find_chromium();
   if (chromium.empty())
@@ -51,20 +72,7 @@ TEST(ReportInChromium, TheBrowserBuildsThePlotsAndTakesAScreenshot) {
       temp.path());
   ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
 
-  // No network: a proxy that does not exist, and every host name resolves to nothing.
-  const std::vector<std::string> common = {"timeout",
-                                           "120",
-                                           chromium,
-                                           "--headless",
-                                           "--no-sandbox",
-                                           "--disable-gpu",
-                                           "--no-first-run",
-                                           "--proxy-server=127.0.0.1:9",
-                                           "--host-resolver-rules=MAP * ~NOTFOUND",
-                                           "--user-data-dir=" + (temp / "profile").string()};
-  auto dump_args = common;
-  dump_args.insert(dump_args.end(), {"--dump-dom", "file://" + page.string()});
-  const auto dom = testing::run_process(dump_args, temp.path(), {{"HOME", temp.path().string()}});
+  const auto dom = chromium_on(chromium, temp, page, {"--dump-dom"});
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   for (const auto* id :
        {"<svg id=\"forest-plot\"", "<svg id=\"bisection-plot-0\"", "<svg id=\"run-order-plot-0\""})
@@ -77,10 +85,9 @@ TEST(ReportInChromium, TheBrowserBuildsThePlotsAndTakesAScreenshot) {
 
   const auto shot = std::filesystem::path(CULPRIT_BINARY_DIR) / "report-screenshot.png";
   std::filesystem::remove(shot);
-  auto shot_args = common;
-  shot_args.insert(shot_args.end(), {"--hide-scrollbars", "--window-size=1366,3600",
-                                     "--screenshot=" + shot.string(), "file://" + page.string()});
-  const auto taken = testing::run_process(shot_args, temp.path(), {{"HOME", temp.path().string()}});
+  const auto taken = chromium_on(
+      chromium, temp, page,
+      {"--hide-scrollbars", "--window-size=1366,3600", "--screenshot=" + shot.string()});
   ASSERT_EQ(taken.exit_code, 0) << taken.err;
   std::ifstream png(shot, std::ios::binary);
   std::string magic(8, '\0');
@@ -103,11 +110,7 @@ TEST(ReportInChromium, TheRooflineChartRendersWithItsCeilingsPointsAndArrows) {
       {"report", (temp / "compare.json").string(), "--format", "html", "-o", page.string()},
       temp.path());
   ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
-  const auto dom = testing::run_process(
-      {"timeout", "120", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-       "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-       "--user-data-dir=" + (temp / "profile").string(), "--dump-dom", "file://" + page.string()},
-      temp.path(), {{"HOME", temp.path().string()}});
+  const auto dom = chromium_on(chromium, temp, page, {"--dump-dom"});
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   const auto start = dom.out.find("<svg id=\"roofline-plot\"");
   ASSERT_NE(start, std::string::npos) << "the browser's DOM has no roofline chart";
@@ -163,11 +166,7 @@ TEST(ReportInChromium, TheHistoryDashboardShowsOpenRegressionsBeforeTheirSeries)
                                  .last_seen = store::now()};
   const auto page = temp / "history.html";
   ASSERT_TRUE(write_file_atomic(page, history::render_html(history, {}, {open})));
-  const auto dom = testing::run_process(
-      {"timeout", "120", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-       "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-       "--user-data-dir=" + (temp / "profile").string(), "--dump-dom", "file://" + page.string()},
-      temp.path(), {{"HOME", temp.path().string()}});
+  const auto dom = chromium_on(chromium, temp, page, {"--dump-dom"});
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   const auto row = dom.out.find("<tr class=\"regression\" id=\"R1a2b3c4\">");
   const auto chart = dom.out.find("<svg");
