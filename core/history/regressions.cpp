@@ -1,7 +1,6 @@
 #include "core/history/regressions.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/git/hash.hpp"
 #include "core/util/spelling.hpp"
@@ -73,16 +72,30 @@ Result<RegressionState> next_state(const Regression& regression, RegressionActio
   return usage_error("unknown action on {}", regression.id);
 }
 
+namespace {
+
+// A case's interval, or its ratio alone when it holds none around the ratio.
+std::array<double, 2> bounds_of(const RegressionCase& c) {
+  return c.ci[0] <= c.ratio && c.ratio <= c.ci[1] && c.ci[0] > 0 ? c.ci
+                                                                 : std::array{c.ratio, c.ratio};
+}
+
+} // namespace
+
 bool fixes(const Improvement& improvement, const Regression& regression, double threshold) {
   if (regression.cases.empty())
     return false;
-  const double tolerance = std::log1p(threshold);
   return std::ranges::all_of(regression.cases, [&](const RegressionCase& slowed) {
     const auto back = std::ranges::find_if(improvement.cases, [&](const RegressionCase& c) {
       return c.case_name == slowed.case_name && c.metric == slowed.metric;
     });
-    return back != improvement.cases.end() && slowed.ratio > 0 && back->ratio > 0 &&
-           std::abs(std::log(slowed.ratio) + std::log(back->ratio)) <= tolerance;
+    if (back == improvement.cases.end() || !(slowed.ratio > 0) || !(back->ratio > 0))
+      return false;
+    const auto before = bounds_of(slowed);
+    const auto after = bounds_of(*back);
+    const double low = before[0] * after[0];
+    const double high = before[1] * after[1];
+    return low <= 1 + threshold && high >= 1 / (1 + threshold);
   });
 }
 

@@ -11,8 +11,8 @@
 //   bisected      triage confirmed the change and named its culprit (where a record starts)
 //   acknowledged  someone owns it (`culprit regressions ack ID --note ...`)
 //   wontfix       judged not worth fixing (`wontfix ID --note ...`)
-//   fixed         a later commit brought every one of its cases back within the threshold of
-//                 their level before it: triage bisected that improvement and credits it
+//   fixed         a later commit brought every one of its cases back to their level before it,
+//                 within the threshold (fixes): triage bisected that improvement and credits it
 //   (reopen ID brings a closed one back to bisected)
 //
 // A transition that makes no sense (acknowledging a fixed one) is a usage error that says what
@@ -88,9 +88,12 @@ struct Improvement {
 };
 
 // Whether `improvement` fixes `regression`: every case of the regression is among the
-// improvement's (same name and metric), and the two changes together leave it within
-// `threshold` of its level before the regression (|ratio_r x ratio_i - 1| <= threshold, in log
-// terms). Whether the improvement came after the culprit is the caller's to say.
+// improvement's (same name and metric), and the two changes together are consistent with a level
+// back within `threshold` of where it was before the regression: the product of their intervals
+// reaches into [1 / (1 + threshold), 1 + threshold]. Two noisy measurements of one change do not
+// multiply to exactly 1 (a 50% step measured at +41.5% under load, its undoing at -32.8%), while
+// a fix that brought a case only part of the way back stays clear of the band and the regression
+// open. Whether the improvement came after the culprit is the caller's to say.
 [[nodiscard]] bool fixes(const Improvement& improvement, const Regression& regression,
                          double threshold);
 
