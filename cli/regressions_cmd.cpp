@@ -90,7 +90,7 @@ std::string regression_markdown(const history::Regression& r) {
   out += fmt::format("- first seen {}, last seen {}\n", when(r.first_seen), when(r.last_seen));
   if (!r.fixed_by.empty())
     out += fmt::format("- fixed by {}\n", markdown_code(r.fixed_by));
-  out += "\n| case | change | 95% CI | share |\n|---|---|---|---|\n";
+  out += "\n| case | change | interval | share |\n|---|---|---|---|\n";
   for (const auto& c : r.cases)
     out += fmt::format("| {} | {} | [{:.3f}, {:.3f}] | {} |\n",
                        markdown_code(c.case_name, InTable::yes), percent(c.ratio), c.ci[0], c.ci[1],

@@ -168,7 +168,9 @@ private:
                             const nlohmann::json& document, const std::filesystem::path& file,
                             const history::RegressionUpdate& regressions) {
     // The regression record a finding is: its id, and whether this triage first found it.
-    const auto record_of = [&](const std::string& commit) -> std::string {
+    const auto record_of = [&](const std::string& kind, const std::string& commit) -> std::string {
+      if (kind != "regression")
+        return "";
       for (const auto* list : {&regressions.recorded, &regressions.seen})
         for (const auto& r : *list)
           if (r.culprit == commit)
@@ -179,9 +181,10 @@ private:
       // A finding is one commit: its bisect holds that one culprit, with every case it moved.
       const auto& cases = finding.at("bisect").at("culprits").at(0).at("cases");
       const auto commit = finding.at("commit").get<std::string>();
-      print_to(out, "{} {} {}{}\n  {}, {}:\n", finding.at("kind").get<std::string>(),
-               commit.substr(0, 12), on_terminal(finding.at("subject").get<std::string>()),
-               record_of(commit), on_terminal(finding.at("author").get<std::string>()),
+      const auto kind = finding.at("kind").get<std::string>();
+      print_to(out, "{} {} {}{}\n  {}, {}:\n", kind, commit.substr(0, 12),
+               on_terminal(finding.at("subject").get<std::string>()), record_of(kind, commit),
+               on_terminal(finding.at("author").get<std::string>()),
                report::counted(cases.size(), "case", "cases"));
       for (const auto& c : cases)
         print_to(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",

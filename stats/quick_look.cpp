@@ -93,13 +93,16 @@ std::optional<Verdict> quick_stop(std::span<const double> base, std::span<const 
   const auto noise = step_noise(base, head);
   if (!noise || !noise->dwarfed())
     return std::nullopt;
-  const double beyond = std::log1p(rule.threshold);
+  // Beyond the threshold as decide() reads it (stats/decision.hpp): above 1 + delta, below
+  // 1 - delta.
+  const double above = std::log1p(rule.threshold);
+  const double below = rule.threshold < 1.0 ? std::log1p(-rule.threshold) : -HUGE_VAL;
   bool up = true;
   bool down = true;
   for (std::size_t j = 0; j < base.size(); ++j) {
     const double b = std::log(head[j] / base[j]);
-    up = up && b > beyond;
-    down = down && b < -beyond;
+    up = up && b > above;
+    down = down && b < below;
   }
   if (!up && !down)
     return std::nullopt;

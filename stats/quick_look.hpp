@@ -66,15 +66,17 @@ std::optional<StepPosition> quick_position(const StepNoise& ends, std::span<cons
 // signed-rank test's smallest p-value, 2/1024, is above what the O'Brien-Fleming boundary lets
 // that look spend. With m >= k_quick_stop_blocks blocks, the ends are called slower (faster) at
 // once when the step dwarfs their noise (StepNoise::dwarfed, on these blocks) and every block's
-// log ratio lies beyond log(1 + delta) on the slow (fast) side.
+// ratio lies beyond the threshold on the slow (fast) side, as the verdict reads it: above
+// 1 + delta, or below 1 - delta.
 //
 // Error, by a sign test that needs only each block's log ratio to be independent and as likely
 // above its median as below: when the true change is within the threshold, each block lies beyond
 // it with probability at most 1/2, so all of the first ten do with probability at most
 // 2^-10 ~ 0.001. A stop at a later look needs those ten as well, so the quick stops of every look
 // together add at most 0.001 to the sequential plan's error. What is reported is the ordinary
-// comparison at the nominal confidence, whose verdict agrees: every Walsh average lies beyond the
-// threshold too.
+// comparison at the nominal confidence, and the stop is made only when its verdict agrees (every
+// Walsh average lies beyond the threshold too, but a confidence above 1 - 2^-9 is more than ten
+// blocks' rank interval can reach).
 inline constexpr std::size_t k_quick_stop_blocks = 10;
 
 // slower or faster (for `rule.direction`) when the quick stop applies to these per-block values

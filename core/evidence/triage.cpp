@@ -134,11 +134,16 @@ const EvidenceCulprit* described(const TriageDocument& document, const Finding& 
   return it == culprits.end() ? nullptr : &*it;
 }
 
-std::vector<RegressionCase> regression_cases(const EvidenceCulprit& culprit) {
-  std::vector<RegressionCase> cases(culprit.cases.size());
-  std::ranges::transform(culprit.cases, cases.begin(), [](const EvidenceCulpritCase& c) {
-    return RegressionCase{c.name, c.metric, c.ratio, c.ci, c.share};
-  });
+// The cases of `culprit` that `finding` moved: one commit that slowed one case and sped up another
+// is two findings, and the document's culprit holds the cases of both.
+std::vector<RegressionCase> regression_cases(const EvidenceCulprit& culprit,
+                                             const Finding& finding) {
+  std::vector<RegressionCase> cases;
+  for (const auto& c : culprit.cases)
+    if (std::ranges::any_of(finding.culprits, [&](const FoundCulprit& moved) {
+          return moved.selected.key.case_name == c.name;
+        }))
+      cases.push_back({c.name, c.metric, c.ratio, c.ci, c.share});
   return cases;
 }
 
@@ -157,7 +162,7 @@ Result<RegressionUpdate> update_regressions(
     if (culprit == nullptr)
       continue;
     if (!finding.regression) {
-      improvements.push_back({finding.commit, regression_cases(*culprit)});
+      improvements.push_back({finding.commit, regression_cases(*culprit, finding)});
       continue;
     }
     Regression found{.id = regression_id(host_id, finding.commit),
@@ -165,7 +170,7 @@ Result<RegressionUpdate> update_regressions(
                      .culprit = finding.commit,
                      .subject = culprit->subject,
                      .author = culprit->author,
-                     .cases = regression_cases(*culprit),
+                     .cases = regression_cases(*culprit, finding),
                      .owners = culprit->owners,
                      .evidence = {evidence_file},
                      .first_seen = now,
@@ -182,17 +187,22 @@ Result<RegressionUpdate> update_regressions(
     for (const auto& improvement : improvements) {
       if (!fixes(improvement, regression, threshold))
         continue;
-      CULPRIT_TRY_ASSIGN(const bool after, descends(regression.culprit, improvement.commit));
-      if (!after)
+      // A culprit no longer in the repository (a rewritten branch) cannot be placed before the
+      // fix, and one that a person moved meanwhile is theirs: either stays as it is.
+      const auto after = descends(regression.culprit, improvement.commit);
+      if (!after || !*after)
         continue;
-      CULPRIT_TRY(ledger.transition(
+      auto moved = ledger.transition(
           regression.id, regression.state,
           {.at = now,
            .state = RegressionState::fixed,
            .who = "triage",
            .note = fmt::format("every case back within {:.1f}% of its level before {}",
                                threshold * 100, regression.culprit.substr(0, 12)),
-           .commit = improvement.commit}));
+           .commit = improvement.commit});
+      if (!moved && moved.error().code == ExitCode::usage)
+        continue;
+      CULPRIT_TRY(moved);
       auto closed = regression;
       closed.state = RegressionState::fixed;
       closed.fixed_by = improvement.commit;

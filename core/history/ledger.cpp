@@ -110,10 +110,16 @@ std::vector<RegressionCase> cases_from(const std::string& text) {
     if (!one.is_object())
       continue;
     RegressionCase c;
-    c.case_name = one.value("case", "");
-    c.metric = one.value("metric", "");
-    c.ratio = one.value("ratio", 1.0);
-    if (const auto ci = one.find("ci"); ci != one.end() && ci->is_array() && ci->size() == 2)
+    const auto string_at = [&](const char* key) {
+      const auto it = one.find(key);
+      return it != one.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    c.case_name = string_at("case");
+    c.metric = string_at("metric");
+    if (const auto ratio = one.find("ratio"); ratio != one.end() && ratio->is_number())
+      c.ratio = ratio->get<double>();
+    if (const auto ci = one.find("ci"); ci != one.end() && ci->is_array() && ci->size() == 2 &&
+                                        (*ci)[0].is_number() && (*ci)[1].is_number())
       c.ci = {(*ci)[0].get<double>(), (*ci)[1].get<double>()};
     if (const auto share = one.find("share"); share != one.end() && share->is_number())
       c.share = share->get<double>();

@@ -142,13 +142,14 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
           auto nominal,
           lift(stats::compare_paired(base, head, paired_options(settings.decide, direction)),
                key.case_name));
-      nominal.verdict = *quick;
-      verdict.comparison = nominal;
-      verdict.verdict = *quick;
-      verdict.note = fmt::format("a quick stop: every one of {} blocks beyond the threshold, the "
-                                 "step many times their noise",
-                                 base.size());
-      return true;
+      if (nominal.verdict == *quick) {
+        verdict.comparison = nominal;
+        verdict.verdict = *quick;
+        verdict.note = fmt::format("a quick stop: every one of {} blocks beyond the threshold, "
+                                   "the step many times their noise",
+                                   base.size());
+        return true;
+      }
     }
   }
   CULPRIT_TRY_ASSIGN(

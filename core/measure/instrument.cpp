@@ -1,7 +1,9 @@
 #include "core/measure/instrument.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -68,8 +70,25 @@ std::optional<std::vector<std::string>> program_words(const ExecRequest& request
   if (!words || request.env.contains("PATH")) // the shell would search the run's own PATH
     return std::nullopt;
   const auto& program = words->front();
-  if (program.find('/') == std::string::npos && !host::find_on_path(program))
-    return std::nullopt; // a shell function or built-in, or nothing: the shell says which
+  std::filesystem::path file = program;
+  if (program.find('/') == std::string::npos) {
+    const auto found = host::find_on_path(program);
+    if (!found)
+      return std::nullopt; // a shell function or built-in, or nothing: the shell says which
+    file = *found;
+  } else if (file.is_relative()) {
+    file = request.cwd / file;
+  }
+  // A file the kernel runs itself: a binary, or a script that names its interpreter. The shell
+  // runs a text file without a #! line as a script of its own, which nothing else does.
+  std::ifstream in(file, std::ios::binary);
+  std::array<char, 4> magic{};
+  in.read(magic.data(), magic.size());
+  const std::string_view start(magic.data(), static_cast<std::size_t>(in.gcount()));
+  if (!start.starts_with("\x7f"
+                         "ELF") &&
+      !start.starts_with("#!"))
+    return std::nullopt;
   return words;
 }
 

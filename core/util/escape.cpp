@@ -241,11 +241,15 @@ std::string shell_command(const std::vector<std::string>& argv) {
 }
 
 std::optional<std::vector<std::string>> simple_command_words(std::string_view command) {
-  // POSIX's special built-ins and the regular ones that act on the shell itself.
-  static constexpr std::array<std::string_view, 27> k_builtins = {
-      ".",      "alias",  "bg",    "break",   "cd",   "command", "continue", "eval",  "exec",
-      "exit",   "export", "fg",    "getopts", "hash", "jobs",    "local",    "read",  "readonly",
-      "return", "set",    "shift", "times",   "trap", "type",    "ulimit",   "umask", "unset"};
+  // POSIX's special built-ins, the regular ones that act on the shell itself, and those a shell
+  // runs in place of a program of the same name, which may not behave alike (dash's echo reads
+  // backslash escapes, /bin/echo does not; bash's time is a keyword).
+  static constexpr std::array<std::string_view, 37> k_builtins = {
+      ".",      "alias", "bg",      "break",  "cd",    "command", "continue", "echo",
+      "eval",   "exec",  "exit",    "export", "false", "fg",      "getopts",  "hash",
+      "jobs",   "kill",  "local",   "printf", "pwd",   "read",    "readonly", "return",
+      "set",    "shift", "test",    "time",   "times", "trap",    "true",     "type",
+      "ulimit", "umask", "unalias", "unset",  "wait"};
   std::vector<std::string> words;
   std::size_t i = 0;
   const auto blank = [&] { return command[i] == ' ' || command[i] == '\t'; };

@@ -159,6 +159,13 @@ TEST(QuickStop, CallsAStepThatDwarfsTheNoiseInEveryBlockAndNothingElse) {
   auto stray = head;
   stray[2] = 1.35;
   EXPECT_FALSE(quick_stop(base, stray, rule));
+  // Below the threshold as the verdict reads it: a fall must reach 1 - delta, not 1 / (1 + delta).
+  const DecisionRule tenth{.threshold = 0.10, .direction = Direction::higher_is_better};
+  const std::vector<double> fell = {0.905, 0.906, 0.904, 0.905, 0.907,
+                                    0.903, 0.905, 0.906, 0.904, 0.905};
+  EXPECT_FALSE(quick_stop(base, fell, tenth)) << "0.905 is within 10% by decide()'s reading";
+  const std::vector<double> fell_far = {0.80, 0.81, 0.79, 0.80, 0.82, 0.78, 0.80, 0.81, 0.79, 0.80};
+  EXPECT_EQ(quick_stop(base, fell_far, tenth), Verdict::slower) << "less throughput is slower";
   // Every block beyond a 2% threshold, but the step (3%) is not four times the noise.
   const std::vector<double> noisy = {1.025, 1.05,  1.021, 1.04,  1.023,
                                      1.045, 1.022, 1.035, 1.021, 1.05};

@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/evidence/triage.hpp"
 #include "core/history/ledger.hpp"
 #include "core/history/regressions.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -143,6 +144,42 @@ TEST(Regressions, TwoRotationsActingAtOnceLoseNoUpdate) {
   ASSERT_TRUE(two.transition(r.id, RegressionState::acknowledged,
                              {store::now(), RegressionState::fixed, "triage", "", "def456"}));
   EXPECT_EQ(one.regression(r.id).value()->fixed_by, "def456");
+}
+
+// One commit that slowed one case and sped up another is two findings, and the document's
+// culprit holds the cases of both: the regression's record keeps only the case it slowed (else
+// the improvement would be a case it waits for to come back, and it could never close).
+TEST(Regressions, ACommitThatSlowedOneCaseAndSpedUpAnotherRecordsOnlyTheSlowedOne) {
+  TempDir dir{"culprit-regressions-both"};
+  auto ledger = Ledger::open_in(dir.path()).value();
+  const auto found = [](const std::string& case_name) {
+    FoundCulprit culprit;
+    culprit.commit = "abc123";
+    culprit.selected.key = {case_name, "time"};
+    return culprit;
+  };
+  TriageOutcome outcome;
+  outcome.findings = {Finding{"abc123", true, {}, {found("slowed")}},
+                      Finding{"abc123", false, {}, {found("sped")}}};
+  TriageDocument document;
+  document.evidence.bisect.emplace();
+  EvidenceCulprit described;
+  described.commit = "abc123";
+  described.subject = "trade one kernel for another";
+  described.cases = {{.name = "slowed", .ratio = 1.3, .ci = {1.25, 1.35}, .share = 1.0},
+                     {.name = "sped", .ratio = 0.7, .ci = {0.65, 0.75}, .share = 1.0}};
+  document.evidence.bisect->culprits = {described};
+  const auto update = update_regressions(
+      ledger, outcome, document, "host-a", "/tmp/triage.json", 0.02,
+      [](const std::string&, const std::string&) -> Result<bool> { return true; });
+  ASSERT_TRUE(update) << update.error().message;
+  ASSERT_EQ(update->recorded.size(), 1U);
+  ASSERT_EQ(update->recorded[0].cases.size(), 1U);
+  EXPECT_EQ(update->recorded[0].cases[0].case_name, "slowed");
+  EXPECT_TRUE(update->fixed.empty()) << "its own speed-up elsewhere does not fix it";
+  const auto held = ledger.regression(regression_id("host-a", "abc123")).value();
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->cases.size(), 1U);
 }
 
 } // namespace

@@ -120,6 +120,8 @@ TEST(Escape, ASimpleCommandSplitsIntoTheWordsTheShellWouldPass) {
                                     "cd dir",
                                     "exec bench",
                                     "eval bench",
+                                    "echo hi",
+                                    "time bench",
                                     "bench 'open",
                                     "bench `date`",
                                     "bench ~/x",
