@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -155,7 +156,8 @@ std::optional<double> pair_error(const std::vector<double>& before,
   std::vector<double> log_ratios;
   log_ratios.reserve(count);
   for (std::size_t b = 0; b < count; ++b) {
-    if (!(before[b] > 0 && after[b] > 0))
+    const bool positive = before[b] > 0 && after[b] > 0; // and not NaN
+    if (!positive)
       return std::nullopt;
     log_ratios.push_back(std::log(after[b] / before[b]));
   }
@@ -187,8 +189,8 @@ void neighbour_steps(const std::vector<double>& logs, const PointReplicates& rep
     if (!error)
       continue;
     const double step = logs[i] - logs[i - 1];
-    const double p_value =
-        *error > 0 ? std::erfc(std::abs(step) / (std::sqrt(2.0) * *error)) : (step != 0 ? 0 : 1);
+    const double p_value = *error > 0 ? std::erfc(std::abs(step) / (std::numbers::sqrt2 * *error))
+                                      : (step != 0 ? 0 : 1);
     if (std::abs(step) >= std::log1p(options.min_change) &&
         p_value * pairs <= options.significance) {
       indices.push_back(i);
