@@ -12,9 +12,8 @@
 namespace culprit::stats {
 namespace {
 
-constexpr double k_mad_to_sigma = 1.482602218505602; // 1 / the normal quantile at 3/4
-constexpr double k_dwarf_ratio = 4.0;                // |s| >= 4 sigma
-constexpr double k_stray_share = 0.5;                // no block's step strays by half the step
+constexpr double k_dwarf_ratio = 4.0; // |s| >= 4 sigma
+constexpr double k_stray_share = 0.5; // no block's step strays by half the step
 constexpr double k_largest_bound = 0.25;
 
 bool all_positive(std::span<const double> values) {

@@ -43,6 +43,9 @@ Result<double> median(std::span<const double> values);
 Result<double> mean(std::span<const double> values);
 // Sample standard deviation (divisor n - 1).
 Result<double> standard_deviation(std::span<const double> values);
+// The median absolute deviation of a normal sample times this estimates its sigma (1 / the normal
+// quantile at 3/4).
+inline constexpr double k_mad_to_sigma = 1.482602218505602;
 
 struct Summary {
   std::size_t count = 0;
@@ -53,8 +56,8 @@ struct Summary {
   double q1 = 0.0; // 25% quantile
   double q3 = 0.0; // 75% quantile
   double iqr = 0.0;
-  double mad = 0.0; // median absolute deviation from the median, unscaled (x 1.4826: a normal's
-                    // sigma)
+  double mad = 0.0; // median absolute deviation from the median, unscaled (x k_mad_to_sigma: a
+                    // normal's sigma)
   double standard_deviation = 0.0;
   // standard_deviation / mean; absent when the mean is zero.
   std::optional<double> coefficient_of_variation;

@@ -164,13 +164,7 @@ std::optional<double> pair_error(const std::vector<double>& before,
   const auto summary = stats::summarize(log_ratios);
   if (!summary)
     return std::nullopt;
-  constexpr double k_mad_to_sigma = 1.482602218505602; // 1 / the normal quantile at 3/4
-  if (summary->mad > 0)
-    return k_mad_to_sigma * summary->mad;
-  double sum_squares = 0;
-  for (const double value : log_ratios)
-    sum_squares += (value - summary->mean) * (value - summary->mean);
-  return std::sqrt(sum_squares / static_cast<double>(count - 1));
+  return summary->mad > 0 ? stats::k_mad_to_sigma * summary->mad : summary->standard_deviation;
 }
 
 // Steps between neighbouring points that their replicates resolve, with their p-values (already
