@@ -162,4 +162,11 @@ Result<LocationInterval> hodges_lehmann_location(std::span<const double> differe
   return result;
 }
 
+std::size_t pairs_reaching(double confidence) {
+  std::size_t n = 1;
+  while (n < 64 && 1.0 - std::ldexp(1.0, 1 - static_cast<int>(n)) < confidence)
+    ++n;
+  return n;
+}
+
 } // namespace culprit::stats

@@ -31,6 +31,10 @@ namespace culprit::stats {
 // Differences up to this many, without ties or zeros, get the exact distribution.
 constexpr std::size_t k_exact_signed_rank = 50;
 
+// The fewest differences whose rank interval reaches `confidence` (in (0, 1)): the smallest n with
+// 1 - 2^(1 - n) >= confidence (6 for 95%, 8 for 99%).
+std::size_t pairs_reaching(double confidence);
+
 // P(W+ <= k) for k = 0..n(n+1)/2, for n differences without ties: the recursion
 // p_n(k) = (p_(n-1)(k) + p_(n-1)(k - n)) / 2 over the probability of each rank sum.
 std::vector<double> signed_rank_cdf(std::size_t n);

@@ -26,6 +26,13 @@ TEST(SignedRank, AgreesWithScipyOnEveryReferenceData) {
   }
 }
 
+TEST(SignedRank, TheFewestDifferencesThatReachALevel) {
+  EXPECT_EQ(pairs_reaching(0.95), 6U); // 1 - 2^-4 = 0.9375 < 0.95 <= 1 - 2^-5
+  EXPECT_EQ(pairs_reaching(0.99), 8U);
+  EXPECT_EQ(pairs_reaching(0.9375), 5U);
+  EXPECT_EQ(pairs_reaching(0.5), 2U);
+}
+
 TEST(SignedRank, ExactDistributionOfThreeDifferences) {
   // Rank sums of {1, 2, 3}: 0,1,2,3,3,4,5,6, each with probability 1/8.
   const auto cdf = signed_rank_cdf(3);
