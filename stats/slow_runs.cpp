@@ -20,6 +20,24 @@ constexpr double k_slow_block_scatter = 2.0;
 // the slow blocks are then compared.
 constexpr std::size_t k_min_fast_blocks = 3;
 
+// Whether a side's fast runs are one state: none lies further below their median than half the
+// threshold (in logarithms). The fastest a run can be is a floor, so a fast state has no long
+// lower tail; a side whose "fast" runs reach far down holds two states there. That happens on a
+// machine in three states when one side splits between the upper two: a run in the middle state
+// is then fast on that side and slow on a side that split between the lower two, and the blocks
+// kept would carry the gap between them.
+bool fast_runs_are_one_state(std::span<const double> oriented, const std::vector<bool>& slow,
+                             double log_threshold) {
+  std::vector<double> fast;
+  for (std::size_t i = 0; i < oriented.size(); ++i)
+    if (!slow[i])
+      fast.push_back(oriented[i]);
+  if (fast.empty())
+    return true;
+  std::ranges::sort(fast);
+  return quantile_of_sorted(fast, 0.5) - fast.front() <= log_threshold / 2.0;
+}
+
 } // namespace
 
 double BlockSelection::slow_share() const {
@@ -43,21 +61,23 @@ std::optional<BlockSelection> select_blocks(std::span<const std::vector<double>>
   if (threshold == 0.0)
     return std::nullopt;
   const double sign = direction == Direction::lower_is_better ? 1.0 : -1.0;
-  // A side that did not split: slow where its run is past the threshold from its lower quartile
-  // (a side with fewer than two slow runs, or none, has fast runs there).
   for (std::size_t s = 0; s < sides.size(); ++s) {
-    if (states[s])
-      continue;
     std::vector<double> oriented;
     for (const double value : sides[s])
       oriented.push_back(sign * std::log(value));
-    std::vector<double> sorted = oriented;
-    std::ranges::sort(sorted);
-    const double bound = quantile_of_sorted(sorted, 0.25) + std::log(threshold);
-    SlowRuns own;
-    for (const double value : oriented)
-      own.slow.push_back(value > bound);
-    states[s] = std::move(own);
+    if (!states[s]) {
+      // A side that did not split: slow where its run is past the threshold from its lower
+      // quartile (a side with fewer than two slow runs, or none, has fast runs there).
+      std::vector<double> sorted = oriented;
+      std::ranges::sort(sorted);
+      const double bound = quantile_of_sorted(sorted, 0.25) + std::log(threshold);
+      SlowRuns own;
+      for (const double value : oriented)
+        own.slow.push_back(value > bound);
+      states[s] = std::move(own);
+    }
+    if (!fast_runs_are_one_state(oriented, states[s]->slow, std::log(threshold)))
+      return std::nullopt;
   }
 
   BlockSelection selection;

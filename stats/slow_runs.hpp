@@ -11,7 +11,10 @@
 // statistical inference", Ann. Math. Stat. 1958: inference conditional on an ancillary statistic).
 // Each side's runs are put in a fast and a slow state by their own levels (find_slow_runs in
 // interference.hpp; a side whose runs do not split takes the others' threshold, from its own lower
-// quartile). Then:
+// quartile). A side whose fast runs reach further below their median than half the threshold
+// holds two states among them (a machine in three states, split between its upper two on one
+// side and its lower two on the other, would call a run in the middle state slow on one side and
+// fast on the other): then no selection, every block is compared. Then:
 // - blocks whose runs are all fast are compared;
 // - blocks whose runs are in different states are left out: their ratio says more about the
 //   machine than about the change;
@@ -50,8 +53,8 @@ struct BlockSelection {
 };
 
 // sides[s][i]: the statistic of side s's run in block i, positive and finite; every side the same
-// length. None when no side's runs fall in two states, or when fewer than two blocks would be
-// left: then every block is compared.
+// length. None when no side's runs fall in two states, when a side's fast runs hold two, or when
+// fewer than two blocks would be left: then every block is compared.
 std::optional<BlockSelection> select_blocks(std::span<const std::vector<double>> sides,
                                             Direction direction);
 

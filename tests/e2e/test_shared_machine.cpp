@@ -86,7 +86,7 @@ TEST_F(SharedMachine, OneSidedInterferenceIsJudgedByTheFastSideOfEachRunAndSaidI
                                              << ", min " << fast.ci[0] << ".." << fast.ci[1];
 }
 
-// Slow stretches that outlast runs: about 40% of the runs are slow from their first sample to
+// Slow stretches that outlast runs: about a third of the runs are slow from their first sample to
 // their last, so their fast side is slow too. The blocks whose runs shared a state decide, the
 // others are left out, and a noise line says so.
 TEST_F(SharedMachine, WholeRunsSlowAreLeftOutOfTheComparisonAndSaidInALine) {

@@ -13,8 +13,10 @@
 //   runs STATE [N]   N samples a run (5 unless given) on a guest whose slow stretches outlast runs:
 //                    each sample stays in the state of the one before with probability 0.9, from
 //                    run to run too (the state and its factor, drawn from [1.5, 2] for each slow
-//                    stretch, are kept in the file STATE; one run at a time), so about 40% of the
-//                    runs are slow from their first sample to their last
+//                    stretch, and the random sequence are kept in the file STATE; one run at a
+//                    time, and the first run starts from a fixed seed, so that the same runs see
+//                    the same states), so about a third of the runs are slow from their first
+//                    sample to their last
 //   log LOG          really busy for about 20 ms, the samples its true times, and one line
 //                    "pid cpu start end" (CLOCK_REALTIME seconds) appended to LOG: what a duet
 //                    test checks
@@ -78,11 +80,15 @@ int main(int argc, char** argv) {
   double factor = 1.8;
   if (strcmp(mode, "runs") == 0) {
     samples = argc > 3 ? atoi(argv[3]) : 5;
-    slow = 0;
+    // The machine's random sequence goes on from run to run: the same runs see the same states.
+    state = 0x9E3779B97F4A7C15ULL;
+    slow = uniform() < 0.5;
     FILE* f = argc > 2 ? fopen(argv[2], "r") : NULL;
     if (f != NULL) {
-      if (fscanf(f, "%d %lf", &slow, &factor) != 2)
-        slow = 0;
+      if (fscanf(f, "%d %lf %llu", &slow, &factor, &state) != 3) {
+        state = 0x9E3779B97F4A7C15ULL;
+        slow = uniform() < 0.5;
+      }
       fclose(f);
     }
   }
@@ -116,7 +122,7 @@ int main(int argc, char** argv) {
     FILE* f = fopen(argv[2], "w");
     if (f == NULL)
       return 2;
-    fprintf(f, "%d %.6f\n", slow, factor);
+    fprintf(f, "%d %.17g %llu\n", slow, factor, state);
     fclose(f);
   }
   if (strcmp(mode, "log") == 0 && argc > 2) {
