@@ -90,7 +90,9 @@ public:
         return report(held.error());
       regressions = std::move(*held);
     }
-    if (auto written = write_outputs(*history, labels, regressions); !written)
+    history::RepositoryGraph graph(*repo);
+    const auto places = history::place_regressions(*history, regressions, graph);
+    if (auto written = write_outputs(*history, labels, regressions, places); !written)
       return report(written.error());
     if (global.verbosity >= 0 ||
         (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
@@ -198,13 +200,15 @@ private:
   }
 
   Status write_outputs(const history::History& history, const history::CommitLabels& labels,
-                       const std::vector<history::Regression>& regressions) const {
+                       const std::vector<history::Regression>& regressions,
+                       const std::vector<history::RegressionPlace>& places) const {
     if (!m_json.empty())
       CULPRIT_TRY(write_file_atomic(m_json, history::render_json(history)));
     if (!m_csv.empty())
       CULPRIT_TRY(write_file_atomic(m_csv, history::render_csv(history)));
     if (!m_html.empty())
-      CULPRIT_TRY(write_file_atomic(m_html, history::render_html(history, labels, regressions)));
+      CULPRIT_TRY(
+          write_file_atomic(m_html, history::render_html(history, labels, regressions, places)));
     if (!m_markdown.empty()) {
       const std::filesystem::path file(m_markdown);
       const auto markdown = history::render_markdown(history, labels, file.stem().string());

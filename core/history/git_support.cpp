@@ -1,5 +1,9 @@
 #include "core/history/git_support.hpp"
 
+#include <algorithm>
+#include <map>
+#include <utility>
+
 #include "core/util/escape.hpp"
 
 namespace culprit::history {
@@ -40,6 +44,45 @@ Result<std::vector<RangeCommit>> range_commits(const git::Repository& repo,
     commits.push_back({std::move(id), info.committer.time});
   }
   return commits;
+}
+
+std::vector<RegressionPlace> place_regressions(const History& history,
+                                               const std::vector<Regression>& regressions,
+                                               CommitGraph& graph) {
+  std::vector<RegressionPlace> places;
+  // The commits between the points of a change point, asked of git once each.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> between;
+  for (std::size_t n = 0; n < history.series.size(); ++n) {
+    const auto& series = history.series[n];
+    for (const auto& regression : regressions) {
+      const bool drawn = std::ranges::any_of(regression.cases, [&](const RegressionCase& c) {
+        return same_case(c, series.case_name, series.metric);
+      });
+      if (!drawn || std::ranges::any_of(series.points, [&](const SeriesPoint& p) {
+            return p.commit == regression.culprit;
+          }))
+        continue;
+      for (const auto& change : history.change_points) {
+        if (change.case_name != series.case_name || change.metric != series.metric ||
+            change.index == 0 || change.index >= series.points.size())
+          continue;
+        const auto& before = series.points[change.index - 1];
+        const auto key = std::pair(before.last_commit.empty() ? before.commit : before.last_commit,
+                                   series.points[change.index].commit);
+        auto known = between.find(key);
+        if (known == between.end()) {
+          auto commits = graph.range(key.first, key.second);
+          known = between.emplace(key, commits ? std::move(*commits) : std::vector<std::string>{})
+                      .first;
+        }
+        if (std::ranges::find(known->second, regression.culprit) != known->second.end()) {
+          places.push_back({.regression = regression.id, .series = n, .index = change.index});
+          break;
+        }
+      }
+    }
+  }
+  return places;
 }
 
 Result<std::vector<std::string>> RepositoryGraph::range(const std::string& before,

@@ -17,6 +17,15 @@ namespace culprit::history {
 // Unknown revisions, A not an ancestor of B, and an empty range are usage errors.
 Result<std::vector<RangeCommit>> range_commits(const git::Repository& repo, std::string_view range);
 
+// Where each regression's culprit lies on the series that draw its cases, where it is not a
+// point's first commit (those the charts place by themselves): among the commits between the two
+// points of each change point of the series. A culprit in none of them (off the first-parent
+// chain, between points with no change point, or between commits git does not know) is left
+// unplaced.
+std::vector<RegressionPlace> place_regressions(const History& history,
+                                               const std::vector<Regression>& regressions,
+                                               CommitGraph& graph);
+
 class RepositoryGraph final : public CommitGraph {
 public:
   explicit RepositoryGraph(const git::Repository& repo) : m_repo(repo) {}

@@ -29,6 +29,10 @@ bool is_open(RegressionState state) {
   return state == RegressionState::bisected || state == RegressionState::acknowledged;
 }
 
+bool same_case(const RegressionCase& slowed, std::string_view case_name, std::string_view metric) {
+  return slowed.case_name == case_name && (slowed.metric.empty() || slowed.metric == metric);
+}
+
 std::string regression_id(std::string_view host_id, std::string_view culprit) {
   Hasher hasher;
   hasher.add("regression").add(host_id).add(culprit);

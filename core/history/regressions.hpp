@@ -20,6 +20,7 @@
 // only from the state it was decided from, in one transaction, or it says to look again.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,6 +69,19 @@ struct Regression {
   store::TimePoint last_seen{};
   std::string fixed_by{};
   std::vector<RegressionEvent> events{}; // oldest first
+};
+
+// Whether a regression's case is the one of a series (`metric` empty: the run's own metric).
+[[nodiscard]] bool same_case(const RegressionCase& slowed, std::string_view case_name,
+                             std::string_view metric);
+
+// Where a regression's culprit lies on a series whose points do not include it: between the
+// points `index` - 1 and `index` of the series numbered `series` (from 0, in the history's order).
+struct RegressionPlace {
+  std::string regression; // its id
+  std::size_t series = 0;
+  std::size_t index = 0;
+  friend bool operator==(const RegressionPlace&, const RegressionPlace&) = default;
 };
 
 // "R" and seven hex digits of a hash of the host and the culprit commit.

@@ -52,17 +52,26 @@ std::string render_json(const History& history);
 // a minus sign included.
 std::string render_csv(const History& history);
 
-// An SVG trend chart of one series: the interval band, the medians, the change points marked;
-// each point and each change point has a <title> naming its commits (shown on hover).
+// A regression drawn on a chart: at the step from the point `index` - 1 to the point `index`.
+struct RegressionMark {
+  const Regression* regression = nullptr;
+  std::size_t index = 0;
+};
+
+// An SVG trend chart of one series: the interval band, the medians, the change points and the
+// regressions marked; each point, change point and regression has a <title> naming its commits
+// (shown on hover), and an open regression's mark links to its row of the page (#ID).
 std::string trend_svg(const Series& series, const std::vector<ChangePoint>& changes,
-                      const CommitLabels& labels);
+                      const CommitLabels& labels, const std::vector<RegressionMark>& marks = {});
 
 // A self-contained HTML page, the one a triage rotation keeps open: the open regressions first
 // (id, state, culprit, owners, cases with their change, each case linked to its series), then a
-// chart and a change-point table per case, with the regressions of that case listed under it
-// and linked back.
+// chart and a change-point table per case, with the regressions of that case marked on the chart
+// and listed under it, linked back. A regression is marked where its culprit is a point's first
+// commit, or where `places` (place_regressions, from git) put it; otherwise only listed.
 std::string render_html(const History& history, const CommitLabels& labels,
-                        const std::vector<Regression>& regressions = {});
+                        const std::vector<Regression>& regressions = {},
+                        const std::vector<RegressionPlace>& places = {});
 
 // Markdown with a trend line and a change-point table per case; the charts are separate SVG
 // files, linked as `chart_prefix` + "-" + N + ".svg" (N counts the series from 1).

@@ -35,6 +35,8 @@ svg .line { fill: none; stroke: #1f4e99; stroke-width: 1.5; }
 svg .point { fill: #1f4e99; }
 svg .change { stroke: #b00020; stroke-width: 1.5; stroke-dasharray: 5 3; }
 svg .change.improvement { stroke: #1b7f3b; }
+svg .mark { fill: #b00020; } svg .mark.acknowledged { fill: #d06000; }
+svg .mark.fixed { fill: #1b7f3b; } svg .mark.wontfix { fill: #888; }
 svg .axis { stroke: #555; } svg .grid { stroke: #e4e4e4; }
 svg text { font-size: 11px; fill: #444; }
 )css";
@@ -95,8 +97,7 @@ std::string series_anchor(std::size_t n) {
 std::size_t series_of(const History& history, const RegressionCase& slowed) {
   for (std::size_t i = 0; i < history.series.size(); ++i) {
     const auto& series = history.series[i];
-    if (series.case_name == slowed.case_name &&
-        (slowed.metric.empty() || slowed.metric == series.metric))
+    if (same_case(slowed, series.case_name, series.metric))
       return i + 1;
   }
   return 0;
@@ -157,10 +158,33 @@ std::string series_regressions_html(const History& history, std::size_t n,
   return out.empty() ? out : "<ul class=\"series-regressions\">\n" + out + "</ul>\n";
 }
 
+// The regressions drawn on the n-th series (from 1), where they can be placed.
+std::vector<RegressionMark> marks_of(const History& history, std::size_t n,
+                                     const std::vector<Regression>& regressions,
+                                     const std::vector<RegressionPlace>& places) {
+  std::vector<RegressionMark> marks;
+  const auto& points = history.series[n - 1].points;
+  for (const auto& r : regressions) {
+    if (std::ranges::none_of(r.cases, [&](const auto& c) { return series_of(history, c) == n; }))
+      continue;
+    const auto at = std::ranges::find(points, r.culprit, &SeriesPoint::commit);
+    if (at != points.end() && at != points.begin()) {
+      marks.push_back({&r, static_cast<std::size_t>(at - points.begin())});
+      continue;
+    }
+    const auto place = std::ranges::find_if(places, [&](const RegressionPlace& p) {
+      return p.regression == r.id && p.series + 1 == n;
+    });
+    if (place != places.end() && place->index > 0 && place->index < points.size())
+      marks.push_back({&r, place->index});
+  }
+  return marks;
+}
+
 } // namespace
 
 std::string trend_svg(const Series& series, const std::vector<ChangePoint>& changes,
-                      const CommitLabels& labels) {
+                      const CommitLabels& labels, const std::vector<RegressionMark>& marks) {
   const auto title = html_escape(fmt::format("{} [{}]", series.case_name, series.metric));
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" "
@@ -206,6 +230,21 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
         kind_of(c), at, k_top, at, k_height - k_bottom, kind_of(c), (c.ratio - 1) * 100, c.p_value,
         html_escape(label_of(c.before, labels)), html_escape(label_of(c.commit, labels)));
   }
+  for (const auto& mark : marks) {
+    const auto& r = *mark.regression;
+    const double at = x(static_cast<double>(mark.index) - 0.5);
+    const auto slowed = std::ranges::find_if(
+        r.cases, [&](const auto& c) { return same_case(c, series.case_name, series.metric); });
+    const auto triangle = fmt::format(
+        "<polygon class=\"mark {}\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\"><title>{} "
+        "{}: {}{}</title></polygon>",
+        to_string(r.state), at - 6, k_top - 8, at + 6, k_top - 8, at, k_top + 2, html_escape(r.id),
+        to_string(r.state),
+        slowed == r.cases.end() ? "" : fmt::format("{:+.1f}% at ", (slowed->ratio - 1) * 100),
+        html_escape(label_of(r.culprit, labels)));
+    out += is_open(r.state) ? fmt::format("<a href=\"#{}\">{}</a>\n", html_escape(r.id), triangle)
+                            : triangle + "\n";
+  }
   for (std::size_t i = 0; i < series.points.size(); ++i) {
     const auto& p = series.points[i];
     out +=
@@ -223,7 +262,8 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
 }
 
 std::string render_html(const History& history, const CommitLabels& labels,
-                        const std::vector<Regression>& regressions) {
+                        const std::vector<Regression>& regressions,
+                        const std::vector<RegressionPlace>& places) {
   std::string out =
       fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<title>culprit history</title><style>{}</style></head><body>\n"
@@ -243,7 +283,7 @@ std::string render_html(const History& history, const CommitLabels& labels,
         fmt::format("<section id=\"{}\"><h2>{} <small>[{}, {}]</small></h2>\n", series_anchor(++n),
                     html_escape(series.case_name), html_escape(series.metric),
                     report::counted(series.points.size(), "point", "points"));
-    out += trend_svg(series, changes, labels);
+    out += trend_svg(series, changes, labels, marks_of(history, n, regressions, places));
     out += series_regressions_html(history, n, regressions);
     out += change_table_html(changes, labels) + "</section>\n";
   }

@@ -211,6 +211,9 @@ TEST_F(HistoryCli, ARegressionIsKeptAcknowledgedAndClosesItselfWhenALaterCommitF
   EXPECT_THAT(*html, HasSubstr("<tr class=\"regression\" id=\"" + id + "\">"));
   EXPECT_THAT(*html, HasSubstr("acknowledged"));
   EXPECT_LT(html->find("Open regressions"), html->find("<svg"));
+  // Marked on its chart, where its culprit lies (between two tracked points, or at one), and
+  // linked to its row.
+  EXPECT_THAT(*html, HasSubstr("<a href=\"#" + id + "\"><polygon class=\"mark acknowledged\""));
   auto twice = culprit_cli({"regressions", "ack", id});
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_THAT(twice.err, HasSubstr("acknowledged already"));

@@ -177,6 +177,9 @@ TEST(ReportInChromium, TheHistoryDashboardShowsOpenRegressionsBeforeTheirSeries)
   EXPECT_THAT(dom.out, HasSubstr("<section id=\"series-1\">"));
   EXPECT_THAT(dom.out.substr(chart), HasSubstr("<a href=\"#R1a2b3c4\">R1a2b3c4</a>"));
   EXPECT_EQ(count(dom.out, "class=\"change regression\""), 1U);
+  EXPECT_THAT(dom.out.substr(chart),
+              HasSubstr("<a href=\"#R1a2b3c4\"><polygon class=\"mark bisected\""))
+      << "the regression marked on its chart, linked to its row";
 }
 
 } // namespace

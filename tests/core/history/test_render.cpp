@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/history/git_support.hpp"
 #include "core/report/history.hpp"
+#include "tests/support/simulated_history.hpp"
 
 namespace culprit::history {
 namespace {
@@ -11,6 +13,13 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr std::string_view k_evil = "<script>alert(1)</script> | **x** \x1b[31m";
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++n;
+  return n;
+}
 
 History sample_history() {
   History history;
@@ -160,6 +169,65 @@ TEST(HistoryRender, TheDashboardListsOpenRegressionsFirstLinkedToTheirSeries) {
   EXPECT_THAT(render_html(history, evil_labels(history)), Not(HasSubstr("Open regressions")));
   fixed.state = RegressionState::wontfix;
   EXPECT_THAT(render_html(history, {}, {fixed}), HasSubstr("<small>[0]</small>"));
+}
+
+// Points at every other commit of a chain of 16: the culprit of a change point can lie between
+// two points. git (a chain here) places it; one that is a point's commit needs no git.
+TEST(HistoryRender, RegressionsAreMarkedOnTheirChartAndOpenOnesLinkToTheirRow) {
+  auto history = sample_history();
+  std::vector<std::string> chain;
+  for (int i = 0; i < 16; ++i)
+    chain.push_back(fmt::format("{:040}", i));
+  for (std::size_t i = 0; i < history.series[0].points.size(); ++i)
+    history.series[0].points[i].commit = history.series[0].points[i].last_commit = chain[2 * i];
+  history.change_points[0].before = chain[6];
+  history.change_points[0].commit = chain[8];
+  const auto at = store::from_micros(1'767'225'600'000'000);
+  const Regression between{.id = "R1a2b3c4",
+                           .host_id = "host-a",
+                           .culprit = chain[7],
+                           .subject = "walk B by columns",
+                           .state = RegressionState::acknowledged,
+                           .cases = {{history.series[0].case_name, "time", 1.2, {1.15, 1.25}, 1.0}},
+                           .first_seen = at,
+                           .last_seen = at};
+  auto on_a_point = between;
+  on_a_point.id = "R9f8e7d6";
+  on_a_point.culprit = chain[8];
+  on_a_point.state = RegressionState::fixed;
+  auto nowhere = between;
+  nowhere.id = "R0000001";
+  nowhere.culprit = chain[3]; // between two points with no change point between them
+  auto other_case = between;
+  other_case.id = "R0000002";
+  other_case.cases[0].case_name = "softmax";
+  const std::vector<Regression> regressions = {between, on_a_point, nowhere, other_case};
+
+  testing::ChainGraph graph(chain);
+  const auto places = place_regressions(history, regressions, graph);
+  EXPECT_EQ(places, (std::vector<RegressionPlace>{{"R1a2b3c4", 0, 4}}));
+
+  const auto html = render_html(history, {}, regressions, places);
+  const auto chart = html.substr(html.find("<svg"));
+  EXPECT_THAT(chart, HasSubstr("<a href=\"#R1a2b3c4\"><polygon class=\"mark acknowledged\""));
+  EXPECT_THAT(chart, HasSubstr("<title>R1a2b3c4 acknowledged: +20.0% at 000000000000"));
+  EXPECT_THAT(chart, HasSubstr("<polygon class=\"mark fixed\""))
+      << "a fixed one is marked too, with no row to link to";
+  EXPECT_THAT(chart, Not(HasSubstr("<a href=\"#R9f8e7d6\">")));
+  for (const auto* unplaced : {"R0000001", "R0000002"})
+    EXPECT_THAT(chart.substr(0, chart.find("</svg>")), Not(HasSubstr(unplaced)));
+  // Both marks sit at the step from point 3 to point 4, where the change point's line is.
+  const std::string line = "class=\"change regression\" x1=\"";
+  const auto change = chart.find(line);
+  ASSERT_NE(change, std::string::npos);
+  const auto from = change + line.size();
+  const auto x = chart.substr(from, chart.find('"', from) - from);
+  EXPECT_EQ(count_of(chart, fmt::format("points=\"{:.1f},", std::stod(x) - 6)), 2U) << x;
+  // Without the places, only the one on a point is marked.
+  const auto alone = render_html(history, {}, regressions);
+  EXPECT_THAT(alone, Not(HasSubstr("mark acknowledged")));
+  EXPECT_THAT(alone, HasSubstr("mark fixed"));
+  EXPECT_EQ(std::ranges::count(html, '<') - std::ranges::count(html, '>'), 0);
 }
 
 TEST(HistoryRender, MarkdownLinksOneChartPerSeriesAndEscapesMarkup) {
