@@ -134,9 +134,10 @@ public:
     sub.add_option("action", m_action, "list (the default), show, ack, wontfix or reopen")
         ->check(CLI::IsMember({"list", "show", "ack", "wontfix", "reopen"}));
     sub.add_option("id", m_id, "the regression (show, ack, wontfix, reopen)");
-    sub.add_option("--state", m_states,
-                   "list: only these states (bisected, acknowledged, wontfix, fixed, open, all; "
-                   "default open)");
+    sub.add_option(
+        "--state", m_states,
+        "list: only these states (bisected, acknowledged, wontfix, fixed, went-away, open, all; "
+        "default open)");
     sub.add_option("--owner", m_owner, "list: only those with an owner that contains this text");
     sub.add_option("--case", m_cases, "list: only those that slowed a case matching these globs");
     sub.add_option("--note", m_note, "ack, wontfix, reopen: why (kept with the change)");
@@ -194,12 +195,14 @@ private:
         states.insert(states.end(), {RegressionState::bisected, RegressionState::acknowledged});
       } else if (word == "all") {
         states.insert(states.end(), {RegressionState::bisected, RegressionState::acknowledged,
-                                     RegressionState::wontfix, RegressionState::fixed});
+                                     RegressionState::wontfix, RegressionState::fixed,
+                                     RegressionState::went_away});
       } else if (const auto state = history::parse_regression_state(word)) {
         states.push_back(*state);
       } else {
-        return usage_error("--state {}: give bisected, acknowledged, wontfix, fixed, open or all",
-                           report::excerpt(word));
+        return usage_error(
+            "--state {}: give bisected, acknowledged, wontfix, fixed, went-away, open or all",
+            report::excerpt(word));
       }
     }
     return states;

@@ -68,8 +68,8 @@ public:
     if (!file)
       return report(file.error());
     auto regressions =
-        history::update_regressions(*ledger, *outcome, *document, settings.host_id, file->string(),
-                                    settings.bisect.compare.decide.threshold,
+        history::update_regressions(*ledger, *outcome, *document, *history, settings.host_id,
+                                    file->string(), settings.bisect.compare.decide.threshold,
                                     [&ctx](const std::string& culprit, const std::string& fix) {
                                       return ctx.repo.is_ancestor(culprit, fix);
                                     });
@@ -205,6 +205,11 @@ private:
       print_to(out, "fixed {} (culprit {} {}): every case back within the threshold after {}\n",
                fixed.id, fixed.culprit.substr(0, 12), on_terminal(fixed.subject),
                fixed.fixed_by.substr(0, 12));
+    for (const auto& gone : regressions.went_away)
+      print_to(out,
+               "went away {} (culprit {} {}): every case within the threshold on either side of "
+               "it as measured now, with no commit to credit\n",
+               gone.id, gone.culprit.substr(0, 12), on_terminal(gone.subject));
     const auto found = static_cast<std::size_t>(
         std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }));
     print_to(out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",

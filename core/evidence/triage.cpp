@@ -151,7 +151,8 @@ std::vector<RegressionCase> regression_cases(const EvidenceCulprit& culprit,
 
 Result<RegressionUpdate> update_regressions(
     Ledger& ledger, const TriageOutcome& outcome, const TriageDocument& document,
-    const std::string& host_id, const std::string& evidence_file, double threshold,
+    const History& history, const std::string& host_id, const std::string& evidence_file,
+    double threshold,
     const std::function<Result<bool>(const std::string& culprit, const std::string& fix)>&
         descends) {
   RegressionUpdate update;
@@ -178,12 +179,11 @@ Result<RegressionUpdate> update_regressions(
     CULPRIT_TRY_ASSIGN(const bool added, ledger.record_regression(found, "triage"));
     (added ? update.recorded : update.seen).push_back(std::move(found));
   }
-  if (improvements.empty())
-    return update;
   CULPRIT_TRY_ASSIGN(const auto held, ledger.regressions(host_id));
   for (const auto& regression : held) {
     if (!is_open(regression.state))
       continue;
+    bool closed_now = false;
     for (const auto& improvement : improvements) {
       if (!fixes(improvement, regression, threshold))
         continue;
@@ -207,8 +207,39 @@ Result<RegressionUpdate> update_regressions(
       closed.state = RegressionState::fixed;
       closed.fixed_by = improvement.commit;
       update.fixed.push_back(std::move(closed));
+      closed_now = true;
       break;
     }
+    const auto found_again = [&](const auto& list) {
+      return std::ranges::any_of(list, [&](const Regression& r) { return r.id == regression.id; });
+    };
+    if (closed_now || found_again(update.recorded) || found_again(update.seen))
+      continue;
+    // The level came back with no commit to credit: gone, as measured now. A culprit git no
+    // longer knows cannot be placed among the points, and stays as it is.
+    const auto gone =
+        step_went_away(regression, history, threshold, [&](const std::string& commit) {
+          return commit == regression.culprit ? Result<bool>(true)
+                                              : descends(regression.culprit, commit);
+        });
+    if (!gone || !*gone)
+      continue;
+    auto moved =
+        ledger.transition(regression.id, regression.state,
+                          {.at = now,
+                           .state = RegressionState::went_away,
+                           .who = "triage",
+                           .note = fmt::format("every case within {:.1f}% on either side of {} as "
+                                               "measured now, with no step there: no commit to "
+                                               "credit",
+                                               threshold * 100, regression.culprit.substr(0, 12)),
+                           .commit = {}});
+    if (!moved && moved.error().code == ExitCode::usage)
+      continue;
+    CULPRIT_TRY(moved);
+    auto closed = regression;
+    closed.state = RegressionState::went_away;
+    update.went_away.push_back(std::move(closed));
   }
   return update;
 }

@@ -40,18 +40,21 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
 
 // What a triage did to the regressions the ledger keeps (core/history/regressions.hpp).
 struct RegressionUpdate {
-  std::vector<Regression> recorded; // first found by this triage
-  std::vector<Regression> seen;     // held already, found again
-  std::vector<Regression> fixed;    // closed: fixed_by names the improvement's commit
+  std::vector<Regression> recorded;  // first found by this triage
+  std::vector<Regression> seen;      // held already, found again
+  std::vector<Regression> fixed;     // closed: fixed_by names the improvement's commit
+  std::vector<Regression> went_away; // closed: the history no longer shows their step
 };
 
 // Records each regression finding of `document` (one record per culprit commit, with its cases,
-// subject, author, owners and `evidence_file`) and closes each open regression of `host_id` that
+// subject, author, owners and `evidence_file`); closes each open regression of `host_id` that
 // an improvement finding of the same triage brought back within `threshold` (history::fixes),
-// when `descends(culprit, fix)` says the improvement came after the culprit.
+// when `descends(culprit, fix)` says the improvement came after the culprit; and sets each other
+// open one that `history` no longer shows a step for (step_went_away) to went-away.
 Result<RegressionUpdate> update_regressions(
     Ledger& ledger, const TriageOutcome& outcome, const TriageDocument& document,
-    const std::string& host_id, const std::string& evidence_file, double threshold,
+    const History& history, const std::string& host_id, const std::string& evidence_file,
+    double threshold,
     const std::function<Result<bool>(const std::string& culprit, const std::string& fix)>&
         descends);
 

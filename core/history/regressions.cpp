@@ -8,11 +8,12 @@
 namespace culprit::history {
 namespace {
 
-constexpr std::array<Spelling<RegressionState>, 4> k_states = {{
+constexpr std::array<Spelling<RegressionState>, 5> k_states = {{
     {RegressionState::bisected, "bisected"},
     {RegressionState::acknowledged, "acknowledged"},
     {RegressionState::wontfix, "wontfix"},
     {RegressionState::fixed, "fixed"},
+    {RegressionState::went_away, "went-away"},
 }};
 
 } // namespace
@@ -67,6 +68,8 @@ Result<RegressionState> next_state(const Regression& regression, RegressionActio
     if (state == RegressionState::fixed)
       return usage_error("{} is fixed (by {}): there is nothing left not to fix", regression.id,
                          regression.fixed_by.substr(0, 12));
+    if (state == RegressionState::went_away)
+      return usage_error("{} went away: there is nothing left not to fix", regression.id);
     return RegressionState::wontfix;
   case RegressionAction::reopen:
     if (is_open(state))

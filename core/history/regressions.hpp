@@ -13,6 +13,10 @@
 //   wontfix       judged not worth fixing (`wontfix ID --note ...`)
 //   fixed         a later commit brought every one of its cases back to their level before it,
 //                 within the threshold (fixes): triage bisected that improvement and credits it
+//   went-away     the history no longer shows its step, and no commit is to credit: measured
+//                 again (a later session, a new toolchain or driver), every case is within the
+//                 threshold on either side of the culprit, with no change point there
+//                 (history::step_went_away)
 //   (reopen ID brings a closed one back to bisected)
 //
 // A transition that makes no sense (acknowledging a fixed one) is a usage error that says what
@@ -32,7 +36,7 @@
 
 namespace culprit::history {
 
-enum class RegressionState : std::uint8_t { bisected, acknowledged, wontfix, fixed };
+enum class RegressionState : std::uint8_t { bisected, acknowledged, wontfix, fixed, went_away };
 std::string_view to_string(RegressionState state);
 std::optional<RegressionState> parse_regression_state(std::string_view text);
 // Open: it still needs someone (bisected, acknowledged).

@@ -1,6 +1,9 @@
 #include "core/history/triage.hpp"
 
+#include "stats/summary.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -233,6 +236,53 @@ Result<TriageOutcome> run_triage(const History& history, BuildProvider& builds, 
                                  const std::function<void(const TriageProgress&)>& progress) {
   Triage triage(builds, sampler, graph, ledger, settings);
   return triage.run(history, progress);
+}
+
+Result<bool> step_went_away(const Regression& regression, const History& history, double threshold,
+                            const std::function<Result<bool>(const std::string&)>& at_or_after) {
+  // Points a side: the level there is the median of their medians.
+  constexpr std::size_t k_side = 3;
+  if (regression.cases.empty())
+    return false;
+  for (const auto& slowed : regression.cases) {
+    const auto series = std::ranges::find_if(
+        history.series, [&](const Series& s) { return same_case(slowed, s.case_name, s.metric); });
+    if (series == history.series.end())
+      return false;
+    const auto& points = series->points;
+    // The first point at or after the culprit: the points are in commit order, so a search in
+    // halves asks git about a few of them only.
+    std::size_t low = 0;
+    std::size_t high = points.size();
+    while (low < high) {
+      const std::size_t middle = low + ((high - low) / 2);
+      CULPRIT_TRY_ASSIGN(const bool after, at_or_after(points[middle].commit));
+      if (after)
+        high = middle;
+      else
+        low = middle + 1;
+    }
+    if (low == 0 || low == points.size())
+      return false;
+    const std::size_t first = low > k_side ? low - k_side : 0;
+    const std::size_t last = std::min(points.size(), low + k_side);
+    for (const auto& change : history.change_points)
+      if (change.case_name == series->case_name && change.metric == series->metric &&
+          change.index > first && change.index < last)
+        return false;
+    const auto level = [&](std::size_t from, std::size_t to) {
+      std::vector<double> medians;
+      for (std::size_t i = from; i < to; ++i)
+        medians.push_back(points[i].median);
+      std::ranges::sort(medians);
+      return stats::quantile_of_sorted(medians, 0.5);
+    };
+    const double before = level(first, low);
+    const double after = level(low, last);
+    if (!(before > 0) || !(after > 0) || std::abs(std::log(after / before)) > std::log1p(threshold))
+      return false;
+  }
+  return true;
 }
 
 } // namespace culprit::history

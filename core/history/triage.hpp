@@ -103,6 +103,14 @@ struct TriageProgress {
   BisectProgress bisect;
 };
 
+// Whether the history no longer shows `regression`'s step, with no commit to credit: every case
+// of it has a series with points on both sides of the culprit (`at_or_after(commit)`: whether a
+// commit is the culprit or comes after it along the history), no change point among the three
+// points on either side, and the levels of those (the median of each side's) within `threshold` of
+// each other. A case the history does not show, or shows on one side only, says no.
+Result<bool> step_went_away(const Regression& regression, const History& history, double threshold,
+                            const std::function<Result<bool>(const std::string&)>& at_or_after);
+
 Result<TriageOutcome> run_triage(const History& history, BuildProvider& builds, Sampler& sampler,
                                  CommitGraph& graph, Ledger& ledger, const TriageSettings& settings,
                                  const std::function<void(const TriageProgress&)>& progress = {});

@@ -36,7 +36,7 @@ svg .point { fill: #1f4e99; }
 svg .change { stroke: #b00020; stroke-width: 1.5; stroke-dasharray: 5 3; }
 svg .change.improvement { stroke: #1b7f3b; }
 svg .mark { fill: #b00020; } svg .mark.acknowledged { fill: #d06000; }
-svg .mark.fixed { fill: #1b7f3b; } svg .mark.wontfix { fill: #888; }
+svg .mark.fixed { fill: #1b7f3b; } svg .mark.wontfix, svg .mark.went-away { fill: #888; }
 svg .axis { stroke: #555; } svg .grid { stroke: #e4e4e4; }
 svg text { font-size: 11px; fill: #444; }
 )css";

@@ -21,6 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::k_loop_bench;
 using testing::k_loop_recipe;
+using ::testing::Not;
 using testing::run_culprit;
 using testing::ScratchRepo;
 using testing::snapshot;
@@ -283,6 +284,77 @@ TEST_F(HistoryCli, ARegressionIsKeptAcknowledgedAndClosesItselfWhenALaterCommitF
   EXPECT_NE(third.exit_code, 1) << third.out << third.err;
   EXPECT_THAT(third.out, ::testing::Not(HasSubstr(", new]")));
   EXPECT_THAT(third.out, ::testing::Not(HasSubstr("fixed R")));
+}
+
+// A regression that goes away with no commit to credit: the culprit calls a library whose cost
+// the test sets at run time (CULPRIT_TEST_LIBRARY_WORK, 300000 iterations unless set), as a
+// driver or a system library would. Measured again after the library got cheap, the step is gone:
+// the next triage closes the regression as went-away and announces nothing.
+TEST(HistoryWentAway, ARegressionWhoseStepIsGoneWhenMeasuredAgainWentAway) {
+  TempDir temp{"culprit-went-away"};
+  ScratchRepo scratch{temp / "project"};
+  const auto bench = [](bool library, int note) {
+    auto source = std::string(k_loop_bench);
+    if (library) {
+      const std::string loop = "for (long i = 0; i < WORK; i++) x += i * 0.5;";
+      source.replace(source.find(loop), loop.size(),
+                     "const long limit = WORK + library_work();\n"
+                     "    for (long i = 0; i < limit; i++) x += i * 0.5;");
+      source.replace(source.find("int main(void) {"), 0,
+                     "#include <stdlib.h>\nstatic long library_work(void) {\n"
+                     "  const char* work = getenv(\"CULPRIT_TEST_LIBRARY_WORK\");\n"
+                     "  return work != NULL ? atol(work) : 300000;\n}\n");
+    }
+    return source + "const char culprit_note[] = \"" + std::to_string(note) + "\";\n";
+  };
+  scratch.write("culprit.toml", k_loop_recipe);
+  scratch.write("work", "400000\n");
+  scratch.write("bench.c", bench(false, 0));
+  const auto root = scratch.commit("benchmark");
+  for (int i = 1; i < 6; ++i) {
+    scratch.write("bench.c", bench(false, i));
+    scratch.commit("notes " + std::to_string(i));
+  }
+  scratch.write("bench.c", bench(true, 6));
+  const auto culprit = scratch.commit("Call the library for the rest", "Alan Turing");
+  for (int i = 7; i < 12; ++i) {
+    scratch.write("bench.c", bench(true, i));
+    scratch.commit("later " + std::to_string(i));
+  }
+  const auto cli = [&](std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    args.insert(args.begin(), {"--cache-dir", (temp / "cache").string()});
+    return run_culprit(args, scratch.dir(), env);
+  };
+  const auto range = root + "..HEAD";
+  ASSERT_EQ(cli({"track", range, "--runs", "9"}).exit_code, 0);
+  auto first = cli({"triage"});
+  ASSERT_EQ(first.exit_code, 1) << first.out << first.err;
+  const auto id = recorded_id(first.out);
+  ASSERT_THAT(id, ::testing::MatchesRegex("R[0-9a-f]{7}")) << first.out;
+  EXPECT_THAT(first.out, HasSubstr("regression " + culprit.substr(0, 12)));
+
+  // The library got cheap; the same commits measured afresh.
+  const std::map<std::string, std::string> cheap = {{"CULPRIT_TEST_LIBRARY_WORK", "0"}};
+  ASSERT_EQ(cli({"track", range, "--runs", "9", "--fresh"}, cheap).exit_code, 0);
+  auto second = cli({"triage"}, cheap);
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_THAT(second.out, HasSubstr("went away " + id + " (culprit " + culprit.substr(0, 12)))
+      << cli({"history", "--ascii"}, cheap).out;
+  auto gone = cli({"regressions", "list", "--state", "went-away", "--json", "-"});
+  ASSERT_EQ(gone.exit_code, 0) << gone.err;
+  const auto listed = nlohmann::json::parse(gone.out);
+  ASSERT_EQ(listed.at("regressions").size(), 1U) << gone.out;
+  EXPECT_EQ(listed.at("regressions")[0].at("state"), "went-away");
+  EXPECT_THAT(listed.at("regressions")[0].at("events")[1].at("note").get<std::string>(),
+              HasSubstr("no commit to credit"));
+  EXPECT_THAT(cli({"regressions"}).out, HasSubstr("0 regressions"));
+  // Nothing more to do the next time, and a person can bring it back.
+  auto third = cli({"triage"}, cheap);
+  EXPECT_EQ(third.exit_code, 0) << third.out << third.err;
+  EXPECT_THAT(third.out, Not(HasSubstr("went away")));
+  auto reopened = cli({"regressions", "reopen", id, "--note", "it is back on the new driver"});
+  EXPECT_EQ(reopened.exit_code, 0) << reopened.err;
+  EXPECT_THAT(reopened.out, HasSubstr(id + ": went-away -> bisected"));
 }
 
 TEST_F(HistoryCli, ImportsResultsAndRefusesToMixHosts) {

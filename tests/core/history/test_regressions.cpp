@@ -4,6 +4,7 @@
 #include "core/evidence/triage.hpp"
 #include "core/history/ledger.hpp"
 #include "core/history/regressions.hpp"
+#include "core/history/triage.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit::history {
@@ -55,6 +56,14 @@ TEST(Regressions, ATransitionThatMakesNoSenseSaysWhatWould) {
   EXPECT_THAT(ack.error().message, HasSubstr("is fixed: reopen it first"));
   EXPECT_THAT(next_state(r, RegressionAction::wontfix).error().message, HasSubstr("is fixed"));
   EXPECT_EQ(next_state(r, RegressionAction::reopen).value(), RegressionState::bisected);
+
+  r.state = RegressionState::went_away;
+  EXPECT_THAT(next_state(r, RegressionAction::acknowledge).error().message,
+              HasSubstr("is went-away: reopen it first"));
+  EXPECT_THAT(next_state(r, RegressionAction::wontfix).error().message, HasSubstr("went away"));
+  EXPECT_EQ(next_state(r, RegressionAction::reopen).value(), RegressionState::bisected);
+  EXPECT_EQ(parse_regression_state("went-away"), RegressionState::went_away);
+  EXPECT_FALSE(is_open(RegressionState::went_away));
 
   r.state = RegressionState::wontfix;
   EXPECT_EQ(next_state(r, RegressionAction::reopen).value(), RegressionState::bisected);
@@ -170,7 +179,7 @@ TEST(Regressions, ACommitThatSlowedOneCaseAndSpedUpAnotherRecordsOnlyTheSlowedOn
                      {.name = "sped", .ratio = 0.7, .ci = {0.65, 0.75}, .share = 1.0}};
   document.evidence.bisect->culprits = {described};
   const auto update = update_regressions(
-      ledger, outcome, document, "host-a", "/tmp/triage.json", 0.02,
+      ledger, outcome, document, History{}, "host-a", "/tmp/triage.json", 0.02,
       [](const std::string&, const std::string&) -> Result<bool> { return true; });
   ASSERT_TRUE(update) << update.error().message;
   ASSERT_EQ(update->recorded.size(), 1U);
@@ -180,6 +189,99 @@ TEST(Regressions, ACommitThatSlowedOneCaseAndSpedUpAnotherRecordsOnlyTheSlowedOn
   const auto held = ledger.regression(regression_id("host-a", "abc123")).value();
   ASSERT_TRUE(held);
   EXPECT_EQ(held->cases.size(), 1U);
+}
+
+// Ten points of "loop", at commits c00, c02, ..., c18 of a chain of twenty (a point every other
+// commit), at `levels`.
+History loop_history(const std::vector<double>& levels) {
+  History history;
+  Series series{"loop", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    SeriesPoint point;
+    point.commit = point.last_commit = fmt::format("c{:02}", 2 * i);
+    point.median = levels[i];
+    point.ci = {levels[i] * 0.99, levels[i] * 1.01};
+    point.runs = 5;
+    series.points.push_back(point);
+  }
+  history.series.push_back(std::move(series));
+  return history;
+}
+
+// Whether a commit of the chain is at or after `culprit`.
+auto at_or_after(const std::string& culprit) {
+  return [culprit](const std::string& commit) -> Result<bool> { return commit >= culprit; };
+}
+
+TEST(Regressions, AStepTheHistoryNoLongerShowsWentAway) {
+  const auto r = slowed("c11", {{"loop", "", 1.3, {1.25, 1.35}, 1.0}});
+  const std::vector<double> flat = {1.0, 1.01, 0.99, 1.0, 1.0, 1.01, 1.0, 0.99, 1.0, 1.0};
+  // Measured again, the level on either side of c11 (between the points at c10 and c12) is one.
+  EXPECT_TRUE(step_went_away(r, loop_history(flat), 0.05, at_or_after("c11")).value());
+  // The culprit on a point works the same.
+  EXPECT_TRUE(
+      step_went_away(slowed("c12", r.cases), loop_history(flat), 0.05, at_or_after("c12")).value());
+
+  // The step is still there, with its change point or without one (the search missed it).
+  std::vector<double> step = flat;
+  for (std::size_t i = 6; i < step.size(); ++i)
+    step[i] *= 1.3;
+  EXPECT_FALSE(step_went_away(r, loop_history(step), 0.05, at_or_after("c11")).value());
+  auto marked = loop_history(flat);
+  ChangePoint change;
+  change.case_name = "loop";
+  change.metric = "time";
+  change.index = 7;
+  marked.change_points.push_back(change);
+  EXPECT_FALSE(step_went_away(r, marked, 0.05, at_or_after("c11")).value())
+      << "a change point among the points around it";
+  marked.change_points[0].index = 9;
+  EXPECT_TRUE(step_went_away(r, marked, 0.05, at_or_after("c11")).value())
+      << "one further on is another change";
+
+  // Points on one side only, a case the history does not show, or a second case still slow.
+  EXPECT_FALSE(
+      step_went_away(slowed("c00", r.cases), loop_history(flat), 0.05, at_or_after("c00")).value());
+  EXPECT_FALSE(
+      step_went_away(slowed("c99", r.cases), loop_history(flat), 0.05, at_or_after("c99")).value());
+  const auto two = slowed("c11", {r.cases[0], {"copy", "", 1.2, {1.15, 1.25}, 1.0}});
+  EXPECT_FALSE(step_went_away(two, loop_history(flat), 0.05, at_or_after("c11")).value());
+  // What git cannot say is an error, not an answer.
+  EXPECT_FALSE(step_went_away(r, loop_history(flat), 0.05, [](const std::string&) -> Result<bool> {
+    return infra_error("no such commit");
+  }));
+}
+
+TEST(Regressions, ATriageClosesAnOpenRegressionWhoseStepWentAway) {
+  TempDir dir{"culprit-regressions-gone"};
+  auto ledger = Ledger::open_in(dir.path()).value();
+  auto r = slowed("c11", {{"loop", "", 1.3, {1.25, 1.35}, 1.0}});
+  ASSERT_TRUE(ledger.record_regression(r, "triage"));
+  auto closed = slowed("c05", r.cases);
+  ASSERT_TRUE(ledger.record_regression(closed, "triage"));
+  ASSERT_TRUE(ledger.transition(closed.id, RegressionState::bisected,
+                                {store::now(), RegressionState::wontfix, "ada", "", ""}));
+  const auto descends = [](const std::string& culprit, const std::string& commit) -> Result<bool> {
+    return commit > culprit;
+  };
+  const auto flat = loop_history({1.0, 1.01, 0.99, 1.0, 1.0, 1.01, 1.0, 0.99, 1.0, 1.0});
+  const auto update = update_regressions(ledger, TriageOutcome{}, TriageDocument{}, flat, "host-a",
+                                         "/tmp/triage-2.json", 0.05, descends);
+  ASSERT_TRUE(update) << update.error().message;
+  ASSERT_EQ(update->went_away.size(), 1U);
+  EXPECT_EQ(update->went_away[0].id, r.id);
+  const auto held = ledger.regression(r.id).value();
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->state, RegressionState::went_away);
+  ASSERT_EQ(held->events.size(), 2U);
+  EXPECT_THAT(held->events[1].note, HasSubstr("no commit to credit"));
+  EXPECT_EQ(ledger.regression(closed.id).value()->state, RegressionState::wontfix)
+      << "a closed one stays as a person left it";
+  // The next triage finds nothing more to do.
+  const auto again = update_regressions(ledger, TriageOutcome{}, TriageDocument{}, flat, "host-a",
+                                        "/tmp/triage-3.json", 0.05, descends);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->went_away.empty());
 }
 
 } // namespace
