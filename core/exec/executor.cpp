@@ -47,8 +47,17 @@ std::string command_name(const ExecRequest& request) {
     const auto begin = shell->find_first_not_of(" \t\n");
     if (begin == std::string::npos)
       return "sh";
-    const auto end = shell->find_first_of(" \t\n;&|<>()", begin);
-    return base_name(std::string_view(*shell).substr(begin, end - begin));
+    const std::string_view text(*shell);
+    auto from = begin;
+    // A quoted program path: the text within its quotes (an unclosed quote is left out).
+    if (const char quote = text[begin]; quote == '\'' || quote == '"') {
+      const auto close = text.find(quote, begin + 1);
+      if (close != std::string_view::npos && close > begin + 1)
+        return base_name(text.substr(begin + 1, close - begin - 1));
+      from = begin + 1;
+    }
+    const auto end = text.find_first_of(" \t\n;&|<>()", from);
+    return base_name(text.substr(from, end - from));
   }
   const auto& argv = std::get<std::vector<std::string>>(request.command);
   return argv.empty() ? std::string("command") : base_name(argv.front());

@@ -303,6 +303,10 @@ TEST(ExecRequestText, CommandNameIsTheProgramsFileName) {
   EXPECT_EQ(command_name(argv_request({"/work/build/bench", "--x"})), "bench");
   EXPECT_EQ(command_name(shell_request("  build/gemm_bench --size 4096 | tee log")), "gemm_bench");
   EXPECT_EQ(command_name(shell_request("")), "sh");
+  // A quoted program path is the program, not its quote.
+  EXPECT_EQ(command_name(shell_request("\"/opt/my benches/gemm\" --size 4096")), "gemm");
+  EXPECT_EQ(command_name(shell_request("'./bench one' | tee log")), "bench one");
+  EXPECT_EQ(command_name(shell_request("\"./unclosed --x")), "unclosed");
   EXPECT_EQ(command_name(argv_request({})), "command");
 }
 
