@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -279,7 +280,17 @@ Result<bool> step_went_away(const Regression& regression, const History& history
     };
     const double before = level(first, low);
     const double after = level(low, last);
-    if (!(before > 0) || !(after > 0) || std::abs(std::log(after / before)) > std::log1p(threshold))
+    if (!(before > 0) || !(after > 0))
+      return false;
+    // Within the threshold, and clearly smaller than the step was found to be: a step near the
+    // threshold measured a little smaller by three noisy points has not gone away.
+    const double now = std::abs(std::log(after / before));
+    const bool straddles = (slowed.ci[0] - 1) * (slowed.ci[1] - 1) <= 0;
+    const double found =
+        straddles || !(slowed.ci[0] > 0)
+            ? std::numeric_limits<double>::infinity()
+            : std::min(std::abs(std::log(slowed.ci[0])), std::abs(std::log(slowed.ci[1])));
+    if (now > std::log1p(threshold) || now >= found)
       return false;
   }
   return true;

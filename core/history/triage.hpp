@@ -107,7 +107,9 @@ struct TriageProgress {
 // of it has a series with points on both sides of the culprit (`at_or_after(commit)`: whether a
 // commit is the culprit or comes after it along the history), no change point among the three
 // points on either side, and the levels of those (the median of each side's) within `threshold` of
-// each other. A case the history does not show, or shows on one side only, says no.
+// each other and closer than the end of the case's interval nearest 1 (a step near the threshold
+// measured a little smaller has not gone away). A case the history does not show, or shows on one
+// side only, says no.
 Result<bool> step_went_away(const Regression& regression, const History& history, double threshold,
                             const std::function<Result<bool>(const std::string&)>& at_or_after);
 
