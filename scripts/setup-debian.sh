@@ -9,7 +9,7 @@ packages=(
   libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libcsv-dev libmuparser-dev
   python3 python3-scipy python3-numpy
   clang-19 clang-tidy-22 clang-format-19 libclang-rt-19-dev
-  groff-base chromium slurm-wlm munge valgrind
+  groff-base chromium slurm-wlm munge valgrind time
 )
 if [[ -n "${CULPRIT_EXTRA_PACKAGES:-}" ]]; then
   read -r -a extra <<<"$CULPRIT_EXTRA_PACKAGES"
