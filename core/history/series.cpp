@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -431,13 +432,30 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
                              const HistoryOptions& options) {
   std::set<std::pair<std::string, std::string>> seen;
   std::vector<store::CaseMetric> available;
-  for (const auto& point : points) {
-    CULPRIT_TRY_ASSIGN(const auto cases,
-                       store.measured_cases({point.artifact_id, point.recipe_hash, point.host_id}));
-    for (const auto& c : cases)
-      if (seen.insert({c.case_name, c.metric}).second)
-        available.push_back(c);
-  }
+  const auto collect = [&](std::span<const std::string> named) -> Status {
+    seen.clear();
+    available.clear();
+    for (const auto& point : points) {
+      CULPRIT_TRY_ASSIGN(
+          const auto cases,
+          store.measured_cases({point.artifact_id, point.recipe_hash, point.host_id}, {}, named));
+      for (const auto& c : cases)
+        if (seen.insert({c.case_name, c.metric}).second)
+          available.push_back(c);
+    }
+    return {};
+  };
+  // Cases named outright (no glob) are looked up by name: one case of thousands reads its own
+  // samples only. A name found nowhere looks at every case, for the error to list them.
+  const bool named = !options.case_globs.empty() &&
+                     std::ranges::none_of(options.case_globs, [](const std::string& glob) {
+                       return glob.find_first_of("*?[") != std::string::npos;
+                     });
+  CULPRIT_TRY(collect(named ? std::span(options.case_globs) : std::span<const std::string>()));
+  if (named && std::ranges::any_of(options.case_globs, [&](const std::string& name) {
+        return std::ranges::none_of(available, [&](const auto& c) { return c.case_name == name; });
+      }))
+    CULPRIT_TRY(collect({}));
   if (available.empty())
     return usage_error("nothing is measured at the {} tracked commit(s); run 'culprit track "
                        "RANGE' or 'culprit import FILE --commit REV' first",

@@ -61,9 +61,12 @@ public:
   // The samples of each counted run (ok, not warm-up) of one case and metric.
   Result<CaseRuns> counted_runs(const MeasurementKey& key, std::string_view case_name,
                                 std::string_view metric, const Freshness& freshness = {});
-  // Every case and metric that counted runs of the measurement reported, sorted by case, metric.
+  // Every case and metric that counted runs of the measurement reported, sorted by case, metric;
+  // only the cases named in `only` when it is not empty (found by the samples' key, without
+  // reading the other cases' samples).
   Result<std::vector<CaseMetric>> measured_cases(const MeasurementKey& key,
-                                                 const Freshness& freshness = {});
+                                                 const Freshness& freshness = {},
+                                                 std::span<const std::string> only = {});
   Result<RunCounts> count_runs(const MeasurementKey& key, const Freshness& freshness = {});
   // The blocks that counted runs of the measurement belong to, in the order of their first run.
   Result<std::vector<std::string>> counted_blocks(const MeasurementKey& key,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "core/parsers/metric.hpp"
 #include "core/store/records.hpp"
@@ -229,14 +231,26 @@ Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view
 }
 
 Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
-                                                      const Freshness& freshness) {
-  CULPRIT_TRY_ASSIGN(auto query,
-                     measurement_query(m_db,
-                                       "SELECT s.case_name, s.metric, min(s.unit), "
-                                       "min(s.direction) FROM runs r JOIN samples s ON s.run_id = "
-                                       "r.id WHERE {} AND r.status = 'ok' AND r.warmup = 0 GROUP "
-                                       "BY s.case_name, s.metric ORDER BY s.case_name, s.metric",
-                                       key, freshness, 4));
+                                                      const Freshness& freshness,
+                                                      std::span<const std::string> only) {
+  // The names travel as one JSON array (?20, past every parameter of the freshness clause).
+  constexpr int k_names = 20;
+  CULPRIT_TRY_ASSIGN(
+      auto query,
+      measurement_query(m_db,
+                        only.empty()
+                            ? "SELECT s.case_name, s.metric, min(s.unit), min(s.direction) FROM "
+                              "runs r JOIN samples s ON s.run_id = r.id WHERE {} AND r.status = "
+                              "'ok' AND r.warmup = 0 GROUP BY s.case_name, s.metric ORDER BY "
+                              "s.case_name, s.metric"
+                            : "SELECT s.case_name, s.metric, min(s.unit), min(s.direction) FROM "
+                              "runs r JOIN samples s ON s.run_id = r.id WHERE {} AND r.status = "
+                              "'ok' AND r.warmup = 0 AND s.case_name IN (SELECT value FROM "
+                              "json_each(?20)) GROUP BY s.case_name, s.metric ORDER BY "
+                              "s.case_name, s.metric",
+                        key, freshness, 4));
+  if (!only.empty())
+    query.bind(k_names, nlohmann::json(std::vector<std::string>(only.begin(), only.end())).dump());
   std::vector<CaseMetric> cases;
   for (;;) {
     CULPRIT_TRY_ASSIGN(const bool has_row, query.step());

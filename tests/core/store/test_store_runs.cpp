@@ -88,6 +88,11 @@ TEST_F(StoreTest, OnlyTheAskedCaseAndMetric) {
       {"sgemm/4096", "time", "s", Direction::lower_is_better},
   };
   EXPECT_EQ(*cases, expected);
+  // Only the named cases, a name with quotes and brackets as it is, one measured nowhere left out.
+  const std::vector<std::string> named = {"sgemm/4096", "nope\",[]"};
+  auto only = m_store->measured_cases(k_key, {}, named);
+  ASSERT_TRUE(only) << only.error().message;
+  EXPECT_EQ(*only, std::vector<CaseMetric>(expected.begin() + 1, expected.end()));
 }
 
 TEST_F(StoreTest, ACaseReportedInTwoPiecesKeepsAllItsSamples) {
