@@ -367,8 +367,8 @@ Result<std::vector<CaseSamples>> instrument_samples(const ExecRequest& request,
   return std::vector<CaseSamples>{};
 }
 
-std::string valgrind_failure(const ExecResult& ran, const ExecRequest& original,
-                             const std::filesystem::path& dir) {
+ValgrindFailure valgrind_failure(const ExecResult& ran, const ExecRequest& original,
+                                 const std::filesystem::path& dir) {
   constexpr std::size_t k_tail_lines = 3;
   std::vector<std::string> lines;
   bool unhandled = false;
@@ -395,14 +395,18 @@ std::string valgrind_failure(const ExecResult& ran, const ExecRequest& original,
   }
   const auto program = command_name(original);
   if (unhandled)
-    return fmt::format("Valgrind cannot run {}: it uses an instruction that Valgrind's simulated "
-                       "CPU lacks (AVX-512 or a newer extension); build it for an older CPU "
-                       "(-march=x86-64-v3) or use --instrument time",
-                       program);
+    return {.message = fmt::format("Valgrind cannot run {}: it uses an instruction that "
+                                   "Valgrind's simulated CPU lacks (AVX-512 or a newer "
+                                   "extension); build it for an older CPU (-march=x86-64-v3) or "
+                                   "use --instrument time",
+                                   program),
+            .unsupported_instruction = true};
   const auto first = lines.size() > k_tail_lines ? lines.end() - k_tail_lines : lines.begin();
   std::vector<std::string> tail(first, lines.end());
-  return fmt::format("the benchmark {} under Valgrind{}{}", describe_outcome(ran, original),
-                     tail.empty() ? "" : "; its log ends: ", fmt::join(tail, " | "));
+  return {.message =
+              fmt::format("the benchmark {} under Valgrind{}{}", describe_outcome(ran, original),
+                          tail.empty() ? "" : "; its log ends: ", fmt::join(tail, " | ")),
+          .unsupported_instruction = false};
 }
 
 } // namespace culprit

@@ -111,8 +111,12 @@ Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& di
 
 // Why a run under Valgrind failed, for its record: the outcome of `original` (the command it
 // wrapped) and the last lines of Valgrind's logs in `dir`; an instruction the simulated CPU lacks
-// is named as such, with what to do.
-std::string valgrind_failure(const ExecResult& ran, const ExecRequest& original,
-                             const std::filesystem::path& dir);
+// is named as such, with what to do, and no other run of the program can succeed.
+struct ValgrindFailure {
+  std::string message;
+  bool unsupported_instruction = false;
+};
+ValgrindFailure valgrind_failure(const ExecResult& ran, const ExecRequest& original,
+                                 const std::filesystem::path& dir);
 
 } // namespace culprit

@@ -329,7 +329,10 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       }
     }
   } else if (counts_dir(request)) {
-    record.message = valgrind_failure(ran, unwrapped(request), *counted);
+    auto failure = valgrind_failure(ran, unwrapped(request), *counted);
+    record.message = std::move(failure.message);
+    if (failure.unsupported_instruction) // no run of this program can succeed under Valgrind
+      wrong_command = Error{ExitCode::infrastructure, record.message};
   } else {
     const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;
     record.message = fmt::format("the benchmark {}{}{}", describe_outcome(ran, unwrapped(request)),

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "core/evidence/evidence.hpp"
+#include "core/util/fs.hpp"
 #include "tests/e2e/instrument_test_support.hpp"
 #include "tests/support/source_tree.hpp"
 
@@ -136,6 +137,7 @@ TEST_F(InstrumentCli, AnInstructionValgrindLacksIsNamedWithWhatToDo) {
   const auto bin = temp / "valgrind-bin";
   std::filesystem::create_directories(bin);
   write_executable(bin / "valgrind", R"sh(#!/bin/sh
+echo started >>"$(dirname "$0")/calls"
 for arg in "$@"; do
   case "$arg" in --log-file=*) log=$(echo "${arg#--log-file=}" | sed "s/%p/$$/") ;; esac
 done
@@ -156,6 +158,10 @@ kill -ILL $$
                                  "(AVX-512 or a newer extension)"));
   EXPECT_THAT(run.err, HasSubstr("-march=x86-64-v3"));
   EXPECT_EQ(run.err.find("error:"), run.err.rfind("error:")) << "one error line: " << run.err;
+  // No run can succeed: the first one says so, and no other is tried.
+  const auto calls = read_file(bin / "calls");
+  ASSERT_TRUE(calls);
+  EXPECT_EQ(std::ranges::count(*calls, '\n'), 1) << *calls;
 }
 
 // --instrument perf with a stand-in for Linux perf that speaks its CSV: instructions are the
