@@ -1,13 +1,13 @@
 #include "core/history/triage.hpp"
 
-#include "stats/summary.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
+
+#include "stats/summary.hpp"
 
 namespace culprit::history {
 namespace {
