@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,6 +35,26 @@ Result<std::string> non_empty_string(const JsonFields& fields, const Json& recor
   if (text.empty())
     return fields.error(key, "expected a non-empty string");
   return text;
+}
+
+// An optional whole number of at least `least`, in `object` (at `path`).
+Result<std::optional<double>> optional_count(const JsonFields& fields, const Json& object,
+                                             std::string_view key, std::string_view path,
+                                             double least) {
+  CULPRIT_TRY_ASSIGN(const auto count, fields.optional_number(object, key, path));
+  if (count && (*count < least || *count != std::floor(*count)))
+    return fields.error(json_path(path, key), least > 0 ? "expected a positive whole number"
+                                                        : "expected a non-negative whole number");
+  return count;
+}
+
+// An optional member that must be an object when present.
+Result<const Json*> optional_object(const JsonFields& fields, const Json& record,
+                                    std::string_view key) {
+  const Json* object = JsonFields::find(record, key);
+  if (object != nullptr && !object->is_object())
+    return fields.error(key, "expected an object, found " + std::string(json_kind(*object)));
+  return object;
 }
 
 Result<std::optional<GpuProperties>> read_gpu_properties(const JsonFields& fields,
@@ -97,9 +118,59 @@ Status read_sample(const JsonFields& fields, const Json& record, SampleTable& ta
   if (index && (*index < 0 || *index != std::floor(*index)))
     return fields.error("index", "expected a non-negative whole number");
   CULPRIT_TRY(fields.optional_bool(record, "cold", ""));
+  // A batch sample's launch count: the value is already per launch.
+  CULPRIT_TRY(optional_count(fields, record, "batch", "", 1));
   if (auto added = table.add(case_name, metric, unit, *direction, value); !added)
     return fields.error("value", added.error().message);
   return {};
+}
+
+// What a GPU case record says about the SM clock while its samples were taken.
+struct ClockCheck {
+  bool checked = false;
+  double default_mhz = 0;
+  double threshold = 0;
+  std::optional<double> taken;
+  double throttled = 0;
+};
+
+Result<std::optional<ClockCheck>> read_clock_check(const JsonFields& fields, const Json& record) {
+  CULPRIT_TRY_ASSIGN(const Json* sm_clock, optional_object(fields, record, "sm_clock"));
+  CULPRIT_TRY_ASSIGN(const Json* dropped, optional_object(fields, record, "dropped"));
+  if (sm_clock == nullptr && dropped == nullptr)
+    return std::nullopt;
+  ClockCheck check;
+  CULPRIT_TRY_ASSIGN(check.taken, optional_count(fields, record, "samples_taken", "", 0));
+  if (sm_clock != nullptr) {
+    CULPRIT_TRY_ASSIGN(const auto checked, fields.optional_bool(*sm_clock, "checked", "sm_clock"));
+    CULPRIT_TRY_ASSIGN(const auto mhz,
+                       fields.optional_number(*sm_clock, "default_mhz", "sm_clock"));
+    CULPRIT_TRY_ASSIGN(const auto threshold,
+                       fields.optional_number(*sm_clock, "threshold", "sm_clock"));
+    check.checked = checked.value_or(false);
+    check.default_mhz = mhz.value_or(0);
+    check.threshold = threshold.value_or(0);
+  }
+  if (dropped != nullptr) {
+    CULPRIT_TRY_ASSIGN(const auto throttled,
+                       optional_count(fields, *dropped, "throttled", "dropped", 0));
+    check.throttled = throttled.value_or(0);
+    check.checked = check.checked || sm_clock == nullptr;
+  }
+  return check;
+}
+
+// "case X: 3 of 13 samples dropped: the SM clock was below 75% of its default 1980 MHz".
+std::string throttle_warning(const std::string& case_name, const ClockCheck& check) {
+  std::string warning =
+      fmt::format("{}: case {}: {}", k_format, printable(case_name), check.throttled);
+  if (check.taken)
+    warning += fmt::format(" of {}", *check.taken);
+  warning += check.throttled == 1 ? " sample dropped" : " samples dropped";
+  if (check.threshold > 0 && check.default_mhz > 0)
+    return warning + fmt::format(": the SM clock was below {}% of its default {} MHz",
+                                 check.threshold * 100, check.default_mhz);
+  return warning + ": the SM clock was throttled";
 }
 
 Result<CaseInfo> read_case(const JsonFields& fields, const Json& record) {
@@ -133,6 +204,9 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
   std::set<std::string, std::less<>> described_cases;
   JsonFields fields(k_format);
   bool seen_record = false;
+  std::size_t gpu_cases = 0;
+  std::size_t unchecked_cases = 0;
+  std::vector<std::string> skipped; // "case X was skipped by the benchmark: REASON"
   LineReader lines(text);
   std::size_t column = 1;
   while (const auto record_line = next_record(lines, column)) {
@@ -152,15 +226,38 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
         return fields.error("case", fmt::format("a second case record for '{}'; expected one per "
                                                 "case per run",
                                                 printable(info.case_name)));
+      CULPRIT_TRY_ASSIGN(const auto clock, read_clock_check(fields, record));
+      if (clock) {
+        ++gpu_cases;
+        unchecked_cases += clock->checked ? 0 : 1;
+        if (clock->throttled > 0)
+          output.warnings.push_back(throttle_warning(info.case_name, *clock));
+      }
       output.cases.push_back(std::move(info));
+    } else if (type == "skip") {
+      CULPRIT_TRY_ASSIGN(const std::string case_name, non_empty_string(fields, record, "case"));
+      CULPRIT_TRY_ASSIGN(const auto reason, fields.optional_string(record, "reason", ""));
+      skipped.push_back(fmt::format("case {} was skipped by the benchmark: {}",
+                                    printable(case_name),
+                                    printable(reason.value_or("no reason given"), 200)));
+      output.warnings.push_back(fmt::format("{}: {}", k_format, skipped.back()));
     }
     seen_record = true;
   }
+  if (table.empty() && !skipped.empty())
+    return output_error(
+        k_format, fmt::format("{} lines", lines.number()),
+        fmt::format("no sample record found: every case was skipped ({}{})", skipped.front(),
+                    skipped.size() > 1 ? fmt::format(", and {} more", skipped.size() - 1) : ""));
   if (table.empty())
     return output_error(k_format, fmt::format("{} lines", lines.number()),
                         "no sample record found; a benchmark in this format prints lines such as "
                         R"({"type":"sample","case":"...","metric":"time","unit":"s",)"
                         R"("direction":"lower","value":0.001})");
+  if (unchecked_cases > 0)
+    output.warnings.push_back(fmt::format("{}: the SM clock was not checked in {} of {} GPU cases "
+                                          "(no NVML): throttled samples may be among theirs",
+                                          k_format, unchecked_cases, gpu_cases));
   output.samples = table.take();
   return output;
 }

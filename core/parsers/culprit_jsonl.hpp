@@ -7,10 +7,17 @@
 //   GPU's properties: sm_count, sm_clock_mhz, memory_clock_mhz, memory_bus_bits, compute_major,
 //   compute_minor), which give the roofline its peaks;
 // - sample: case, metric (non-empty strings), unit (string), direction ("lower" | "higher"),
-//   value (finite number); optional index (non-negative integer), cold (boolean). Times in
-//   s/ms/us/ns are stored in seconds.
+//   value (finite number); optional index (non-negative integer), cold (boolean), batch
+//   (positive integer: the launches a batch sample timed together; its value is per launch).
+//   Times in s/ms/us/ns are stored in seconds.
 // - case: case (non-empty string); optional axes (object of strings), flops and bytes
-//   (non-negative numbers); at most once per case.
+//   (non-negative numbers); at most once per case. A GPU case may add sm_clock (an object:
+//   checked, default_mhz, threshold), samples_taken and dropped ({"throttled": N}): samples
+//   dropped because the SM clock was below threshold x default_mhz each give a warning, and cases
+//   whose clock was not checked one warning for the run.
+// - skip: case (non-empty string), optional reason (string): a case the benchmark could not run
+//   on its device. A warning, not an error; output whose every case was skipped has no samples
+//   and is an error that says so.
 // Records of other types, and unknown keys, are ignored so that newer writers can add them.
 
 #include <string_view>

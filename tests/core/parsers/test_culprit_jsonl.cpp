@@ -175,6 +175,80 @@ TEST(CulpritJsonl, OutputWithoutSamplesIsAnError) {
               HasSubstr("2 lines: no sample record found"));
 }
 
+TEST(CulpritJsonl, BatchSamplesAreReadAsTheirMetric) {
+  const std::string text =
+      std::string(k_sample) + "\n" +
+      R"({"type":"sample","case":"c","metric":"batch_gpu_time","unit":"s","direction":"lower",)"
+      R"("value":2e-6,"index":0,"cold":false,"batch":500})";
+  const auto parsed = parse_culprit_jsonl(text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const auto* batch = find_samples(*parsed, "c", "batch_gpu_time");
+  ASSERT_NE(batch, nullptr);
+  EXPECT_THAT(batch->values, ElementsAre(2e-6));
+  EXPECT_TRUE(parsed->warnings.empty());
+  EXPECT_THAT(error_of(R"({"type":"sample","case":"c","metric":"t","unit":"s",)"
+                       R"("direction":"lower","value":1,"batch":0})"),
+              HasSubstr("batch: expected a positive whole number"));
+  EXPECT_THAT(error_of(R"({"type":"sample","case":"c","metric":"t","unit":"s",)"
+                       R"("direction":"lower","value":1,"batch":"many"})"),
+              HasSubstr("batch"));
+}
+
+TEST(CulpritJsonl, ThrottledSamplesOfAGpuCaseAreAWarning) {
+  const std::string text =
+      std::string(k_sample) + "\n" +
+      R"({"type":"case","case":"c","sm_clock":{"checked":true,"default_mhz":1980,)"
+      R"("threshold":0.75},"samples_taken":13,"dropped":{"throttled":3}})" +
+      "\n" +
+      R"({"type":"case","case":"d","sm_clock":{"checked":true,"default_mhz":1980,)"
+      R"("threshold":0.75},"samples_taken":10,"dropped":{"throttled":0}})";
+  const auto parsed = parse_culprit_jsonl(text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_THAT(parsed->warnings,
+              ElementsAre("culprit JSON lines: case c: 3 of 13 samples dropped: the SM clock was "
+                          "below 75% of its default 1980 MHz"));
+  ASSERT_NE(find_case(*parsed, "c"), nullptr);
+  EXPECT_THAT(error_of(std::string(k_sample) + "\n" +
+                       R"({"type":"case","case":"c","dropped":{"throttled":-1}})"),
+              HasSubstr("line 2: dropped.throttled: expected a non-negative whole number"));
+  EXPECT_THAT(error_of(std::string(k_sample) + "\n" + R"({"type":"case","case":"c","dropped":3})"),
+              HasSubstr("dropped: expected an object"));
+}
+
+TEST(CulpritJsonl, CasesWhoseClockWasNotCheckedGiveOneWarning) {
+  const std::string text =
+      std::string(k_sample) + "\n" +
+      R"({"type":"case","case":"c","sm_clock":{"checked":false,"default_mhz":1980,)"
+      R"("threshold":0.75},"samples_taken":10})" +
+      "\n" +
+      R"({"type":"case","case":"d","sm_clock":{"checked":false,"default_mhz":1980,)"
+      R"("threshold":0.75},"samples_taken":10})" +
+      "\n" + R"({"type":"case","case":"e","sm_clock":{"checked":true},"dropped":{}})";
+  const auto parsed = parse_culprit_jsonl(text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_THAT(parsed->warnings,
+              ElementsAre("culprit JSON lines: the SM clock was not checked in 2 of 3 GPU cases "
+                          "(no NVML): throttled samples may be among theirs"));
+}
+
+TEST(CulpritJsonl, ASkippedCaseIsAWarningNotAnError) {
+  const std::string text =
+      std::string(k_sample) + "\n" +
+      R"({"type":"skip","case":"big","reason":"needs 96.0 GiB of device memory"})";
+  const auto parsed = parse_culprit_jsonl(text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_THAT(parsed->warnings, ElementsAre("culprit JSON lines: case big was skipped by the "
+                                            "benchmark: needs 96.0 GiB of device memory"));
+  EXPECT_TRUE(parsed->errors.empty());
+  EXPECT_EQ(find_samples(*parsed, "big", "time"), nullptr);
+  EXPECT_THAT(error_of(R"({"type":"skip","case":""})"), HasSubstr("case: expected a non-empty"));
+  EXPECT_THAT(error_of(R"({"type":"skip","case":"a","reason":"x"})"
+                       "\n"
+                       R"({"type":"skip","case":"b"})"),
+              HasSubstr("no sample record found: every case was skipped (case a was skipped by "
+                        "the benchmark: x, and 1 more)"));
+}
+
 TEST(CulpritJsonl, OverflowingNumbersAreErrorsNotInfinities) {
   EXPECT_THAT(
       error_of(
