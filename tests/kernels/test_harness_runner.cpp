@@ -115,6 +115,27 @@ TEST(HarnessOptions, ParsesEveryFlag) {
   EXPECT_TRUE(parse({"--help"}).help);
 }
 
+TEST(HarnessOptions, BatchTakesACountAutoOrOff) {
+  EXPECT_EQ(parse({}).settings.batch, harness::BatchMode::automatic);
+  const auto fixed = parse({"--batch", "64"});
+  EXPECT_EQ(fixed.settings.batch, harness::BatchMode::fixed);
+  EXPECT_EQ(fixed.settings.batch_launches, 64);
+  EXPECT_EQ(parse({"--batch=off"}).settings.batch, harness::BatchMode::off);
+  EXPECT_EQ(parse({"--batch", "8", "--batch", "auto"}).settings.batch,
+            harness::BatchMode::automatic);
+  for (const char* bad : {"0", "-3", "many", "1000001", ""}) {
+    try {
+      parse({"--batch", bad});
+      ADD_FAILURE() << bad;
+    } catch (const harness::UsageError& error) {
+      EXPECT_EQ(std::string(error.what()),
+                std::string("--batch takes auto, off or a launch count from 1 to 1000000, not '") +
+                    bad + "'");
+    }
+  }
+  EXPECT_NE(std::string(harness::usage_text()).find("--batch N|auto|off"), std::string::npos);
+}
+
 TEST(HarnessOptions, RejectsBadFlagsWithAMessage) {
   for (const auto& args : std::vector<std::vector<const char*>>{{"--samples", "0"},
                                                                 {"--samples", "ten"},
@@ -279,6 +300,34 @@ TEST(HarnessRun, StateRefusesWhatTheBenchmarkDidNotDeclare) {
   EXPECT_NE(result.err.find("case b: metric time got a value that is not a finite number"),
             std::string::npos)
       << result.err;
+}
+
+// A case that cannot run here is reported as skipped, on stdout and stderr, and the run succeeds.
+TEST(HarnessRun, ASkippedCaseIsReportedAndIsNotAFailure) {
+  harness::Registry registry = test_registry();
+  registry.add("too_big", [](harness::State& state) {
+    state.exec([] {});
+    state.skip("needs 96.0 GiB of device memory but only 79.1 GiB of 79.6 GiB is free");
+  });
+  const auto result = run(registry, {"--case", "add/N=10", "--case", "too_big", "--samples", "2"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err, "bench: case too_big skipped: needs 96.0 GiB of device memory but only "
+                        "79.1 GiB of 79.6 GiB is free\n");
+  const auto lines = records(result.out);
+  ASSERT_EQ(lines.size(), 1U + 1U + 2U + 1U); // the samples before the skip are not written
+  EXPECT_EQ(lines.back(), nlohmann::json::parse(R"({"type":"skip","case":"too_big","reason":)"
+                                                R"("needs 96.0 GiB of device memory but only )"
+                                                R"(79.1 GiB of 79.6 GiB is free"})"));
+  const auto parsed = culprit::parse_culprit_jsonl(result.out);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->warnings,
+            (std::vector<std::string>{"culprit JSON lines: case too_big was skipped by the "
+                                      "benchmark: needs 96.0 GiB of device memory but only 79.1 "
+                                      "GiB of 79.6 GiB is free"}));
+  EXPECT_TRUE(parsed->errors.empty());
+
+  // Skipped alongside a failure, the failure still decides the exit status.
+  EXPECT_EQ(run(registry, {"--case", "too_big", "--case", "huge"}).status, 1);
 }
 
 void macro_example(harness::State& state) {

@@ -19,7 +19,8 @@
 //   int main(int argc, char** argv) { return culprit::harness::main(argc, argv); }
 //
 // CUDA benchmarks include <culprit/harness/cuda.cuh> as well and time with
-// culprit::harness::cuda::exec (CUDA events, L2 flush).
+// culprit::harness::cuda::exec (CUDA events, L2 flush, batch samples, throttled samples dropped).
+// A case the device cannot run calls state.skip(reason); it is reported, not failed.
 
 #include "culprit/harness/benchmark.hpp" // IWYU pragma: export
 #include "culprit/harness/host.hpp"      // IWYU pragma: export
@@ -29,6 +30,7 @@
 #include "culprit/harness/runner.hpp"    // IWYU pragma: export
 #include "culprit/harness/state.hpp"     // IWYU pragma: export
 #include "culprit/harness/suite.hpp"     // IWYU pragma: export
+#include "culprit/harness/types.hpp"     // IWYU pragma: export
 
 #define CULPRIT_HARNESS_CONCAT_INNER(a, b) a##b
 #define CULPRIT_HARNESS_CONCAT(a, b) CULPRIT_HARNESS_CONCAT_INNER(a, b)

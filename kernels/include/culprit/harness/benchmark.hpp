@@ -3,6 +3,8 @@
 // (sizes, data types) whose values make its cases, as in nvbench: by default the cartesian
 // product of every axis's values, or the values taken side by side when the axes are zipped.
 
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,6 +24,13 @@ public:
 // One case could not be measured (too big for the host, a CUDA error, a wrong result): exit
 // status 1 once every other case has run.
 class CaseError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// The device cannot run this case (too little memory, an architecture it lacks): State::skip
+// throws it, and the case is reported as skipped, which is not a failure.
+class CaseSkipped : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
@@ -61,7 +70,61 @@ inline bool parse_integer(const std::string& text, std::int64_t& value) {
   return true;
 }
 
-enum class AxisKind { integer, string };
+// Reads a whole finite decimal number ("0.5", "-2", "1e-3") in the C locale; false for anything
+// else (spaces, "nan", "inf", a decimal comma).
+inline bool parse_float(const std::string& text, double& value) {
+  const char* const end = text.data() + text.size();
+  double number = 0;
+  const auto result = std::from_chars(text.data(), end, number);
+  if (text.empty() || result.ec != std::errc() || result.ptr != end || !std::isfinite(number))
+    return false;
+  value = number;
+  return true;
+}
+
+// The shortest text that reads back as `value` ("0.5", "1", "1e-05"): how a float axis names
+// its values in case names, whether they come from add_float_axis or a suite file.
+inline std::string format_float(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+// The name a type takes in a type axis (Benchmark::add_type_axis, with_type in types.hpp);
+// types without one do not compile there.
+template <class T> struct TypeName;
+template <> struct TypeName<float> {
+  static constexpr const char* value = "f32";
+};
+template <> struct TypeName<double> {
+  static constexpr const char* value = "f64";
+};
+template <> struct TypeName<std::int8_t> {
+  static constexpr const char* value = "i8";
+};
+template <> struct TypeName<std::int16_t> {
+  static constexpr const char* value = "i16";
+};
+template <> struct TypeName<std::int32_t> {
+  static constexpr const char* value = "i32";
+};
+template <> struct TypeName<std::int64_t> {
+  static constexpr const char* value = "i64";
+};
+template <> struct TypeName<std::uint8_t> {
+  static constexpr const char* value = "u8";
+};
+template <> struct TypeName<std::uint16_t> {
+  static constexpr const char* value = "u16";
+};
+template <> struct TypeName<std::uint32_t> {
+  static constexpr const char* value = "u32";
+};
+template <> struct TypeName<std::uint64_t> {
+  static constexpr const char* value = "u64";
+};
+
+enum class AxisKind { integer, floating, string };
 
 struct Axis {
   std::string name;
@@ -81,6 +144,12 @@ struct Axis {
       for (const auto& allowed : values)
         list += (list.empty() ? "" : ", ") + allowed;
       throw UsageError("axis " + name + " takes one of " + list + ", not '" + value + "'");
+    }
+    if (kind == AxisKind::floating) {
+      double number = 0;
+      if (!parse_float(value, number))
+        throw UsageError("axis " + name + "=" + value + " is not a finite decimal number");
+      return;
     }
     std::int64_t number = 0;
     if (!parse_integer(value, number) || number < min || number > max) {
@@ -120,9 +189,23 @@ public:
     return add_axis(std::move(axis));
   }
 
+  // An axis of finite real numbers (a scale, a ratio); a suite may ask for any finite value.
+  Benchmark& add_float_axis(const std::string& name, const std::vector<double>& defaults) {
+    Axis axis{name, AxisKind::floating, {}, 0, 0};
+    for (const auto value : defaults)
+      axis.values.push_back(std::isfinite(value) ? format_float(value) : "not-finite");
+    return add_axis(std::move(axis));
+  }
+
   // An axis of names, e.g. data types {"f32", "f64"}; a suite may only pick among them.
   Benchmark& add_string_axis(const std::string& name, const std::vector<std::string>& values) {
     return add_axis(Axis{name, AxisKind::string, values, 0, 0});
+  }
+
+  // A string axis of type names, one per type: add_type_axis<float, double>("T") takes f32 and
+  // f64. The benchmark function dispatches on it with with_type<float, double>(state, "T", ...).
+  template <class... Types> Benchmark& add_type_axis(const std::string& name) {
+    return add_string_axis(name, {TypeName<Types>::value...});
   }
 
   // Default cases take the axes' values side by side (the i-th case takes every axis's i-th
@@ -220,6 +303,14 @@ public:
       for (const auto& entry : given) {
         if (entry.first == axis.name)
           lists.back() = entry.second;
+      }
+      if (axis.kind == AxisKind::floating) {
+        // "0.50" and "0.5" are one case, named as add_float_axis names it.
+        for (auto& value : lists.back()) {
+          double number = 0;
+          if (parse_float(value, number))
+            value = format_float(number);
+        }
       }
     }
     return product(lists);

@@ -1,17 +1,22 @@
 #pragma once
 // The CUDA side of the harness (compile with nvcc): RAII for streams, events and device memory,
-// a CUDA-event timer, the L2 flush of cold samples, and exec() for kernels. A CUDA benchmark
-// program passes culprit::harness::cuda::backend() to culprit::harness::main.
+// a CUDA-event timer, the L2 flush of cold samples, the SM clock through NVML, and exec() for
+// kernels: the timing loop of gpu_timing.hpp on the CUDA device. A CUDA benchmark program passes
+// culprit::harness::cuda::backend() to culprit::harness::main.
 
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 #include "culprit/harness.hpp"
+#include "culprit/harness/gpu_timing.hpp"
+#include "culprit/harness/nvml.hpp"
 
 namespace culprit::harness::cuda {
 
@@ -135,38 +140,88 @@ inline L2Flusher& l2_flusher() {
   return flusher;
 }
 
-// Measures `launch(stream)` (which enqueues the kernels of one call on `stream`): `warmup`
-// untimed calls, then per sample "gpu_time" (CUDA events around the call, in seconds) and
-// "time" (host wall clock from enqueueing to completion, in seconds). Cold samples first flush
-// L2 and wait for the flush, so neither timer counts it.
+inline int current_device() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+}
+
+// The SM clock of the current device through NVML, opened once per process; unusable where the
+// driver's NVML library is missing.
+inline const nvml::SmClock& sm_clock() {
+  static const nvml::Library library;
+  static const nvml::SmClock clock = [] {
+    char bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, current_device()) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return nvml::SmClock(nvml::Functions{}, "");
+    }
+    return nvml::SmClock(library.functions(), bus_id);
+  }();
+  return clock;
+}
+
+// The device of gpu::KernelTiming: the current CUDA device, working on one stream.
+class StreamDevice {
+public:
+  explicit StreamDevice(cudaStream_t stream) : m_stream(stream) {}
+
+  void reset_persisting_l2() {
+    check(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
+  }
+  void flush_l2() { l2_flusher().flush(m_stream); }
+  void synchronize() { check(cudaStreamSynchronize(m_stream), "waiting for the stream"); }
+  void record_start() { m_timer.start(m_stream); }
+  void record_stop() { m_timer.stop(m_stream); }
+  void check_launch() { check(cudaGetLastError(), "the kernel launch"); }
+  double elapsed_seconds() { return m_timer.seconds(); }
+  double default_sm_clock_mhz() {
+    int khz = 0;
+    check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, current_device()),
+          "cudaDeviceGetAttribute(SM clock)");
+    return khz / 1e3;
+  }
+  std::optional<double> sm_clock_mhz() { return sm_clock().mhz(); }
+
+private:
+  cudaStream_t m_stream;
+  EventTimer m_timer;
+};
+
+// Measures `launch(stream)` (which enqueues the kernels of one call on `stream`) with the timing
+// loop of gpu_timing.hpp: warm-up, "gpu_time" and "time" samples (cold ones flush L2 first,
+// outside both timers), "batch_gpu_time" batch samples for short kernels, and throttled samples
+// dropped.
 template <class Launch> void exec(State& state, cudaStream_t stream, Launch&& launch) {
-  const RunSettings& settings = state.settings();
-  for (int i = 0; i < settings.warmup; ++i)
-    launch(stream);
-  check(cudaStreamSynchronize(stream), "the warm-up calls");
-  EventTimer gpu_timer;
-  CpuTimer host_timer;
-  for (int i = 0; i < settings.samples; ++i) {
-    if (settings.cold)
-      l2_flusher().flush(stream);
-    check(cudaStreamSynchronize(stream), "waiting for the stream");
-    host_timer.start();
-    gpu_timer.start(stream);
-    launch(stream);
-    check(cudaGetLastError(), "the kernel launch");
-    gpu_timer.stop(stream);
-    const double gpu_seconds = gpu_timer.seconds(); // waits for the call to finish
-    host_timer.stop();
-    state.add_sample("gpu_time", "s", Direction::lower, gpu_seconds);
-    state.add_sample("time", "s", Direction::lower, host_timer.seconds());
+  StreamDevice device(stream);
+  gpu::measure(state, device, [&] { launch(stream); });
+}
+
+// exec() on a stream that the harness makes for the case: `launch(stream)` enqueues on the stream
+// it is given, as State::exec's function runs on the CPU.
+template <class Launch, class = std::enable_if_t<std::is_invocable_v<Launch&, cudaStream_t>>>
+void exec(State& state, Launch&& launch) {
+  const Stream stream = make_stream();
+  exec(state, stream.get(), launch);
+}
+
+// Skips the case (State::skip) when its device buffers, `bytes` in all, exceed the free memory
+// of the current device.
+inline void skip_unless_device_memory(State& state, double bytes) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  if (bytes > static_cast<double>(free_bytes)) {
+    state.skip("needs " + format_bytes(bytes) + " of device memory but only " +
+               format_bytes(static_cast<double>(free_bytes)) + " of " +
+               format_bytes(static_cast<double>(total_bytes)) + " is free");
   }
 }
 
 // The properties of the current CUDA device that give its peaks (cudaDeviceGetAttribute: the
 // fields of cudaDeviceProp that held the clocks are gone from CUDA 13).
 inline GpuProperties gpu_properties() {
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
+  const int device = current_device();
   const auto attribute = [device](cudaDeviceAttr which, const char* what) {
     int value = 0;
     check(cudaDeviceGetAttribute(&value, which, device), what);

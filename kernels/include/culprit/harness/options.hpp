@@ -11,6 +11,9 @@
 
 namespace culprit::harness {
 
+// The most launches --batch N may ask one batch sample for.
+constexpr std::int64_t k_max_batch_launches = 1000000;
+
 struct Options {
   std::vector<std::string> case_globs; // empty: every case
   std::string suite;                   // empty: the benchmarks' default cases
@@ -30,6 +33,9 @@ inline const char* usage_text() {
          "  --cold             flush the caches before every sample\n"
          "  --flush-bytes N    size of the host cache sweep of --cold (default: 1.5 x LLC)\n"
          "  --seed N           seed of the random inputs (default 1)\n"
+         "  --batch N|auto|off GPU only: also take batch samples of N back-to-back launches\n"
+         "                     (metric batch_gpu_time); auto (default): for kernels whose\n"
+         "                     launch is shorter than 10 us\n"
          "  --list             print the selected case names, one per line, and exit\n"
          "  --help             print this help\n"
          "Output: culprit JSON lines on stdout (see culprit(1)); errors on stderr.\n"
@@ -118,6 +124,21 @@ inline Options parse_options(int argc, const char* const* argv) {
     } else if (flag == "--seed") {
       options.settings.seed =
           static_cast<std::uint64_t>(detail::parse_count(flag, take_value(), 0, k_max_axis_value));
+    } else if (flag == "--batch") {
+      const std::string mode = take_value();
+      options.settings.batch_launches = 0;
+      if (mode == "auto") {
+        options.settings.batch = BatchMode::automatic;
+      } else if (mode == "off") {
+        options.settings.batch = BatchMode::off;
+      } else {
+        std::int64_t launches = 0;
+        if (!parse_integer(mode, launches) || launches < 1 || launches > k_max_batch_launches)
+          throw UsageError("--batch takes auto, off or a launch count from 1 to " +
+                           std::to_string(k_max_batch_launches) + ", not '" + mode + "'");
+        options.settings.batch = BatchMode::fixed;
+        options.settings.batch_launches = static_cast<int>(launches);
+      }
     } else if (flag == "--list") {
       no_value();
       options.list = true;

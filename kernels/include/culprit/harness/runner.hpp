@@ -1,7 +1,8 @@
 #pragma once
 // Running a benchmark program: choose the cases (defaults or a suite, filtered by --case),
 // measure each, and write culprit JSON lines (format version 1, see culprit(1)) to stdout: a
-// header record, then for each case a case record followed by its sample records.
+// header record, then for each case a case record followed by its sample records, or a skip
+// record for a case the device cannot run.
 
 #include <exception>
 #include <functional>
@@ -67,8 +68,12 @@ inline std::string header_record(const std::string& backend, const std::string& 
   return header.line();
 }
 
-// flops and bytes are left out when negative (not given by the benchmark).
-inline std::string case_record(const Case& measured, double flops, double bytes) {
+// flops and bytes are left out when negative (not given by the benchmark). A GPU case's record
+// says how its samples were checked against the SM clock ("sm_clock": checked, default_mhz,
+// threshold), how many it took ("samples_taken") and, when the clock was read, how many it
+// dropped ("dropped": {"throttled": N}).
+inline std::string case_record(const Case& measured, double flops, double bytes,
+                               const ClockCheck* clock = nullptr) {
   JsonObject record;
   record.string_field("type", "case").string_field("case", measured.name);
   record.string_map_field("axes", measured.axes);
@@ -76,19 +81,40 @@ inline std::string case_record(const Case& measured, double flops, double bytes)
     record.number_field("flops", flops);
   if (bytes >= 0)
     record.number_field("bytes", bytes);
+  if (clock != nullptr) {
+    record.object_field("sm_clock", JsonObject()
+                                        .bool_field("checked", clock->checked)
+                                        .number_field("default_mhz", clock->default_mhz)
+                                        .number_field("threshold", clock->threshold));
+    record.integer_field("samples_taken", clock->taken);
+    if (clock->checked)
+      record.object_field("dropped", JsonObject().integer_field("throttled", clock->throttled));
+  }
   return record.line();
 }
 
+// A batch sample carries "batch": the launches it timed together.
 inline std::string sample_record(const std::string& case_name, const Sample& sample) {
-  return JsonObject()
-      .string_field("type", "sample")
+  JsonObject record;
+  record.string_field("type", "sample")
       .string_field("case", case_name)
       .string_field("metric", sample.metric)
       .string_field("unit", sample.unit)
       .string_field("direction", to_string(sample.direction))
       .number_field("value", sample.value)
       .integer_field("index", sample.index)
-      .bool_field("cold", sample.cold)
+      .bool_field("cold", sample.cold);
+  if (sample.batch > 0)
+    record.integer_field("batch", sample.batch);
+  return record.line();
+}
+
+// A case the device cannot run (State::skip).
+inline std::string skip_record(const std::string& case_name, const std::string& reason) {
+  return JsonObject()
+      .string_field("type", "skip")
+      .string_field("case", case_name)
+      .string_field("reason", reason)
       .line();
 }
 
@@ -122,7 +148,8 @@ inline std::vector<Case> select_cases(const Registry& registry, const Options& o
 namespace detail {
 
 // Measures one case and writes its records; returns false (after saying why on `err`) when the
-// case failed, in which case nothing of it is written.
+// case failed, in which case nothing of it is written. A skipped case writes its skip record and
+// one line on `err`, and is not a failure.
 inline bool run_case(const Case& measured, const RunSettings& settings, HostCacheFlusher& flusher,
                      std::ostream& out, std::ostream& err, const std::string& program) {
   std::string failure;
@@ -131,10 +158,14 @@ inline bool run_case(const Case& measured, const RunSettings& settings, HostCach
     measured.benchmark->run(state);
     if (state.samples().empty())
       throw CaseError("it recorded no samples: the benchmark function must call exec()");
-    std::string records = case_record(measured, state.flops(), state.bytes());
+    std::string records = case_record(measured, state.flops(), state.bytes(), state.clock_check());
     for (const auto& sample : state.samples())
       records += sample_record(measured.name, sample);
     out << records << std::flush;
+    return true;
+  } catch (const CaseSkipped& skipped) {
+    out << skip_record(measured.name, skipped.what()) << std::flush;
+    err << program << ": case " << measured.name << " skipped: " << skipped.what() << "\n";
     return true;
   } catch (const std::bad_alloc&) {
     failure = "out of memory while preparing or running it; choose smaller sizes";
@@ -147,8 +178,8 @@ inline bool run_case(const Case& measured, const RunSettings& settings, HostCach
 
 } // namespace detail
 
-// Runs the selected cases. Returns the exit status: 0 when every case ran, 1 when some case
-// failed (the others still run), 2 for a usage error; errors go to `err`, one line each.
+// Runs the selected cases. Returns the exit status: 0 when every case ran or was skipped, 1 when
+// some case failed (the others still run), 2 for a usage error; errors go to `err`, one line each.
 inline int run(const Registry& registry, const Options& options, const Backend& backend,
                std::ostream& out, std::ostream& err, const std::string& program) {
   if (options.help) {

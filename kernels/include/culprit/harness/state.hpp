@@ -33,12 +33,18 @@ inline const char* to_string(Direction direction) {
   return direction == Direction::lower ? "lower" : "higher";
 }
 
+// Whether a GPU case takes batch samples (--batch): when its single launch is short, always
+// (with RunSettings::batch_launches launches each), or never. The CPU side takes none.
+enum class BatchMode { automatic, fixed, off };
+
 // How every case of a run is measured (from the command line).
 struct RunSettings {
   int samples = 10;
   int warmup = 1;
   bool cold = false;
   std::uint64_t seed = 1;
+  BatchMode batch = BatchMode::automatic;
+  int batch_launches = 0; // with BatchMode::fixed
 };
 
 struct Sample {
@@ -48,6 +54,18 @@ struct Sample {
   double value = 0;
   int index = 0; // position among the samples of this metric in this run
   bool cold = false;
+  int batch = 0; // a batch sample: the launches it timed together (value is per launch); else 0
+};
+
+// What the GPU timing loop learned about the SM clock while it took a case's samples. A sample
+// taken while the clock ran below `threshold` x `default_mhz` is dropped (a throttled GPU says
+// nothing about the kernel) and counted in `throttled`.
+struct ClockCheck {
+  bool checked = false;   // false: the clock could not be read (no NVML); every sample was kept
+  double default_mhz = 0; // the default SM clock (cudaDevAttrClockRate)
+  double threshold = 0.75;
+  int taken = 0;     // timed samples, ordinary and batch, kept or not
+  int throttled = 0; // of them, dropped
 };
 
 // Keeps the compiler from proving a result unused and deleting the work that made it.
@@ -98,6 +116,16 @@ public:
       throw CaseError("axis " + axis + " is not an integer axis");
     return value;
   }
+  // The value of a float axis. Throws CaseError when the benchmark has no such float axis.
+  double get_float(const std::string& axis) const {
+    const Axis* declared =
+        m_case.benchmark != nullptr ? m_case.benchmark->find_axis(axis) : nullptr;
+    double value = 0;
+    if ((declared != nullptr && declared->kind != AxisKind::floating) ||
+        !parse_float(get_string(axis), value))
+      throw CaseError("axis " + axis + " is not a float axis");
+    return value;
+  }
   const std::string& get_string(const std::string& axis) const {
     for (const auto& entry : m_case.axes) {
       if (entry.first == axis)
@@ -126,14 +154,30 @@ public:
   // Records one sample of a metric. Throws CaseError for a value that is not finite.
   void add_sample(const std::string& metric, const std::string& unit, Direction direction,
                   double value) {
-    if (!std::isfinite(value))
-      throw CaseError("metric " + metric + " got a value that is not a finite number");
-    int index = 0;
-    for (const auto& sample : m_samples)
-      index += sample.metric == metric ? 1 : 0;
-    m_samples.push_back(Sample{metric, unit, direction, value, index, m_settings.cold});
+    m_samples.push_back(make_sample(metric, unit, direction, value));
+  }
+  // Records one batch sample: `value` is the time of `launches` back-to-back launches timed
+  // together, divided by `launches`. Batch samples are never cold.
+  void add_batch_sample(const std::string& metric, const std::string& unit, Direction direction,
+                        double value, int launches) {
+    Sample sample = make_sample(metric, unit, direction, value);
+    sample.cold = false;
+    sample.batch = launches;
+    m_samples.push_back(sample);
   }
   const std::vector<Sample>& samples() const { return m_samples; }
+
+  // Says that this device cannot run this case (too little memory, an architecture the case
+  // needs) and ends the benchmark function by throwing CaseSkipped. The run reports the case as
+  // skipped, with `reason`, which is not a failure.
+  [[noreturn]] void skip(const std::string& reason) const { throw CaseSkipped(reason); }
+
+  // The GPU timing loop's account of the SM clock, for the case record; none on the CPU.
+  void set_clock_check(const ClockCheck& check) {
+    m_clock_check = check;
+    m_has_clock_check = true;
+  }
+  const ClockCheck* clock_check() const { return m_has_clock_check ? &m_clock_check : nullptr; }
 
   // Measures `function` on the CPU: `warmup` untimed calls, then one timed call per sample,
   // each recorded as metric "time" in seconds; before each timed call the host's caches are
@@ -187,12 +231,24 @@ private:
 #endif
   }
 
+  Sample make_sample(const std::string& metric, const std::string& unit, Direction direction,
+                     double value) const {
+    if (!std::isfinite(value))
+      throw CaseError("metric " + metric + " got a value that is not a finite number");
+    int index = 0;
+    for (const auto& sample : m_samples)
+      index += sample.metric == metric ? 1 : 0;
+    return Sample{metric, unit, direction, value, index, m_settings.cold, 0};
+  }
+
   const Case& m_case;
   const RunSettings& m_settings;
   HostCacheFlusher& m_flusher;
   double m_flops = -1; // negative: not given
   double m_bytes = -1;
   std::vector<Sample> m_samples;
+  ClockCheck m_clock_check;
+  bool m_has_clock_check = false;
 };
 
 } // namespace culprit::harness
