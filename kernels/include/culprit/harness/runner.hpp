@@ -21,7 +21,7 @@
 
 namespace culprit::harness {
 
-constexpr const char* k_harness_version = "culprit-harness 0.3.0";
+constexpr const char* k_harness_version = "culprit-harness 0.4.0";
 constexpr int k_format_version = 1;
 
 // What a GPU's properties say about its peaks, written in the header so that culprit can place
