@@ -1,7 +1,7 @@
 #pragma once
 // Which cases and metric a verdict is about: the cases whose names match the recipe's globs
 // (every case when there are none) and, per case, the recipe's metric or else its primary one:
-// the first of time, gpu_time, real_time, wall_time, cpu_time that the case reports, else its
+// the first of gpu_time, time, real_time, wall_time, cpu_time that the case reports, else its
 // first metric by name.
 
 #include <string>
