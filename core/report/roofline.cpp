@@ -57,10 +57,12 @@ std::string achieved_text(const EvidenceRoofline& r) {
 
 } // namespace
 
-// Said of a share above 100%: no call can beat its bound, so the bound is wrong.
+// Said of a share above 100%: no call can beat its bound, so the measurement is at fault, not
+// the kernel.
 constexpr std::string_view k_above_the_roof =
-    " (above the roof: the data stays in a cache faster than memory, the peaks are lower than "
-    "the device's, or the work counted is more than it does)";
+    " (above the roof, a defect of the measurement: the data stays in a cache faster than memory, "
+    "the peaks are lower than the device's, or the harness measured something else than the work "
+    "it counted)";
 
 std::string fraction_text(double fraction, const std::string& limiter,
                           std::optional<std::array<double, 2>> ci) {

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -234,6 +236,50 @@ max_runs = 3
   // 137 GFLOP at 19.5 TFLOP/s: 7.05 ms of a 22 ms call.
   EXPECT_EQ(r->limiter, "compute");
   EXPECT_NEAR(r->fraction, (137438953472.0 / 19.5e12) / 0.022, 0.002);
+}
+
+// A GPU case measured faster than its bound allows (137 GFLOP in 2 ms on an A100 is 3.5 times
+// its FP32 peak): run and compare flag the measurement, not the kernel.
+TEST(RooflineCliGpu, ACaseAboveItsRoofIsFlaggedAsADefectOfTheMeasurement) {
+  TempDir temp{"culprit-roofline-above"};
+  ScratchRepo scratch{temp / "project"};
+  const auto bench = [](int milliseconds) {
+    std::string text = "#!/bin/sh\n"
+                       R"(echo '{"type":"case","case":"gemm/M=4096","flops":137438953472,)"
+                       R"("bytes":201326592}')"
+                       "\n";
+    for (int i = 0; i < 5; ++i)
+      text += R"(echo '{"type":"sample","case":"gemm/M=4096","metric":"gpu_time","unit":"s",)"
+              R"("direction":"lower","value":0.00)" +
+              std::to_string(milliseconds) + std::to_string(i) + "}'\n";
+    return text;
+  };
+  scratch.write("bench.sh", bench(2));
+  scratch.write("culprit.toml", R"toml([build]
+command = "cp {src}/bench.sh {build}/bench && chmod +x {build}/bench"
+artifacts = ["bench"]
+[run]
+command = "{build}/bench"
+format = "culprit"
+[decide]
+min_runs = 3
+max_runs = 3
+)toml");
+  scratch.commit("a GPU benchmark");
+  scratch.write("bench.sh", bench(3));
+  scratch.commit("slower");
+  const std::map<std::string, std::string> env = {
+      {"PATH", testing::source_dir().string() +
+                   "/tests/fixtures/host/nvidia-smi/a100:" + std::string(std::getenv("PATH"))}};
+  const std::string cache = (temp / "cache").string();
+  const auto run = run_culprit({"--cache-dir", cache, "run", "HEAD~1"}, scratch.dir(), env);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("above the roof, a defect of the measurement"));
+  EXPECT_THAT(run.out, HasSubstr("the harness measured something else"));
+  const auto compare =
+      run_culprit({"--cache-dir", cache, "compare", "HEAD~1", "HEAD"}, scratch.dir(), env);
+  EXPECT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("above the roof, a defect of the measurement"));
 }
 
 } // namespace
