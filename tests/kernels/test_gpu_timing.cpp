@@ -273,6 +273,14 @@ TEST(GpuTiming, BatchSizesFollowTheLaunchTime) {
   EXPECT_EQ(gpu::batch_launches(settings(1, 1, false), 1e-6), 0);
 }
 
+// A program without code for the GPU it runs on says which architecture to build for.
+TEST(GpuTiming, AMissingArchitectureNamesTheOneToBuildFor) {
+  EXPECT_EQ(gpu::missing_architecture_hint(9, 0),
+            "this program was not built for this GPU (sm_90): build it for sm_90 too "
+            "(nvcc -arch=sm_90, or CMAKE_CUDA_ARCHITECTURES)");
+  EXPECT_NE(gpu::missing_architecture_hint(10, 0).find("(sm_100)"), std::string::npos);
+}
+
 // The records of a run whose one GPU case ran on the fake device, and what culprit reads of them.
 std::string gpu_run_output(std::vector<std::optional<double>> clocks) {
   harness::Registry registry;

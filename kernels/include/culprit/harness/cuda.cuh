@@ -20,13 +20,23 @@
 
 namespace culprit::harness::cuda {
 
-// Throws CaseError "WHAT failed: cudaErrorX: description" unless `status` is cudaSuccess.
+// Throws CaseError "WHAT failed: cudaErrorX: description" unless `status` is cudaSuccess; when the
+// program holds no code for this GPU's architecture, the error says which one to build for.
 inline void check(cudaError_t status, const std::string& what) {
   if (status == cudaSuccess)
     return;
   (void)cudaGetLastError(); // clear a non-sticky error so that the next case starts clean
-  throw CaseError(what + " failed: " + cudaGetErrorName(status) + ": " +
-                  cudaGetErrorString(status));
+  std::string message =
+      what + " failed: " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
+  int device = 0;
+  int major = 0;
+  int minor = 0;
+  if ((status == cudaErrorNoKernelImageForDevice || status == cudaErrorUnsupportedPtxVersion) &&
+      cudaGetDevice(&device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess)
+    message += "; " + gpu::missing_architecture_hint(major, minor);
+  throw CaseError(message);
 }
 
 struct EventDeleter {

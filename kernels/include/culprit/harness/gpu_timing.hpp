@@ -47,6 +47,14 @@ constexpr double k_batch_threshold_seconds = 10e-6;
 constexpr double k_batch_target_seconds = 1e-3;
 constexpr int k_max_auto_batch = 100000;
 
+// What to do when the program holds no code for the GPU it runs on (CUDA's "no kernel image is
+// available"): the architecture to add, from the device's compute capability.
+inline std::string missing_architecture_hint(int compute_major, int compute_minor) {
+  const std::string arch = "sm_" + std::to_string(compute_major) + std::to_string(compute_minor);
+  return "this program was not built for this GPU (" + arch + "): build it for " + arch +
+         " too (nvcc -arch=" + arch + ", or CMAKE_CUDA_ARCHITECTURES)";
+}
+
 // The launches of one batch sample for a kernel whose launch takes `launch_seconds` (0 when
 // unknown): 0 when no batch samples are to be taken.
 inline int batch_launches(const RunSettings& settings, double launch_seconds) {
