@@ -94,6 +94,11 @@ for name, title, want in (("aa", "A/A compare", aa_verdicts), ("planted", "Plant
             problems.append("the planted regression in saxpy was not found slower")
     lines.append("")
 
+def broken_words(step):
+    classified = step.get("classified")
+    return "skipped" if classified == "skip" else f"classified {classified} (it should not build)"
+
+
 bisect = load("bisect.json")
 if bisect:
     b = bisect.get("bisect") or {}
@@ -103,13 +108,15 @@ if bisect:
     lines += [f"**Bisection**: {b.get('commits_in_range')} commits, {b.get('rounds')} rounds; "
               f"culprit {', '.join(c[:12] for c in culprits) or 'none'} "
               f"({'exact' if exact else 'NOT the planted ' + str(planted.get('regression'))[:12]}); "
-              f"the broken commit was {broken[0].get('classified') if broken else 'not probed'}", ""]
+              f"the broken commit {'was ' + broken_words(broken[0]) if broken else 'was not probed'}", ""]
     for c in b.get("culprits") or []:
         for case in c.get("cases") or []:
             lines.append(f"- {case.get('case')}: ratio {case.get('ratio', 0):.3f} "
                          f"{interval(case.get('ci'))}, {percent(case.get('share') or 0)} of the change")
     if not exact:
         problems.append("the bisection did not name the planted commit alone")
+    if broken and broken[0].get("classified") != "skip":
+        problems.append("the broken commit was not skipped")
     lines.append("")
 
 lines += ["## Result", ""]
