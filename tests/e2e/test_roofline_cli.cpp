@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -193,31 +194,40 @@ TEST(RooflineCliBisect, TheCulpritSaysWhereTheCaseStoodBeforeAndAfter) {
   EXPECT_THAT(history.out, HasSubstr("-> "));
 }
 
-// A GPU run (its metric is gpu_time) on a host whose nvidia-smi (a fake one on PATH) names an
-// A100: the peaks come from the datasheet by that name, and the CPU is not measured.
-TEST(RooflineCliGpu, APeakFromTheDatasheetOfTheGpuNvidiaSmiNames) {
-  TempDir temp{"culprit-roofline-gpu"};
-  ScratchRepo scratch{temp / "project"};
+// A GPU benchmark of one case, gemm/M=4096 (137 GFLOP, 201 MB), whose five gpu_time samples are
+// `prefix` followed by first, first + 1, ... (in seconds).
+std::string gemm_bench(const std::string& prefix, int first) {
   std::string bench = "#!/bin/sh\n"
                       R"(echo '{"type":"case","case":"gemm/M=4096","flops":137438953472,)"
                       R"("bytes":201326592}')"
                       "\n";
   for (int i = 0; i < 5; ++i)
     bench += R"(echo '{"type":"sample","case":"gemm/M=4096","metric":"gpu_time","unit":"s",)"
-             R"("direction":"lower","value":0.0)" +
-             std::to_string(20 + i) + "}'\n";
-  scratch.write("bench.sh", bench);
-  scratch.write("culprit.toml", R"toml([build]
+             R"("direction":"lower","value":)" +
+             prefix + std::to_string(first + i) + "}'\n";
+  return bench;
+}
+
+// The recipe of a project whose benchmark is bench.sh: no metric named, so the GPU's time is the
+// one decided on; three runs a revision.
+constexpr std::string_view k_gpu_recipe = R"toml([build]
 command = "cp {src}/bench.sh {build}/bench && chmod +x {build}/bench"
 artifacts = ["bench"]
 [run]
 command = "{build}/bench"
 format = "culprit"
-metric = "gpu_time"
 [decide]
 min_runs = 3
 max_runs = 3
-)toml");
+)toml";
+
+// A GPU run (its metric is gpu_time) on a host whose nvidia-smi (a fake one on PATH) names an
+// A100: the peaks come from the datasheet by that name, and the CPU is not measured.
+TEST(RooflineCliGpu, APeakFromTheDatasheetOfTheGpuNvidiaSmiNames) {
+  TempDir temp{"culprit-roofline-gpu"};
+  ScratchRepo scratch{temp / "project"};
+  scratch.write("bench.sh", gemm_bench("0.0", 20));
+  scratch.write("culprit.toml", std::string(k_gpu_recipe));
   scratch.commit("a GPU benchmark");
   const std::string path = std::getenv("PATH");
   const auto json = temp / "run.json";
@@ -243,30 +253,10 @@ max_runs = 3
 TEST(RooflineCliGpu, ACaseAboveItsRoofIsFlaggedAsADefectOfTheMeasurement) {
   TempDir temp{"culprit-roofline-above"};
   ScratchRepo scratch{temp / "project"};
-  const auto bench = [](int milliseconds) {
-    std::string text = "#!/bin/sh\n"
-                       R"(echo '{"type":"case","case":"gemm/M=4096","flops":137438953472,)"
-                       R"("bytes":201326592}')"
-                       "\n";
-    for (int i = 0; i < 5; ++i)
-      text += R"(echo '{"type":"sample","case":"gemm/M=4096","metric":"gpu_time","unit":"s",)"
-              R"("direction":"lower","value":0.00)" +
-              std::to_string(milliseconds) + std::to_string(i) + "}'\n";
-    return text;
-  };
-  scratch.write("bench.sh", bench(2));
-  scratch.write("culprit.toml", R"toml([build]
-command = "cp {src}/bench.sh {build}/bench && chmod +x {build}/bench"
-artifacts = ["bench"]
-[run]
-command = "{build}/bench"
-format = "culprit"
-[decide]
-min_runs = 3
-max_runs = 3
-)toml");
+  scratch.write("bench.sh", gemm_bench("0.00", 20));
+  scratch.write("culprit.toml", std::string(k_gpu_recipe));
   scratch.commit("a GPU benchmark");
-  scratch.write("bench.sh", bench(3));
+  scratch.write("bench.sh", gemm_bench("0.00", 30));
   scratch.commit("slower");
   const std::map<std::string, std::string> env = {
       {"PATH", testing::source_dir().string() +

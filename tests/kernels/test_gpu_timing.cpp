@@ -16,8 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/parsers/culprit_jsonl.hpp"
+#include "tests/kernels/harness_test_support.hpp"
 
 namespace {
+
+using kernels_testing::records;
 
 namespace harness = culprit::harness;
 namespace gpu = culprit::harness::gpu;
@@ -297,15 +300,6 @@ std::string gpu_run_output(std::vector<std::optional<double>> clocks) {
       harness::run(registry, harness::parse_options(3, args), backend, out, err, "bench");
   EXPECT_EQ(status, 0) << err.str();
   return out.str();
-}
-
-std::vector<nlohmann::json> records(const std::string& text) {
-  std::vector<nlohmann::json> result;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line))
-    result.push_back(nlohmann::json::parse(line));
-  return result;
 }
 
 TEST(GpuTimingRecords, TheCaseRecordCountsTheThrottledSamplesAndCulpritWarnsOfThem) {

@@ -8,16 +8,13 @@
 #include <culprit/harness.hpp>
 #include <gtest/gtest.h>
 
+#include "tests/kernels/harness_test_support.hpp"
+
 namespace {
 
-namespace harness = culprit::harness;
+using kernels_testing::names;
 
-std::vector<std::string> names(const std::vector<harness::Case>& cases) {
-  std::vector<std::string> result;
-  for (const auto& one : cases)
-    result.push_back(one.name);
-  return result;
-}
+namespace harness = culprit::harness;
 
 // Runs `function` on a state for `one`.
 template <class Function> void with_state(const harness::Case& one, Function&& function) {

@@ -10,17 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/parsers/culprit_jsonl.hpp"
+#include "tests/kernels/harness_test_support.hpp"
 
 namespace {
 
-namespace harness = culprit::harness;
+using kernels_testing::names;
+using kernels_testing::records;
 
-std::vector<std::string> names(const std::vector<harness::Case>& cases) {
-  std::vector<std::string> result;
-  for (const auto& one : cases)
-    result.push_back(one.name);
-  return result;
-}
+namespace harness = culprit::harness;
 
 harness::Options parse(std::vector<const char*> args) {
   args.insert(args.begin(), "bench");
@@ -186,15 +183,6 @@ RunOutput run(const harness::Registry& registry, std::vector<const char*> args) 
   const harness::Backend backend{"cpu", [] { return std::string("test \"cpu\""); }};
   const int status = harness::run(registry, parse(std::move(args)), backend, out, err, "bench");
   return {status, out.str(), err.str()};
-}
-
-std::vector<nlohmann::json> records(const std::string& text) {
-  std::vector<nlohmann::json> result;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line))
-    result.push_back(nlohmann::json::parse(line));
-  return result;
 }
 
 TEST(HarnessRun, WritesAHeaderThenEachCaseAndItsSamples) {

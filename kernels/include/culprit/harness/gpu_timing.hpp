@@ -113,6 +113,11 @@ private:
       launches = 1;
     if (launches == 0)
       return 0;
+    return time_launches(launch, launches) / launches;
+  }
+
+  // Seconds between events around `launches` back-to-back launches, on an idle stream.
+  template <class Launch> double time_launches(Launch& launch, int launches) {
     m_device.synchronize();
     m_device.record_start();
     for (int i = 0; i < launches; ++i) {
@@ -120,7 +125,7 @@ private:
       m_device.check_launch();
     }
     m_device.record_stop();
-    return m_device.elapsed_seconds() / launches;
+    return m_device.elapsed_seconds();
   }
 
   // Calls take_one() (true: the sample was kept) until `count` were kept or the cap is reached;
@@ -154,14 +159,7 @@ private:
   }
 
   template <class Launch> bool take_batch_sample(Launch& launch, int launches) {
-    m_device.synchronize();
-    m_device.record_start();
-    for (int i = 0; i < launches; ++i) {
-      launch();
-      m_device.check_launch();
-    }
-    m_device.record_stop();
-    const double gpu_seconds = m_device.elapsed_seconds();
+    const double gpu_seconds = time_launches(launch, launches);
     if (throttled())
       return false;
     m_state.add_batch_sample("batch_gpu_time", "s", Direction::lower, gpu_seconds / launches,
