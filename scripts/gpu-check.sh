@@ -88,7 +88,8 @@ SH
   local size
   size=$(du -sm "$bundle" | cut -f1)
   echo "$program: packed $backend check into $bundle ($size MiB)"
-  ((size < 60)) || fail 4 "the bundle is $size MiB, over what the device tool carries (64 MiB)"
+  ((size < 60)) ||
+    echo "$program: warning: the bundle is $size MiB, near or over what the device tool carries (64 MiB): pack a Release build" >&2
 }
 
 # planted KEY: a commit id from the bundle's planted.json.
