@@ -47,6 +47,15 @@ template <class Escape> std::string owners_line(const history::Regression& r, Es
   return out;
 }
 
+// Its culprit and subject, or for one not bisected yet, the commits its change lies between.
+std::string culprit_line(const history::Regression& r, std::size_t width = 0) {
+  if (!r.culprit.empty())
+    return fmt::format("{}  {}", r.culprit.substr(0, 12),
+                       width == 0 ? on_terminal(r.subject) : on_terminal(r.subject, width));
+  return fmt::format("not bisected: between {} and {}", r.range_before.substr(0, 12),
+                     r.range_after.substr(0, 12));
+}
+
 nlohmann::json regression_json(const history::Regression& r) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : r.cases) {
@@ -64,7 +73,8 @@ nlohmann::json regression_json(const history::Regression& r) {
                       {"commit", e.commit}});
   return {{"id", r.id},
           {"state", history::to_string(r.state)},
-          {"culprit", r.culprit},
+          {"culprit", r.culprit.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.culprit)},
+          {"range", {{"before", r.range_before}, {"after", r.range_after}}},
           {"subject", r.subject},
           {"author", r.author},
           {"host", r.host_id},
@@ -82,9 +92,14 @@ std::string regression_markdown(const history::Regression& r) {
   using report::InTable;
   using report::markdown_code;
   using report::markdown_text;
-  std::string out =
-      fmt::format("### {} {}: {}\n\n", r.id, markdown_text(r.subject), history::to_string(r.state));
-  out += fmt::format("- culprit: {} by {}\n", markdown_code(r.culprit), markdown_text(r.author));
+  std::string out = fmt::format("### {} {}: {}\n\n", r.id,
+                                markdown_text(r.culprit.empty() ? "not bisected yet" : r.subject),
+                                history::to_string(r.state));
+  if (r.culprit.empty())
+    out += fmt::format("- between {} and {}\n", markdown_code(r.range_before),
+                       markdown_code(r.range_after));
+  else
+    out += fmt::format("- culprit: {} by {}\n", markdown_code(r.culprit), markdown_text(r.author));
   if (!r.owners.empty())
     out += fmt::format("- owners: {}\n", owners_line(r, markdown_text));
   out += fmt::format("- first seen {}, last seen {}\n", when(r.first_seen), when(r.last_seen));
@@ -106,10 +121,10 @@ std::string regression_markdown(const history::Regression& r) {
 }
 
 std::string regression_text(const history::Regression& r) {
-  std::string out = fmt::format("{} {}  {} {}\n", r.id, history::to_string(r.state),
-                                r.culprit.substr(0, 12), on_terminal(r.subject));
-  out += fmt::format("  {}, first seen {}, last seen {}\n", on_terminal(r.author),
-                     when(r.first_seen), when(r.last_seen));
+  std::string out = fmt::format("{} {}  {}\n", r.id, history::to_string(r.state), culprit_line(r));
+  out += fmt::format("  {}first seen {}, last seen {}\n",
+                     r.author.empty() ? "" : on_terminal(r.author) + ", ", when(r.first_seen),
+                     when(r.last_seen));
   if (!r.owners.empty())
     out += fmt::format("  owners: {}\n",
                        owners_line(r, [](const std::string& o) { return on_terminal(o); }));
@@ -136,8 +151,8 @@ public:
     sub.add_option("id", m_id, "the regression (show, ack, wontfix, reopen)");
     sub.add_option(
         "--state", m_states,
-        "list: only these states (bisected, acknowledged, wontfix, fixed, went-away, open, all; "
-        "default open)");
+        "list: only these states (new, confirmed, invalid, bisected, acknowledged, wontfix, "
+        "fixed, went-away, open, all; default open)");
     sub.add_option("--owner", m_owner, "list: only those with an owner that contains this text");
     sub.add_option("--case", m_cases, "list: only those that slowed a case matching these globs");
     sub.add_option("--note", m_note, "ack, wontfix, reopen: why (kept with the change)");
@@ -192,17 +207,19 @@ private:
     const auto words = m_states.empty() ? std::vector<std::string>{"open"} : m_states;
     for (const auto& word : words) {
       if (word == "open") {
-        states.insert(states.end(), {RegressionState::bisected, RegressionState::acknowledged});
+        states.insert(states.end(), {RegressionState::detected, RegressionState::confirmed,
+                                     RegressionState::bisected, RegressionState::acknowledged});
       } else if (word == "all") {
-        states.insert(states.end(), {RegressionState::bisected, RegressionState::acknowledged,
-                                     RegressionState::wontfix, RegressionState::fixed,
-                                     RegressionState::went_away});
+        states.insert(states.end(), {RegressionState::detected, RegressionState::confirmed,
+                                     RegressionState::invalid, RegressionState::bisected,
+                                     RegressionState::acknowledged, RegressionState::wontfix,
+                                     RegressionState::fixed, RegressionState::went_away});
       } else if (const auto state = history::parse_regression_state(word)) {
         states.push_back(*state);
       } else {
-        return usage_error(
-            "--state {}: give bisected, acknowledged, wontfix, fixed, went-away, open or all",
-            report::excerpt(word));
+        return usage_error("--state {}: give new, confirmed, invalid, bisected, acknowledged, "
+                           "wontfix, fixed, went-away, open or all",
+                           report::excerpt(word));
       }
     }
     return states;
@@ -228,8 +245,8 @@ private:
     }
     if (m_json != "-") {
       for (const auto& r : chosen)
-        print_to(stdout, "{:<9}{:<14}{}  {}  {}\n", r.id, history::to_string(r.state),
-                 r.culprit.substr(0, 12), on_terminal(r.subject, 60), on_terminal(cases_line(r)));
+        print_to(stdout, "{:<9}{:<14}{}  {}\n", r.id, history::to_string(r.state),
+                 culprit_line(r, 60), on_terminal(cases_line(r)));
       print_to(stdout, "{}\n", report::counted(chosen.size(), "regression", "regressions"));
     }
     return write(chosen, false);

@@ -59,9 +59,13 @@ public:
     header.host = ctx.session->host_json();
     header.executor = ctx.executor_json();
     header.warnings = ctx.session->warnings();
-    auto document = history::triage_document(
-        std::move(header), *outcome, ctx.repo, &ctx.builder->cache(), &ctx.executor, sampler,
-        settings.bisect.compare.decide.confidence, settings.bisect.compare.decide.seed);
+    auto record_ids = history::regression_record_ids(*ledger, *outcome, settings.host_id);
+    if (!record_ids)
+      return report(record_ids.error());
+    auto document =
+        history::triage_document(std::move(header), *outcome, ctx.repo, &ctx.builder->cache(),
+                                 &ctx.executor, sampler, settings.bisect.compare.decide.confidence,
+                                 settings.bisect.compare.decide.seed, *record_ids);
     if (!document)
       return report(document.error());
     auto file = write_document(ctx, *document);
@@ -201,6 +205,12 @@ private:
                  on_terminal(change.change.case_name),
                  change.change.regression() ? "regression" : "improvement",
                  change.note.empty() ? "" : " (" + on_terminal(change.note) + ")");
+    for (std::size_t i = 0; i < regressions.unbisected.size(); ++i) {
+      const auto& r = regressions.unbisected[i];
+      print_to(out, "{} {}: {} between {} and {}, not bisected{}\n", r.id, to_string(r.state),
+               report::counted(r.cases.size(), "case", "cases"), r.range_before.substr(0, 12),
+               r.range_after.substr(0, 12), regressions.unbisected_new[i] ? " [new]" : "");
+    }
     for (const auto& fixed : regressions.fixed)
       print_to(out, "fixed {} (culprit {} {}): every case back within the threshold after {}\n",
                fixed.id, fixed.culprit.substr(0, 12), on_terminal(fixed.subject),

@@ -1,6 +1,7 @@
 #include "core/evidence/triage.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/evidence/culprit_hints.hpp"
@@ -43,10 +44,35 @@ std::string status_of(const TriageOutcome& outcome) {
 
 } // namespace
 
+Result<std::map<std::string, std::string>>
+regression_record_ids(Ledger& ledger, const TriageOutcome& outcome, const std::string& host_id) {
+  std::map<std::string, std::string> ids;
+  for (const auto& finding : outcome.findings) {
+    if (!finding.regression || ids.contains(finding.commit))
+      continue;
+    CULPRIT_TRY_ASSIGN(const auto held, ledger.regression_of_culprit(host_id, finding.commit));
+    std::string id = held ? held->id : std::string();
+    for (const auto g : finding.groups) {
+      for (const auto c : outcome.groups[g].changes) {
+        if (!id.empty())
+          break;
+        const auto& change = outcome.changes[c].change;
+        const auto range = range_regression_id(host_id, change.before, change.commit);
+        CULPRIT_TRY_ASSIGN(const auto unbisected, ledger.regression(range));
+        if (unbisected && unbisected->culprit.empty())
+          id = range;
+      }
+    }
+    ids.emplace(finding.commit, id.empty() ? regression_id(host_id, finding.commit) : id);
+  }
+  return ids;
+}
+
 Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& outcome,
                                        const git::Repository& repo, const BuildCache* cache,
                                        Executor* executor, Sampler& sampler, double confidence,
-                                       std::uint64_t seed) {
+                                       std::uint64_t seed,
+                                       const std::map<std::string, std::string>& record_ids) {
   Evidence evidence = std::move(header);
   evidence.kind = "triage";
   evidence.status = status_of(outcome);
@@ -74,8 +100,11 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
   for (const auto& finding : outcome.findings) {
     EvidenceBisect bisect;
     // The record a regression is kept as (update_regressions), named in every output.
-    const auto record =
-        finding.regression ? regression_id(sampler.options().host_id, finding.commit) : "";
+    const auto known = record_ids.find(finding.commit);
+    const auto record = !finding.regression ? std::string()
+                        : known != record_ids.end()
+                            ? known->second
+                            : regression_id(sampler.options().host_id, finding.commit);
     for (const auto g : finding.groups) {
       const auto& part = *parts[g];
       if (bisect.good.empty()) {
@@ -147,6 +176,62 @@ std::vector<RegressionCase> regression_cases(const EvidenceCulprit& culprit,
   return cases;
 }
 
+// The first change point of the first of `groups`, or none.
+const ChangePoint* first_change(const TriageOutcome& outcome,
+                                const std::vector<std::size_t>& groups) {
+  for (const auto g : groups)
+    for (const auto c : outcome.groups[g].changes)
+      return &outcome.changes[c].change;
+  return nullptr;
+}
+
+// What triage made of a regression's bisection that named no culprit: confirmed when the
+// comparison confirmed one of its cases, invalid when it did not reproduce any, else new (the
+// comparison ran out of runs, or the commits did not build).
+RegressionState unbisected_state(const TriageOutcome& outcome, const TriageGroup& group) {
+  const bool confirmed = std::ranges::any_of(group.changes, [&](std::size_t c) {
+    return std::ranges::any_of(group.bisect.cases, [&](const SelectedCase& selected) {
+      return selected.key.case_name == outcome.changes[c].change.case_name;
+    });
+  });
+  if (confirmed)
+    return RegressionState::confirmed;
+  const bool dismissed = std::ranges::all_of(group.changes, [&](std::size_t c) {
+    return outcome.changes[c].status == TriageStatus::not_confirmed;
+  });
+  return dismissed ? RegressionState::invalid : RegressionState::detected;
+}
+
+// A record for each bisection of a regression that named no culprit, known by the commits of its
+// first change point, with the change points' cases.
+Status record_unbisected(Ledger& ledger, const TriageOutcome& outcome, const std::string& host_id,
+                         const std::string& evidence_file, store::TimePoint now,
+                         RegressionUpdate& update) {
+  for (std::size_t g = 0; g < outcome.groups.size(); ++g) {
+    const auto& group = outcome.groups[g];
+    if (group.improvement || group.changes.empty() || !group.bisect.culprits.empty())
+      continue;
+    const auto& first = outcome.changes[group.changes.front()].change;
+    Regression found{.id = range_regression_id(host_id, first.before, first.commit),
+                     .host_id = host_id,
+                     .range_before = first.before,
+                     .range_after = first.commit,
+                     .state = unbisected_state(outcome, group),
+                     .evidence = {evidence_file},
+                     .first_seen = now,
+                     .last_seen = now};
+    for (const auto c : group.changes) {
+      const auto& change = outcome.changes[c].change;
+      found.cases.push_back({change.case_name, change.metric, change.ratio, change.ci, {}});
+    }
+    CULPRIT_TRY_ASSIGN(const bool added, ledger.record_regression(found, "triage"));
+    CULPRIT_TRY_ASSIGN(auto held, ledger.regression(found.id));
+    update.unbisected.push_back(held ? std::move(*held) : std::move(found));
+    update.unbisected_new.push_back(added);
+  }
+  return {};
+}
+
 } // namespace
 
 Result<RegressionUpdate> update_regressions(
@@ -157,6 +242,7 @@ Result<RegressionUpdate> update_regressions(
         descends) {
   RegressionUpdate update;
   const auto now = store::now();
+  CULPRIT_TRY_ASSIGN(const auto ids, regression_record_ids(ledger, outcome, host_id));
   std::vector<Improvement> improvements;
   for (const auto& finding : outcome.findings) {
     const auto* culprit = described(document, finding);
@@ -166,9 +252,12 @@ Result<RegressionUpdate> update_regressions(
       improvements.push_back({finding.commit, regression_cases(*culprit, finding)});
       continue;
     }
-    Regression found{.id = regression_id(host_id, finding.commit),
+    const auto* first = first_change(outcome, finding.groups);
+    Regression found{.id = ids.at(finding.commit),
                      .host_id = host_id,
                      .culprit = finding.commit,
+                     .range_before = first != nullptr ? first->before : std::string(),
+                     .range_after = first != nullptr ? first->commit : std::string(),
                      .subject = culprit->subject,
                      .author = culprit->author,
                      .cases = regression_cases(*culprit, finding),
@@ -179,9 +268,11 @@ Result<RegressionUpdate> update_regressions(
     CULPRIT_TRY_ASSIGN(const bool added, ledger.record_regression(found, "triage"));
     (added ? update.recorded : update.seen).push_back(std::move(found));
   }
+  CULPRIT_TRY(record_unbisected(ledger, outcome, host_id, evidence_file, now, update));
   CULPRIT_TRY_ASSIGN(const auto held, ledger.regressions(host_id));
   for (const auto& regression : held) {
-    if (!is_open(regression.state))
+    // One not bisected has no culprit to place a fix after, or to measure either side of.
+    if (!is_open(regression.state) || regression.culprit.empty())
       continue;
     bool closed_now = false;
     for (const auto& improvement : improvements) {

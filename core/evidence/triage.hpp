@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,24 +31,39 @@ struct TriageDocument {
   nlohmann::json json; // the same with change_points and findings: what --json writes
 };
 
+// The id of the record each regression finding is kept as, by culprit commit: the record the
+// ledger holds for that culprit, else the record not bisected yet of one of its change points
+// (which the culprit then takes over, id and events kept), else a new id (regression_id).
+Result<std::map<std::string, std::string>>
+regression_record_ids(Ledger& ledger, const TriageOutcome& outcome, const std::string& host_id);
+
 // `header` is evidence_header()'s, with host and settings; kind and status are set here
 // (culprit_found when a new regression was named, inconclusive when only open change points
-// remain, no_change otherwise).
+// remain, no_change otherwise). Each regression culprit names its record: `record_ids`
+// (regression_record_ids), or regression_id of host and culprit where it holds none.
 Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& outcome,
                                        const git::Repository& repo, const BuildCache* cache,
                                        Executor* executor, Sampler& sampler, double confidence,
-                                       std::uint64_t seed);
+                                       std::uint64_t seed,
+                                       const std::map<std::string, std::string>& record_ids = {});
 
 // What a triage did to the regressions the ledger keeps (core/history/regressions.hpp).
 struct RegressionUpdate {
-  std::vector<Regression> recorded;  // first found by this triage
-  std::vector<Regression> seen;      // held already, found again
+  std::vector<Regression> recorded; // first found by this triage, or bisected by it
+  std::vector<Regression> seen;     // held already, found again
+  // Change points of regressions not bisected: new, confirmed or invalid, as this triage left
+  // them; `unbisected_new` says which of them it recorded first.
+  std::vector<Regression> unbisected;
+  std::vector<bool> unbisected_new;
   std::vector<Regression> fixed;     // closed: fixed_by names the improvement's commit
   std::vector<Regression> went_away; // closed: the history no longer shows their step
 };
 
 // Records each regression finding of `document` (one record per culprit commit, with its cases,
-// subject, author, owners and `evidence_file`); closes each open regression of `host_id` that
+// subject, author, owners and `evidence_file`), and each bisection of a regression that named no
+// culprit as a record of its first change point's commits: new while not confirmed, confirmed
+// when the comparison confirmed it, invalid when it did not reproduce; closes each open
+// regression of `host_id` that
 // an improvement finding of the same triage brought back within `threshold` (history::fixes),
 // when `descends(culprit, fix)` says the improvement came after the culprit; and sets each other
 // open one that `history` no longer shows a step for (step_went_away) to went-away.

@@ -17,7 +17,8 @@ constexpr std::int64_t k_ledger_application_id = 0x43554c48; // "CULH"
 // Version 2 added the sessions table; a version 1 ledger gains it when opened, and its points
 // keep no session (their runs carry no label either). Version 3 added unfinished_sessions,
 // version 4 regressions and their events.
-constexpr std::int64_t k_ledger_version = 4;
+// 5: regressions not bisected yet (states new, confirmed, invalid) and their range of commits.
+constexpr std::int64_t k_ledger_version = 5;
 
 constexpr std::string_view k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS tracked (
@@ -76,7 +77,9 @@ CREATE TABLE IF NOT EXISTS regressions (
   evidence   TEXT NOT NULL,
   first_seen INTEGER NOT NULL,
   last_seen  INTEGER NOT NULL,
-  fixed_by   TEXT NOT NULL
+  fixed_by   TEXT NOT NULL,
+  range_before TEXT NOT NULL DEFAULT '',
+  range_after  TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS regression_events (
   regression TEXT NOT NULL,
@@ -140,7 +143,7 @@ std::vector<std::string> strings_from(const std::string& text) {
 
 constexpr std::string_view k_regression_columns =
     "id, host_id, culprit, subject, author, state, cases, owners, evidence, first_seen, "
-    "last_seen, fixed_by";
+    "last_seen, fixed_by, range_before, range_after";
 
 Regression regression_from(const sqlite::Statement& row) {
   Regression r;
@@ -156,6 +159,8 @@ Regression regression_from(const sqlite::Statement& row) {
   r.first_seen = store::from_micros(row.column_int64(9));
   r.last_seen = store::from_micros(row.column_int64(10));
   r.fixed_by = row.column_text(11);
+  r.range_before = row.column_text(12);
+  r.range_after = row.column_text(13);
   return r;
 }
 
@@ -186,6 +191,16 @@ Status prepare(sqlite::Database& db) {
   }
   CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(db));
   CULPRIT_TRY(db.execute(k_schema));
+  // Version 4 and older kept no range: their regressions all have a culprit.
+  if (version != 0 && version < 5) {
+    CULPRIT_TRY_ASSIGN(auto columns, db.prepare("SELECT count(*) FROM pragma_table_info("
+                                                "'regressions') WHERE name = 'range_before'"));
+    CULPRIT_TRY(columns.step());
+    if (columns.column_int64(0) == 0)
+      CULPRIT_TRY(db.execute("ALTER TABLE regressions ADD COLUMN range_before TEXT NOT NULL "
+                             "DEFAULT ''; ALTER TABLE regressions ADD COLUMN range_after TEXT "
+                             "NOT NULL DEFAULT ''"));
+  }
   CULPRIT_TRY(db.execute(fmt::format("PRAGMA user_version = {}; PRAGMA application_id = {}",
                                      k_ledger_version, k_ledger_application_id)));
   return transaction.commit();
@@ -357,6 +372,33 @@ Result<std::vector<HandledChange>> Ledger::handled(std::string_view host_id) {
   }
 }
 
+namespace {
+
+// Why a record starts in, or moves to, `state` by triage.
+std::string_view triage_note(RegressionState state) {
+  switch (state) {
+  case RegressionState::detected:
+    return "a change point, not confirmed yet";
+  case RegressionState::confirmed:
+    return "confirmed by a comparison of the commits around it; not bisected yet";
+  case RegressionState::invalid:
+    return "a comparison of the commits around it did not reproduce it";
+  default:
+    return "confirmed and bisected to its culprit";
+  }
+}
+
+// Whether triage may move a record from `held` to `found`: a change point not confirmed yet gets
+// confirmed, or found invalid; any record not bisected gets its culprit.
+bool triage_moves(RegressionState held, RegressionState found) {
+  if (held == RegressionState::detected)
+    return found == RegressionState::confirmed || found == RegressionState::invalid ||
+           found == RegressionState::bisected;
+  return held == RegressionState::confirmed && found == RegressionState::bisected;
+}
+
+} // namespace
+
 Result<bool> Ledger::record_regression(const Regression& found, std::string_view who) {
   CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
   CULPRIT_TRY_ASSIGN(auto held, regression(found.id));
@@ -366,33 +408,68 @@ Result<bool> Ledger::record_regression(const Regression& found, std::string_view
     for (const auto& file : found.evidence)
       if (std::ranges::find(evidence, file) == evidence.end())
         evidence.push_back(file);
-    CULPRIT_TRY_ASSIGN(auto update,
-                       m_db.prepare("UPDATE regressions SET cases = ?2, evidence = ?3, "
-                                    "last_seen = ?4 WHERE id = ?1"));
-    update.bind_all(found.id, cases_text(found.cases), json_text(nlohmann::json(evidence)), now);
-    CULPRIT_TRY(update.run());
+    const bool moves = triage_moves(held->state, found.state);
+    const auto state = moves ? found.state : held->state;
+    const bool gains_culprit = held->culprit.empty() && !found.culprit.empty();
+    if (gains_culprit) {
+      // Bisected at last: the record becomes its culprit's, id and events kept (and a person's
+      // state, such as acknowledged, too).
+      CULPRIT_TRY_ASSIGN(auto update,
+                         m_db.prepare("UPDATE regressions SET cases = ?2, evidence = ?3, "
+                                      "last_seen = ?4, culprit = ?5, subject = ?6, author = ?7, "
+                                      "owners = ?8, state = ?9 WHERE id = ?1"));
+      update.bind_all(found.id, cases_text(found.cases), json_text(nlohmann::json(evidence)), now,
+                      found.culprit, found.subject, found.author,
+                      json_text(nlohmann::json(found.owners)), to_string(state));
+      CULPRIT_TRY(update.run());
+    } else {
+      CULPRIT_TRY_ASSIGN(auto update,
+                         m_db.prepare("UPDATE regressions SET cases = ?2, evidence = ?3, "
+                                      "last_seen = ?4, state = ?5 WHERE id = ?1"));
+      update.bind_all(found.id, cases_text(found.cases), json_text(nlohmann::json(evidence)), now,
+                      to_string(state));
+      CULPRIT_TRY(update.run());
+    }
+    if (moves || gains_culprit)
+      CULPRIT_TRY(insert_event(m_db, found.id,
+                               {.at = found.last_seen,
+                                .state = state,
+                                .who = std::string(who),
+                                .note = std::string(triage_note(found.state)),
+                                .commit = found.culprit}));
     CULPRIT_TRY(transaction.commit());
-    return false;
+    return gains_culprit;
   }
   CULPRIT_TRY_ASSIGN(
       auto insert,
       m_db.prepare(fmt::format("INSERT INTO regressions ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                               "?8, ?9, ?10, ?11, ?12)",
+                               "?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                                k_regression_columns)));
   insert.bind_all(found.id, found.host_id, found.culprit, found.subject, found.author,
-                  to_string(RegressionState::bisected), cases_text(found.cases),
+                  to_string(found.state), cases_text(found.cases),
                   json_text(nlohmann::json(found.owners)),
                   json_text(nlohmann::json(found.evidence)), store::to_micros(found.first_seen),
-                  now, std::string());
+                  now, std::string(), found.range_before, found.range_after);
   CULPRIT_TRY(insert.run());
   CULPRIT_TRY(insert_event(m_db, found.id,
                            {.at = found.first_seen,
-                            .state = RegressionState::bisected,
+                            .state = found.state,
                             .who = std::string(who),
-                            .note = "confirmed and bisected to its culprit",
+                            .note = std::string(triage_note(found.state)),
                             .commit = found.culprit}));
   CULPRIT_TRY(transaction.commit());
   return true;
+}
+
+Result<std::optional<Regression>> Ledger::regression_of_culprit(std::string_view host_id,
+                                                                std::string_view culprit) {
+  CULPRIT_TRY_ASSIGN(auto query, m_db.prepare("SELECT id FROM regressions WHERE host_id = ?1 AND "
+                                              "culprit = ?2 ORDER BY first_seen, rowid LIMIT 1"));
+  query.bind_all(host_id, culprit);
+  CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+  if (!has_row)
+    return std::optional<Regression>();
+  return regression(query.column_text(0));
 }
 
 Result<std::vector<Regression>> Ledger::regressions(std::optional<std::string_view> host_id) {

@@ -101,9 +101,16 @@ public:
   Result<std::vector<HandledChange>> handled(std::string_view host_id);
 
   // Regressions (core/history/regressions.hpp). record_regression adds one that is not held yet
-  // (state bisected, an event by `who`) and returns true; for one it holds, it refreshes the
-  // cases and last_seen and adds the evidence file, leaving its state alone, and returns false.
+  // (in found.state, with an event by `who`) and returns true. For one it holds, it refreshes the
+  // cases and last_seen and adds the evidence file; the state moves only as triage may move it
+  // (new to confirmed, invalid or bisected; confirmed to bisected, which gives the record its
+  // culprit, subject, author and owners), with an event, and a person's state stays. Returns
+  // true when the record was added or bisected now.
   Result<bool> record_regression(const Regression& found, std::string_view who);
+  // The record of `culprit` on `host_id`, whatever its id (one bisected from a record not
+  // bisected keeps that record's id).
+  Result<std::optional<Regression>> regression_of_culprit(std::string_view host_id,
+                                                          std::string_view culprit);
   // Every regression (of one host when given), oldest first, with its events.
   Result<std::vector<Regression>> regressions(std::optional<std::string_view> host_id = {});
   Result<std::optional<Regression>> regression(std::string_view id);

@@ -8,7 +8,10 @@
 namespace culprit::history {
 namespace {
 
-constexpr std::array<Spelling<RegressionState>, 5> k_states = {{
+constexpr std::array<Spelling<RegressionState>, 8> k_states = {{
+    {RegressionState::detected, "new"},
+    {RegressionState::confirmed, "confirmed"},
+    {RegressionState::invalid, "invalid"},
     {RegressionState::bisected, "bisected"},
     {RegressionState::acknowledged, "acknowledged"},
     {RegressionState::wontfix, "wontfix"},
@@ -27,7 +30,8 @@ std::optional<RegressionState> parse_regression_state(std::string_view text) {
 }
 
 bool is_open(RegressionState state) {
-  return state == RegressionState::bisected || state == RegressionState::acknowledged;
+  return state == RegressionState::detected || state == RegressionState::confirmed ||
+         state == RegressionState::bisected || state == RegressionState::acknowledged;
 }
 
 bool same_case(const RegressionCase& slowed, std::string_view case_name, std::string_view metric) {
@@ -37,6 +41,13 @@ bool same_case(const RegressionCase& slowed, std::string_view case_name, std::st
 std::string regression_id(std::string_view host_id, std::string_view culprit) {
   Hasher hasher;
   hasher.add("regression").add(host_id).add(culprit);
+  return "R" + hasher.hex().substr(0, 7);
+}
+
+std::string range_regression_id(std::string_view host_id, std::string_view before,
+                                std::string_view after) {
+  Hasher hasher;
+  hasher.add("regression-range").add(host_id).add(before).add(after);
   return "R" + hasher.hex().substr(0, 7);
 }
 
@@ -56,7 +67,8 @@ Result<RegressionState> next_state(const Regression& regression, RegressionActio
   const auto state = regression.state;
   switch (action) {
   case RegressionAction::acknowledge:
-    if (state == RegressionState::bisected)
+    if (state == RegressionState::bisected || state == RegressionState::detected ||
+        state == RegressionState::confirmed)
       return RegressionState::acknowledged;
     if (state == RegressionState::acknowledged)
       return usage_error("{} is acknowledged already", regression.id);
@@ -70,11 +82,22 @@ Result<RegressionState> next_state(const Regression& regression, RegressionActio
                          regression.fixed_by.substr(0, 12));
     if (state == RegressionState::went_away)
       return usage_error("{} went away: there is nothing left not to fix", regression.id);
+    if (state == RegressionState::invalid)
+      return usage_error("{} did not reproduce (invalid): there is nothing to fix", regression.id);
     return RegressionState::wontfix;
-  case RegressionAction::reopen:
+  case RegressionAction::reopen: {
     if (is_open(state))
       return usage_error("{} is open already ({})", regression.id, to_string(state));
-    return RegressionState::bisected;
+    // Back to what triage last made of it: bisected, or confirmed or new for one not bisected.
+    const auto triaged = std::ranges::find_if(
+        regression.events.rbegin(), regression.events.rend(), [](const RegressionEvent& e) {
+          return e.state == RegressionState::detected || e.state == RegressionState::confirmed ||
+                 e.state == RegressionState::bisected;
+        });
+    if (triaged != regression.events.rend())
+      return triaged->state;
+    return regression.culprit.empty() ? RegressionState::detected : RegressionState::bisected;
+  }
   }
   return usage_error("unknown action on {}", regression.id);
 }

@@ -6,9 +6,17 @@
 // shapes of one kernel is one regression), with a short stable id (R and seven hex digits of a
 // hash of host and commit), the cases with their ratio, interval and share, the culprit's subject,
 // author and owners, the evidence files that showed it, when it was first and last seen, and its
-// state with who changed it, when, and why:
+// state with who changed it, when, and why. A change point not bisected yet is a record of its
+// own, without a culprit, for the measured commits around it (its id a hash of host and those
+// commits); when a later triage names its culprit, that record becomes the culprit's, id and
+// events kept:
 //
-//   bisected      triage confirmed the change and named its culprit (where a record starts)
+//   new           triage found the change point, but could not confirm it yet (the comparison
+//                 ran out of runs, or the commits around it did not build): tried again next time
+//   confirmed     a comparison of the commits around it confirmed it, but its bisection named no
+//                 culprit yet: tried again next time
+//   invalid       the comparison did not reproduce it: not tried again
+//   bisected      triage confirmed the change and named its culprit
 //   acknowledged  someone owns it (`culprit regressions ack ID --note ...`)
 //   wontfix       judged not worth fixing (`wontfix ID --note ...`)
 //   fixed         a later commit brought every one of its cases back to their level before it,
@@ -17,7 +25,8 @@
 //                 again (a later session, a new toolchain or driver), every case is within the
 //                 threshold on either side of the culprit, with no change point there
 //                 (history::step_went_away)
-//   (reopen ID brings a closed one back to bisected)
+//   (reopen ID brings a closed one back to what triage last made of it: bisected, confirmed or
+//   new)
 //
 // A transition that makes no sense (acknowledging a fixed one) is a usage error that says what
 // would; two rotations acting at once on one record cannot lose an update: a transition is made
@@ -36,10 +45,20 @@
 
 namespace culprit::history {
 
-enum class RegressionState : std::uint8_t { bisected, acknowledged, wontfix, fixed, went_away };
+// `detected` is spelled "new".
+enum class RegressionState : std::uint8_t {
+  detected,
+  confirmed,
+  invalid,
+  bisected,
+  acknowledged,
+  wontfix,
+  fixed,
+  went_away
+};
 std::string_view to_string(RegressionState state);
 std::optional<RegressionState> parse_regression_state(std::string_view text);
-// Open: it still needs someone (bisected, acknowledged).
+// Open: it still needs someone or the next triage (new, confirmed, bisected, acknowledged).
 [[nodiscard]] bool is_open(RegressionState state);
 
 struct RegressionCase {
@@ -62,7 +81,11 @@ struct RegressionEvent {
 struct Regression {
   std::string id{};
   std::string host_id{};
-  std::string culprit{};
+  std::string culprit{}; // empty while not bisected
+  // The measured commits around its change point (the last of the old level, the first of the
+  // new); what a record without a culprit is known by.
+  std::string range_before{};
+  std::string range_after{};
   std::string subject{};
   std::string author{};
   RegressionState state = RegressionState::bisected;
@@ -90,13 +113,18 @@ struct RegressionPlace {
 
 // "R" and seven hex digits of a hash of the host and the culprit commit.
 std::string regression_id(std::string_view host_id, std::string_view culprit);
+// The same of the host and the measured commits around a change point not bisected yet.
+std::string range_regression_id(std::string_view host_id, std::string_view before,
+                                std::string_view after);
 
 // What a person asks of a record.
 enum class RegressionAction : std::uint8_t { acknowledge, wontfix, reopen };
 std::string_view to_string(RegressionAction action);
 
 // The state `action` takes `regression` to, or a usage error that says why it cannot and what
-// would (acknowledging a fixed one: reopen it first).
+// would (acknowledging a fixed one: reopen it first). Reopening goes back to the last of new,
+// confirmed and bisected among its events (when they hold none: bisected, or new for one without
+// a culprit).
 Result<RegressionState> next_state(const Regression& regression, RegressionAction action);
 
 // The improvement a later commit made to some cases, as triage bisected it.

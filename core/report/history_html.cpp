@@ -36,7 +36,8 @@ svg .point { fill: #1f4e99; }
 svg .change { stroke: #b00020; stroke-width: 1.5; stroke-dasharray: 5 3; }
 svg .change.improvement { stroke: #1b7f3b; }
 svg .mark { fill: #b00020; } svg .mark.acknowledged { fill: #d06000; }
-svg .mark.fixed { fill: #1b7f3b; } svg .mark.wontfix, svg .mark.went-away { fill: #888; }
+svg .mark.fixed { fill: #1b7f3b; } svg .mark.wontfix, svg .mark.went-away, svg .mark.invalid {
+fill: #888; } svg .mark.new, svg .mark.confirmed { fill: #e08080; }
 svg .axis { stroke: #555; } svg .grid { stroke: #e4e4e4; }
 svg text { font-size: 11px; fill: #444; }
 )css";
@@ -103,6 +104,13 @@ std::size_t series_of(const History& history, const RegressionCase& slowed) {
   return 0;
 }
 
+// A regression's culprit, or the commits of its change point while it is not bisected.
+std::string where_of(const Regression& r) {
+  return r.culprit.empty()
+             ? fmt::format("{}..{}", r.range_before.substr(0, 12), r.range_after.substr(0, 12))
+             : r.culprit.substr(0, 12);
+}
+
 std::string regressions_html(const History& history, const std::vector<Regression>& regressions) {
   if (regressions.empty()) // no triage has found one: nothing to say
     return "";
@@ -131,7 +139,7 @@ std::string regressions_html(const History& history, const std::vector<Regressio
     out += fmt::format("<tr class=\"regression\" id=\"{0}\"><td><code>{0}</code></td><td "
                        "class=\"state\">{1}</td><td><code>{2}</code> {3} ({4})</td><td>{5}</td>"
                        "<td>{6}</td><td>{7:%Y-%m-%d}</td></tr>\n",
-                       html_escape(r->id), to_string(r->state), r->culprit.substr(0, 12),
+                       html_escape(r->id), to_string(r->state), where_of(*r),
                        html_escape(r->subject), html_escape(r->author), owners, cases,
                        std::chrono::floor<std::chrono::seconds>(r->first_seen));
   }
@@ -150,8 +158,8 @@ std::string series_regressions_html(const History& history, std::size_t n,
             "<code>{}</code> {}{}</li>\n",
             is_open(r.state) ? fmt::format("<a href=\"#{0}\">{0}</a>", html_escape(r.id))
                              : html_escape(r.id),
-            to_string(r.state), html_escape(c.case_name), (c.ratio - 1) * 100,
-            r.culprit.substr(0, 12), html_escape(r.subject),
+            to_string(r.state), html_escape(c.case_name), (c.ratio - 1) * 100, where_of(r),
+            html_escape(r.subject),
             r.fixed_by.empty()
                 ? ""
                 : fmt::format(", fixed by <code>{}</code>", r.fixed_by.substr(0, 12)));
@@ -167,7 +175,9 @@ std::vector<RegressionMark> marks_of(const History& history, std::size_t n,
   for (const auto& r : regressions) {
     if (std::ranges::none_of(r.cases, [&](const auto& c) { return series_of(history, c) == n; }))
       continue;
-    const auto at = std::ranges::find(points, r.culprit, &SeriesPoint::commit);
+    // One not bisected yet is drawn at the first point of its new level.
+    const auto at = std::ranges::find(points, r.culprit.empty() ? r.range_after : r.culprit,
+                                      &SeriesPoint::commit);
     if (at != points.end() && at != points.begin()) {
       marks.push_back({&r, static_cast<std::size_t>(at - points.begin())});
       continue;
@@ -241,7 +251,7 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
         to_string(r.state), at - 6, k_top - 8, at + 6, k_top - 8, at, k_top + 2, html_escape(r.id),
         to_string(r.state),
         slowed == r.cases.end() ? "" : fmt::format("{:+.1f}% at ", (slowed->ratio - 1) * 100),
-        html_escape(label_of(r.culprit, labels)));
+        html_escape(label_of(r.culprit.empty() ? r.range_after : r.culprit, labels)));
     out += is_open(r.state) ? fmt::format("<a href=\"#{}\">{}</a>\n", html_escape(r.id), triangle)
                             : triangle + "\n";
   }

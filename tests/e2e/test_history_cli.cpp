@@ -3,12 +3,16 @@
 // the middle of 24 makes the loop 50% longer; every commit compiles a note of its own into the
 // benchmark, so that each has artifacts, and a point, of its own.
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/history/ledger.hpp"
+#include "core/history/regressions.hpp"
 #include "core/util/fs.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/loop_bench.hpp"
@@ -355,6 +359,55 @@ TEST(HistoryWentAway, ARegressionWhoseStepIsGoneWhenMeasuredAgainWentAway) {
   auto reopened = cli({"regressions", "reopen", id, "--note", "it is back on the new driver"});
   EXPECT_EQ(reopened.exit_code, 0) << reopened.err;
   EXPECT_THAT(reopened.out, HasSubstr(id + ": went-away -> bisected"));
+}
+
+// A record triage left without a culprit (its comparison confirmed the change, its bisection named
+// none) reads as the commits it lies between, in every output, and is open until it is bisected.
+TEST_F(HistoryCli, ARegressionNotBisectedYetShowsTheCommitsItLiesBetween) {
+  ASSERT_EQ(culprit_cli({"regressions"}).exit_code, 0); // makes the ledger
+  std::filesystem::path file;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(temp / "cache"))
+    if (entry.path().filename() == history::k_ledger_file_name)
+      file = entry.path();
+  ASSERT_FALSE(file.empty());
+  {
+    auto ledger = history::Ledger::open(file).value();
+    const auto at = store::now();
+    history::Regression found{.id = history::range_regression_id("host", root, culprit),
+                              .host_id = "host",
+                              .range_before = root,
+                              .range_after = culprit,
+                              .state = history::RegressionState::confirmed,
+                              .cases = {{"loop", "time", 1.5, {1.45, 1.55}, {}}},
+                              .evidence = {"/tmp/triage.json"},
+                              .first_seen = at,
+                              .last_seen = at};
+    ASSERT_TRUE(ledger.record_regression(found, "triage").value());
+  }
+  const auto id = history::range_regression_id("host", root, culprit);
+  const auto list = culprit_cli({"regressions"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr(id + " confirmed"));
+  EXPECT_THAT(list.out, HasSubstr("not bisected: between " + root.substr(0, 12) + " and " +
+                                  culprit.substr(0, 12)));
+  const auto markdown = temp / "regression.md";
+  const auto show = culprit_cli({"regressions", "show", id, "--markdown", markdown.string()});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("not bisected: between"));
+  std::ifstream in(markdown);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("not bisected yet: confirmed"));
+  EXPECT_THAT(text, HasSubstr("- between `" + root + "` and `" + culprit + "`"));
+  const auto json = culprit_cli({"regressions", "show", id, "--json", "-"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto parsed = nlohmann::json::parse(json.out);
+  const auto& record = parsed.at("regressions").at(0);
+  EXPECT_TRUE(record.at("culprit").is_null());
+  EXPECT_EQ(record.at("range").at("before"), root);
+  EXPECT_EQ(record.at("state"), "confirmed");
+  const auto ack = culprit_cli({"regressions", "ack", id, "--note", "mine", "--who", "ada"});
+  EXPECT_EQ(ack.exit_code, 0) << ack.err;
+  EXPECT_THAT(ack.out, HasSubstr("confirmed -> acknowledged"));
 }
 
 TEST_F(HistoryCli, ImportsResultsAndRefusesToMixHosts) {

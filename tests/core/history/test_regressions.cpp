@@ -5,6 +5,7 @@
 #include "core/history/ledger.hpp"
 #include "core/history/regressions.hpp"
 #include "core/history/triage.hpp"
+#include "core/store/sqlite.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit::history {
@@ -290,6 +291,159 @@ TEST(Regressions, ATriageClosesAnOpenRegressionWhoseStepWentAway) {
                                         "/tmp/triage-3.json", 0.05, descends);
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->went_away.empty());
+}
+
+// A regression group of one change point of "loop" between c04 and c06, whose bisection made of
+// it what `status` says: the comparison confirmed it (its case among the bisected ones) or not.
+TriageOutcome unbisected_outcome(TriageStatus status, bool confirmed) {
+  TriageOutcome outcome;
+  ChangePoint change;
+  change.case_name = "loop";
+  change.metric = "time";
+  change.before = "c04";
+  change.commit = "c06";
+  change.ratio = 1.3;
+  change.ci = {1.2, 1.4};
+  outcome.changes.push_back({change, status, {}, {}});
+  TriageGroup group;
+  group.changes = {0};
+  if (confirmed)
+    group.bisect.cases.push_back({{"loop", "time"}, "s", Direction::lower_is_better});
+  outcome.groups.push_back(std::move(group));
+  return outcome;
+}
+
+Result<RegressionUpdate> triage_once(Ledger& ledger, const TriageOutcome& outcome,
+                                     const TriageDocument& document = {}) {
+  return update_regressions(
+      ledger, outcome, document, History{}, "host-a", "/tmp/triage.json", 0.02,
+      [](const std::string&, const std::string&) -> Result<bool> { return true; });
+}
+
+TEST(Regressions, AChangePointNotBisectedIsARecordThatMovesFromNewToConfirmedToBisected) {
+  TempDir dir{"culprit-regressions-unbisected"};
+  auto ledger = Ledger::open_in(dir.path()).value();
+  const auto id = range_regression_id("host-a", "c04", "c06");
+  EXPECT_NE(id, regression_id("host-a", "c06"));
+
+  // 1. The comparison ran out of runs: new.
+  auto first = triage_once(ledger, unbisected_outcome(TriageStatus::inconclusive, false));
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_EQ(first->unbisected.size(), 1U);
+  EXPECT_TRUE(first->unbisected_new[0]);
+  EXPECT_EQ(first->unbisected[0].id, id);
+  EXPECT_EQ(first->unbisected[0].state, RegressionState::detected);
+  EXPECT_EQ(to_string(RegressionState::detected), "new");
+  EXPECT_TRUE(is_open(RegressionState::detected));
+
+  // 2. Confirmed, but the bisection named no culprit: confirmed, the same record.
+  auto second = triage_once(ledger, unbisected_outcome(TriageStatus::inconclusive, true));
+  ASSERT_TRUE(second) << second.error().message;
+  ASSERT_EQ(second->unbisected.size(), 1U);
+  EXPECT_FALSE(second->unbisected_new[0]);
+  EXPECT_EQ(second->unbisected[0].state, RegressionState::confirmed);
+  // Found confirmed again: no new event.
+  ASSERT_TRUE(triage_once(ledger, unbisected_outcome(TriageStatus::inconclusive, true)));
+  EXPECT_EQ(ledger.regression(id).value()->events.size(), 2U);
+
+  // 3. Bisected at last: the culprit takes the record over, id and events kept.
+  auto outcome = unbisected_outcome(TriageStatus::culprit_found, true);
+  FoundCulprit culprit;
+  culprit.commit = "c05";
+  culprit.selected.key = {"loop", "time"};
+  outcome.groups[0].bisect.culprits.push_back(culprit);
+  outcome.findings = {Finding{"c05", true, {0}, {culprit}}};
+  const auto ids = regression_record_ids(ledger, outcome, "host-a");
+  ASSERT_TRUE(ids);
+  EXPECT_EQ(ids->at("c05"), id) << "the record the change point had";
+  TriageDocument document;
+  document.evidence.bisect.emplace();
+  EvidenceCulprit described;
+  described.commit = "c05";
+  described.subject = "Unroll the loop <twice>";
+  described.author = "Grace Hopper";
+  described.cases = {{.name = "loop", .ratio = 1.31, .ci = {1.28, 1.34}, .share = 1.0}};
+  document.evidence.bisect->culprits = {described};
+  auto third = triage_once(ledger, outcome, document);
+  ASSERT_TRUE(third) << third.error().message;
+  ASSERT_EQ(third->recorded.size(), 1U);
+  EXPECT_EQ(third->recorded[0].id, id);
+  EXPECT_TRUE(third->unbisected.empty());
+  const auto held = ledger.regression(id).value();
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->state, RegressionState::bisected);
+  EXPECT_EQ(held->culprit, "c05");
+  EXPECT_EQ(held->subject, described.subject);
+  EXPECT_EQ(held->range_before, "c04");
+  ASSERT_EQ(held->events.size(), 3U);
+  EXPECT_EQ(held->events[0].state, RegressionState::detected);
+  EXPECT_EQ(held->events[1].state, RegressionState::confirmed);
+  EXPECT_EQ(held->events[2].state, RegressionState::bisected);
+  EXPECT_EQ(held->events[2].commit, "c05");
+  EXPECT_EQ(ledger.regression_of_culprit("host-a", "c05").value()->id, id);
+  // Found again by its culprit: the same record, not a second.
+  const auto again = regression_record_ids(ledger, outcome, "host-a");
+  EXPECT_EQ(again->at("c05"), id);
+  ASSERT_TRUE(triage_once(ledger, outcome, document));
+  EXPECT_EQ(ledger.regressions("host-a").value().size(), 1U);
+}
+
+TEST(Regressions, AChangePointThatDidNotReproduceIsInvalidAndNotToBeFixed) {
+  TempDir dir{"culprit-regressions-invalid"};
+  auto ledger = Ledger::open_in(dir.path()).value();
+  auto update = triage_once(ledger, unbisected_outcome(TriageStatus::not_confirmed, false));
+  ASSERT_TRUE(update) << update.error().message;
+  ASSERT_EQ(update->unbisected.size(), 1U);
+  auto r = update->unbisected[0];
+  EXPECT_EQ(r.state, RegressionState::invalid);
+  EXPECT_FALSE(is_open(r.state));
+  EXPECT_TRUE(r.culprit.empty());
+  ASSERT_EQ(r.cases.size(), 1U);
+  EXPECT_EQ(r.cases[0].ratio, 1.3);
+  EXPECT_THAT(r.events.at(0).note, HasSubstr("did not reproduce"));
+  EXPECT_THAT(next_state(r, RegressionAction::wontfix).error().message,
+              HasSubstr("did not reproduce"));
+  EXPECT_THAT(next_state(r, RegressionAction::acknowledge).error().message,
+              HasSubstr("reopen it first"));
+  EXPECT_EQ(next_state(r, RegressionAction::reopen).value(), RegressionState::detected)
+      << "back to what triage made of it before: not confirmed";
+  // A confirmed one set aside comes back confirmed; an acknowledged one was first new.
+  r.events.push_back({store::now(), RegressionState::confirmed, "triage", "", ""});
+  r.events.push_back({store::now(), RegressionState::acknowledged, "ada", "", ""});
+  r.state = RegressionState::wontfix;
+  EXPECT_EQ(next_state(r, RegressionAction::reopen).value(), RegressionState::confirmed);
+  r.state = RegressionState::confirmed;
+  EXPECT_EQ(next_state(r, RegressionAction::acknowledge).value(), RegressionState::acknowledged);
+}
+
+// A ledger of version 4 (regressions kept no range of commits) opens, keeps its regressions, and
+// takes records not bisected.
+TEST(Regressions, ALedgerOfVersionFourIsMigrated) {
+  TempDir dir{"culprit-regressions-v4"};
+  const auto file = dir.path() / "ledger.sqlite";
+  {
+    auto db = sqlite::Database::open(file);
+    ASSERT_TRUE(db) << db.error().message;
+    ASSERT_TRUE(db->execute(R"sql(
+CREATE TABLE regressions (id TEXT PRIMARY KEY, host_id TEXT NOT NULL, culprit TEXT NOT NULL,
+  subject TEXT NOT NULL, author TEXT NOT NULL, state TEXT NOT NULL, cases TEXT NOT NULL,
+  owners TEXT NOT NULL, evidence TEXT NOT NULL, first_seen INTEGER NOT NULL,
+  last_seen INTEGER NOT NULL, fixed_by TEXT NOT NULL);
+INSERT INTO regressions VALUES ('R1234567', 'host-a', 'abc123', 'slower', 'Ada', 'acknowledged',
+  '[]', '[]', '[]', 1, 2, '');
+PRAGMA user_version = 4; PRAGMA application_id = 1129663560;)sql"));
+  }
+  auto ledger = Ledger::open(file);
+  ASSERT_TRUE(ledger) << ledger.error().message;
+  const auto held = ledger->regression("R1234567").value();
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->state, RegressionState::acknowledged);
+  EXPECT_EQ(held->culprit, "abc123");
+  EXPECT_TRUE(held->range_before.empty());
+  ASSERT_TRUE(triage_once(*ledger, unbisected_outcome(TriageStatus::inconclusive, true)));
+  EXPECT_EQ(ledger->regressions("host-a").value().size(), 2U);
+  // And opens again as version 5.
+  EXPECT_TRUE(Ledger::open(file));
 }
 
 } // namespace
