@@ -229,6 +229,7 @@ private:
     evidence.host = ctx.session->host_json();
     evidence.executor = ctx.executor_json();
     evidence.warnings = ctx.session->warnings();
+    add_output_warnings(ctx, evidence, global.verbosity);
     evidence.settings.direction = m_improvement ? "improvement" : "regression";
     CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
                                      settings.compare.decide.confidence,

@@ -58,6 +58,7 @@ public:
     evidence.host = ctx.session->host_json();
     evidence.executor = ctx.executor_json();
     evidence.warnings = ctx.session->warnings();
+    add_output_warnings(ctx, evidence, global.verbosity);
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
     for (const auto& verdict : outcome->cases) {

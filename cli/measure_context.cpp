@@ -243,6 +243,17 @@ void MeasureContext::observe_run(const RunEvent& event, ProgressLine& progress) 
                            event.wall_seconds));
 }
 
+void add_output_warnings(MeasureContext& ctx, Evidence& evidence, int verbosity) {
+  for (const auto* sampler : ctx.lanes())
+    for (auto& warning : sampler->output_warnings()) {
+      if (std::ranges::find(evidence.warnings, warning) != evidence.warnings.end())
+        continue;
+      if (verbosity >= 0)
+        print_warning(warning);
+      evidence.warnings.push_back(std::move(warning));
+    }
+}
+
 void print_host_warnings(const MeasureContext& ctx, int verbosity) {
   const auto& warnings = ctx.session->warnings();
   if (verbosity < 0 || warnings.empty())

@@ -58,6 +58,7 @@ public:
   // Samplers of the lanes a driver may measure on at once (--parallel K): with Slurm, one per
   // allocation; locally the session's sampler K times (runs stay serial on one machine).
   [[nodiscard]] std::vector<Sampler*> lanes();
+
   // What drivers build through: with --parallel K and local builds, a pool that builds a round's
   // commits in up to three slots at once; otherwise the builder, one commit at a time.
   [[nodiscard]] std::unique_ptr<BuildProvider> build_provider();
@@ -101,5 +102,9 @@ private:
 // Prints the host's noise warnings (unless quiet): once an hour per cache while they stay the
 // same, every time with -v.
 void print_host_warnings(const MeasureContext& ctx, int verbosity);
+// Adds to the evidence's warnings what the benchmark's output said beside its samples (skipped
+// cases, GPU samples dropped while the clock was throttled: each sampler's output_warnings, each
+// line once), and prints each on stderr unless quiet. Call it once the runs are made.
+void add_output_warnings(MeasureContext& ctx, Evidence& evidence, int verbosity);
 
 } // namespace culprit::cli

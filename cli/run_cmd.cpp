@@ -114,6 +114,7 @@ public:
     const auto [budget_hit, precise, wide] = *reached;
     progress.clear();
     ctx.release_allocations();
+    add_output_warnings(ctx, evidence, global.verbosity);
     if (budget_hit)
       evidence.status = "inconclusive";
     else if (!precise)

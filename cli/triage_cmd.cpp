@@ -59,6 +59,7 @@ public:
     header.host = ctx.session->host_json();
     header.executor = ctx.executor_json();
     header.warnings = ctx.session->warnings();
+    add_output_warnings(ctx, header, global.verbosity);
     auto record_ids = history::regression_record_ids(*ledger, *outcome, settings.host_id);
     if (!record_ids)
       return report(record_ids.error());

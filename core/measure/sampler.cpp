@@ -83,6 +83,14 @@ std::vector<const Subject*> Sampler::shuffled(std::vector<const Subject*> subjec
   return subjects;
 }
 
+std::vector<std::string> Sampler::output_warnings() const {
+  auto warnings = m_output_warnings;
+  if (m_output_warnings_left_out > 0)
+    warnings.push_back(fmt::format("the benchmark's output said {} more things not listed here",
+                                   m_output_warnings_left_out));
+  return warnings;
+}
+
 bool Sampler::can_duet() const {
   return !m_options.duet_cpus[0].empty() && !m_options.duet_cpus[1].empty() &&
          !m_executor.ships_batches();
@@ -277,7 +285,7 @@ store::RunRecord Sampler::record_for(const Subject& subject, bool warmup) const 
 }
 
 std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRequest& request,
-                                          const ExecResult& ran) const {
+                                          const ExecResult& ran) {
   std::optional<Error> wrong_command;
   if (ran.started_micros)
     record.started = store::from_micros(*ran.started_micros);
@@ -311,6 +319,14 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       record.status = store::RunStatus::parse_error;
       record.message = "the benchmark printed no samples";
     } else {
+      for (auto& warning : parsed->warnings) {
+        if (std::ranges::find(m_output_warnings, warning) != m_output_warnings.end())
+          continue;
+        if (m_output_warnings.size() < k_max_output_warnings)
+          m_output_warnings.push_back(std::move(warning));
+        else
+          ++m_output_warnings_left_out;
+      }
       rows = std::move(parsed->iteration_rows);
       record.samples = std::move(parsed->samples);
       record.cases = std::move(parsed->cases);

@@ -143,6 +143,11 @@ public:
   [[nodiscard]] bool budget_exhausted() const;
   [[nodiscard]] int throttled_runs() const { return m_throttled; }
   void on_run(std::function<void(const RunEvent&)> callback) { m_on_run = std::move(callback); }
+  // What the benchmark's output said beside its samples (skipped cases, GPU samples dropped while
+  // the clock was throttled, ...), each distinct line once, in the order first seen; at most
+  // k_max_output_warnings, then one line that counts the rest.
+  [[nodiscard]] std::vector<std::string> output_warnings() const;
+  static constexpr std::size_t k_max_output_warnings = 20;
   [[nodiscard]] const SamplerOptions& options() const { return m_options; }
   [[nodiscard]] Executor& executor() { return m_executor; }
 
@@ -169,11 +174,12 @@ private:
   Status use_device(const BatchDevice& device);
   [[nodiscard]] Result<ExecRequest> request_for(const Subject& subject) const;
   [[nodiscard]] store::RunRecord record_for(const Subject& subject, bool warmup) const;
-  // Fills the record of a run from what it did. Returns the error when the output shows that the
-  // run command itself is wrong (another tool's console text where its JSON was wanted): no
-  // further run can succeed, so the caller stops at once after storing the record.
-  [[nodiscard]] std::optional<Error>
-  fill_record(store::RunRecord& record, const ExecRequest& request, const ExecResult& ran) const;
+  // Fills the record of a run from what it did, and keeps what its output said beside the samples
+  // (output_warnings). Returns the error when the output shows that the run command itself is
+  // wrong (another tool's console text where its JSON was wanted): no further run can succeed,
+  // so the caller stops at once after storing the record.
+  [[nodiscard]] std::optional<Error> fill_record(store::RunRecord& record,
+                                                 const ExecRequest& request, const ExecResult& ran);
   [[nodiscard]] store::MeasurementKey key_of(const Subject& subject) const;
   Result<store::RunStatus> run_once(const Subject& subject, bool warmup,
                                     const std::optional<std::string>& block = std::nullopt);
@@ -206,6 +212,8 @@ private:
   std::set<std::string> m_recorded_hosts;         // devices recorded in the store
   std::map<std::string, TreeState> m_artifact_states; // artifact dir -> as first run
   std::function<void(const RunEvent&)> m_on_run;
+  std::vector<std::string> m_output_warnings;
+  std::size_t m_output_warnings_left_out = 0;
 };
 
 // Wants of several samplers (one per lane of a cluster), met together: in each round every lane

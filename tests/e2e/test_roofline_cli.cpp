@@ -3,6 +3,7 @@
 // bound; `compare` how it moved; `bisect` what the culprit cost in those terms; `history
 // --roofline` the share over commits; bad peaks are refused in one line.
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -246,6 +247,46 @@ TEST(RooflineCliGpu, APeakFromTheDatasheetOfTheGpuNvidiaSmiNames) {
   // 137 GFLOP at 19.5 TFLOP/s: 7.05 ms of a 22 ms call.
   EXPECT_EQ(r->limiter, "compute");
   EXPECT_NEAR(r->fraction, (137438953472.0 / 19.5e12) / 0.022, 0.002);
+}
+
+// What a GPU benchmark's output says beside its samples reaches the user and the evidence: a case
+// it skipped, and samples it dropped while the SM clock was throttled, each said once however
+// many runs said it.
+TEST(RooflineCliGpu, SkippedCasesAndThrottledSamplesAreWarningsInTheOutputAndTheEvidence) {
+  TempDir temp{"culprit-gpu-warnings"};
+  ScratchRepo scratch{temp / "project"};
+  std::string bench = gemm_bench("0.00", 20);
+  bench.insert(bench.find("echo '{\"type\":\"sample\""),
+               R"(echo '{"type":"skip","case":"gemm/M=65536","reason":"needs 48.0 GiB of device )"
+               R"(memory but only 39.2 GiB is free"}')"
+               "\n");
+  const std::string plain = R"("bytes":201326592})";
+  bench.replace(bench.find(plain), plain.size(),
+                R"("bytes":201326592,"sm_clock":{"checked":true,"default_mhz":1980,)"
+                R"("threshold":0.75},"samples_taken":8,"dropped":{"throttled":3}})");
+  scratch.write("bench.sh", bench);
+  scratch.write("culprit.toml", std::string(k_gpu_recipe));
+  scratch.commit("a GPU benchmark");
+  const auto json = temp / "run.json";
+  const auto run = run_culprit(
+      {"--cache-dir", (temp / "cache").string(), "run", "HEAD", "--json", json.string()},
+      scratch.dir());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string skipped = "case gemm/M=65536 was skipped by the benchmark: needs 48.0 GiB";
+  const std::string dropped =
+      "case gemm/M=4096: 3 of 8 samples dropped: the SM clock was below 75% of its default "
+      "1980 MHz";
+  EXPECT_THAT(run.err, HasSubstr("culprit: warning: culprit JSON lines: " + skipped));
+  EXPECT_THAT(run.err, HasSubstr(dropped));
+  const auto evidence = load_evidence(json);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  const auto said = [&](const std::string& text) {
+    return std::ranges::count_if(evidence->warnings, [&](const std::string& warning) {
+      return warning.find(text) != std::string::npos;
+    });
+  };
+  EXPECT_EQ(said(skipped), 1) << "three runs said it: once";
+  EXPECT_EQ(said(dropped), 1);
 }
 
 // A GPU case measured faster than its bound allows (137 GFLOP in 2 ms on an A100 is 3.5 times
