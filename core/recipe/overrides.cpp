@@ -2,6 +2,7 @@
 // then the whole recipe is checked, the way the file alone is not (the flags may fill what it
 // leaves out). Reading culprit.toml is recipe.cpp.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -262,6 +263,14 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   // What a counting instrument is for: its counts decide unless another metric is named, and two
   // runs a side whose counts agree decide exactly, so the first look comes after two unless
   // --min-runs or the recipe asks for another.
+  // A time the recipe decides on gives way to a counting instrument named on the command line:
+  // the times of an instrumented run are the instrument's (a simulated CPU 20 to 100 times
+  // slower, kernels replayed under ncu), not the program's.
+  constexpr std::array<std::string_view, 5> k_times = {"gpu_time", "time", "real_time", "wall_time",
+                                                       "cpu_time"};
+  if (o.instrument && *o.instrument != Instrument::time && !o.metric &&
+      std::ranges::find(k_times, recipe.run.metric) != k_times.end())
+    recipe.run.metric.clear();
   if (recipe.run.instrument != Instrument::time && recipe.run.metric.empty())
     recipe.run.metric =
         recipe.run.instrument == Instrument::ncu ? "gpu_instructions" : "instructions";

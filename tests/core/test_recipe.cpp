@@ -114,6 +114,32 @@ TEST(Recipe, ThresholdTakesPercentOrFraction) {
   EXPECT_THAT(bad.error().message, HasSubstr("c.toml:2:"));
 }
 
+// --instrument on the command line over a recipe that decides on a time: the counts decide, since
+// an instrumented run's times are the instrument's; a metric named with the flag, or a count the
+// recipe names, still wins.
+TEST(Recipe, ACountingInstrumentNamedOnTheCommandLineOutranksTheRecipesTime) {
+  const auto metric_of = [](const std::string& metric, const RecipeOverrides& flags) {
+    const auto recipe = parse_recipe("[build]\ncommand = \"make\"\n[run]\ncommand = "
+                                     "\"./bench\"\nmetric = \"" +
+                                         metric + "\"\n",
+                                     "c.toml");
+    EXPECT_TRUE(recipe) << recipe.error().message;
+    const auto merged = apply_overrides(*recipe, flags);
+    return merged ? merged->run.metric : "error: " + merged.error().message;
+  };
+  RecipeOverrides ncu;
+  ncu.instrument = Instrument::ncu;
+  EXPECT_EQ(metric_of("gpu_time", ncu), "gpu_instructions");
+  RecipeOverrides valgrind;
+  valgrind.instrument = Instrument::valgrind;
+  EXPECT_EQ(metric_of("time", valgrind), "instructions");
+  RecipeOverrides named = ncu;
+  named.metric = "gpu_time";
+  EXPECT_EQ(metric_of("gpu_time", named), "gpu_time");
+  EXPECT_EQ(metric_of("gpu_time", {}), "gpu_time");
+  EXPECT_EQ(metric_of("dram_bytes_read", ncu), "dram_bytes_read");
+}
+
 TEST(Recipe, FlagsOverrideTheFileAndTheResultIsChecked) {
   auto recipe = parse_recipe(k_example, "culprit.toml").value();
   RecipeOverrides flags;
