@@ -417,17 +417,20 @@ Result<bool> Ledger::record_regression(const Regression& found, std::string_view
       CULPRIT_TRY_ASSIGN(auto update,
                          m_db.prepare("UPDATE regressions SET cases = ?2, evidence = ?3, "
                                       "last_seen = ?4, culprit = ?5, subject = ?6, author = ?7, "
-                                      "owners = ?8, state = ?9 WHERE id = ?1"));
+                                      "owners = ?8, state = CASE WHEN ?10 THEN ?9 ELSE state "
+                                      "END WHERE id = ?1"));
       update.bind_all(found.id, cases_text(found.cases), json_text(nlohmann::json(evidence)), now,
                       found.culprit, found.subject, found.author,
-                      json_text(nlohmann::json(found.owners)), to_string(state));
+                      json_text(nlohmann::json(found.owners)), to_string(state),
+                      std::int64_t{moves ? 1 : 0});
       CULPRIT_TRY(update.run());
     } else {
       CULPRIT_TRY_ASSIGN(auto update,
                          m_db.prepare("UPDATE regressions SET cases = ?2, evidence = ?3, "
-                                      "last_seen = ?4, state = ?5 WHERE id = ?1"));
+                                      "last_seen = ?4, state = CASE WHEN ?6 THEN ?5 ELSE state "
+                                      "END WHERE id = ?1"));
       update.bind_all(found.id, cases_text(found.cases), json_text(nlohmann::json(evidence)), now,
-                      to_string(state));
+                      to_string(state), std::int64_t{moves ? 1 : 0});
       CULPRIT_TRY(update.run());
     }
     if (moves || gains_culprit)
