@@ -341,7 +341,9 @@ TEST(HistoryWentAway, ARegressionWhoseStepIsGoneWhenMeasuredAgainWentAway) {
   const std::map<std::string, std::string> cheap = {{"CULPRIT_TEST_LIBRARY_WORK", "0"}};
   ASSERT_EQ(cli({"track", range, "--runs", "9", "--fresh"}, cheap).exit_code, 0);
   auto second = cli({"triage"}, cheap);
-  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  // No new regression (exit 1). On a busy machine the fresh runs can hold a step of their own
+  // (a stretch of runs in the VM's slow state) that triage cannot confirm: inconclusive, exit 3.
+  ASSERT_TRUE(second.exit_code == 0 || second.exit_code == 3) << second.out << second.err;
   EXPECT_THAT(second.out, HasSubstr("went away " + id + " (culprit " + culprit.substr(0, 12)))
       << cli({"history", "--ascii"}, cheap).out;
   auto gone = cli({"regressions", "list", "--state", "went-away", "--json", "-"});
