@@ -126,10 +126,15 @@ TEST(LocalExecutor, AProcessThatLeftTheGroupIsKilledWithAContainedRun) {
 }
 
 // A daemon that a build or a tool starts (a compiler server) is left alone, and one that cleared
-// its environment escapes a contained run too: either is not waited for long.
+// its environment escapes a contained run too: either is not waited for long. The shell exits
+// only once the daemon has left the group (and cleared its environment): a fixed pause was too
+// short under AddressSanitizer on a busy machine, where the daemon was still in the group.
 TEST(LocalExecutor, AProcessThatLeftTheGroupAndIsNotKilledIsNotWaitedForLong) {
-  for (const auto& request : {shell_request("setsid sleep 5 & sleep 0.1; echo started"),
-                              contained("env -i setsid sleep 5 & sleep 0.1; echo started")}) {
+  const std::string daemon =
+      R"(setsid /bin/sh -c ': > "$0"; exec /bin/sleep 5' "$ready" & )"
+      R"(while [ ! -e "$ready" ]; do sleep 0.01; done; rm -f "$ready"; echo started)";
+  for (const auto& request : {shell_request("ready=$(mktemp -u); " + daemon),
+                              contained("ready=$(mktemp -u); env -i " + daemon)}) {
     const auto start = Clock::now();
     const auto result = run_ok(request);
     EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
