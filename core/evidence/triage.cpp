@@ -242,7 +242,6 @@ Result<RegressionUpdate> update_regressions(
         descends) {
   RegressionUpdate update;
   const auto now = store::now();
-  CULPRIT_TRY_ASSIGN(const auto ids, regression_record_ids(ledger, outcome, host_id));
   std::vector<Improvement> improvements;
   for (const auto& finding : outcome.findings) {
     const auto* culprit = described(document, finding);
@@ -253,7 +252,9 @@ Result<RegressionUpdate> update_regressions(
       continue;
     }
     const auto* first = first_change(outcome, finding.groups);
-    Regression found{.id = ids.at(finding.commit),
+    // The id the document named it by (regression_record_ids), which the record keeps.
+    Regression found{.id = culprit->regression.empty() ? regression_id(host_id, finding.commit)
+                                                       : culprit->regression,
                      .host_id = host_id,
                      .culprit = finding.commit,
                      .range_before = first != nullptr ? first->before : std::string(),

@@ -59,14 +59,14 @@ struct RegressionUpdate {
   std::vector<Regression> went_away; // closed: the history no longer shows their step
 };
 
-// Records each regression finding of `document` (one record per culprit commit, with its cases,
-// subject, author, owners and `evidence_file`), and each bisection of a regression that named no
-// culprit as a record of its first change point's commits: new while not confirmed, confirmed
-// when the comparison confirmed it, invalid when it did not reproduce; closes each open
-// regression of `host_id` that
-// an improvement finding of the same triage brought back within `threshold` (history::fixes),
-// when `descends(culprit, fix)` says the improvement came after the culprit; and sets each other
-// open one that `history` no longer shows a step for (step_went_away) to went-away.
+// Records each regression finding of `document` (one record per culprit commit, under the id the
+// document names it by, with its cases, subject, author, owners and `evidence_file`), and each
+// bisection of a regression that named no culprit as a record of its first change point's
+// commits: new while not confirmed, confirmed when the comparison confirmed it, invalid when it
+// did not reproduce; closes each open regression of `host_id` that an improvement finding of the
+// same triage brought back within `threshold` (history::fixes), when `descends(culprit, fix)`
+// says the improvement came after the culprit; and sets each other open one that `history` no
+// longer shows a step for (step_went_away) to went-away.
 Result<RegressionUpdate> update_regressions(
     Ledger& ledger, const TriageOutcome& outcome, const TriageDocument& document,
     const History& history, const std::string& host_id, const std::string& evidence_file,

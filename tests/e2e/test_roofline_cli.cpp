@@ -222,20 +222,30 @@ min_runs = 3
 max_runs = 3
 )toml";
 
+// Commits `bench` as bench.sh with the recipe above.
+void commit_gpu_project(ScratchRepo& scratch, const std::string& bench,
+                        const std::string& subject) {
+  scratch.write("bench.sh", bench);
+  scratch.write("culprit.toml", std::string(k_gpu_recipe));
+  scratch.commit(subject);
+}
+
+// The environment of a host whose nvidia-smi (a fake one, first on PATH) names an A100.
+std::map<std::string, std::string> a100_host() {
+  return {{"PATH", testing::source_dir().string() +
+                       "/tests/fixtures/host/nvidia-smi/a100:" + std::string(std::getenv("PATH"))}};
+}
+
 // A GPU run (its metric is gpu_time) on a host whose nvidia-smi (a fake one on PATH) names an
 // A100: the peaks come from the datasheet by that name, and the CPU is not measured.
 TEST(RooflineCliGpu, APeakFromTheDatasheetOfTheGpuNvidiaSmiNames) {
   TempDir temp{"culprit-roofline-gpu"};
   ScratchRepo scratch{temp / "project"};
-  scratch.write("bench.sh", gemm_bench("0.0", 20));
-  scratch.write("culprit.toml", std::string(k_gpu_recipe));
-  scratch.commit("a GPU benchmark");
-  const std::string path = std::getenv("PATH");
+  commit_gpu_project(scratch, gemm_bench("0.0", 20), "a GPU benchmark");
   const auto json = temp / "run.json";
   const auto run = run_culprit(
       {"--cache-dir", (temp / "cache").string(), "run", "HEAD", "--json", json.string()},
-      scratch.dir(),
-      {{"PATH", testing::source_dir().string() + "/tests/fixtures/host/nvidia-smi/a100:" + path}});
+      scratch.dir(), a100_host());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("roofline: NVIDIA A100 SXM4 80GB: 19500 GFLOP/s FP32"));
   EXPECT_THAT(run.out, HasSubstr("datasheet"));
@@ -264,9 +274,7 @@ TEST(RooflineCliGpu, SkippedCasesAndThrottledSamplesAreWarningsInTheOutputAndThe
   bench.replace(bench.find(plain), plain.size(),
                 R"("bytes":201326592,"sm_clock":{"checked":true,"default_mhz":1980,)"
                 R"("threshold":0.75},"samples_taken":8,"dropped":{"throttled":3}})");
-  scratch.write("bench.sh", bench);
-  scratch.write("culprit.toml", std::string(k_gpu_recipe));
-  scratch.commit("a GPU benchmark");
+  commit_gpu_project(scratch, bench, "a GPU benchmark");
   const auto json = temp / "run.json";
   const auto run = run_culprit(
       {"--cache-dir", (temp / "cache").string(), "run", "HEAD", "--json", json.string()},
@@ -294,14 +302,9 @@ TEST(RooflineCliGpu, SkippedCasesAndThrottledSamplesAreWarningsInTheOutputAndThe
 TEST(RooflineCliGpu, ACaseAboveItsRoofIsFlaggedAsADefectOfTheMeasurement) {
   TempDir temp{"culprit-roofline-above"};
   ScratchRepo scratch{temp / "project"};
-  scratch.write("bench.sh", gemm_bench("0.00", 20));
-  scratch.write("culprit.toml", std::string(k_gpu_recipe));
-  scratch.commit("a GPU benchmark");
-  scratch.write("bench.sh", gemm_bench("0.00", 30));
-  scratch.commit("slower");
-  const std::map<std::string, std::string> env = {
-      {"PATH", testing::source_dir().string() +
-                   "/tests/fixtures/host/nvidia-smi/a100:" + std::string(std::getenv("PATH"))}};
+  commit_gpu_project(scratch, gemm_bench("0.00", 20), "a GPU benchmark");
+  commit_gpu_project(scratch, gemm_bench("0.00", 30), "slower");
+  const auto env = a100_host();
   const std::string cache = (temp / "cache").string();
   const auto run = run_culprit({"--cache-dir", cache, "run", "HEAD~1"}, scratch.dir(), env);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;

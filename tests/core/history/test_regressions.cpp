@@ -362,6 +362,7 @@ TEST(Regressions, AChangePointNotBisectedIsARecordThatMovesFromNewToConfirmedToB
   described.commit = "c05";
   described.subject = "Unroll the loop <twice>";
   described.author = "Grace Hopper";
+  described.regression = ids->at("c05"); // as triage_document names it
   described.cases = {{.name = "loop", .ratio = 1.31, .ci = {1.28, 1.34}, .share = 1.0}};
   document.evidence.bisect->culprits = {described};
   auto third = triage_once(ledger, outcome, document);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -92,37 +93,30 @@ inline std::string format_float(double value) {
 
 // The name a type takes in a type axis (Benchmark::add_type_axis, with_type in types.hpp);
 // types without one do not compile there.
-template <class T> struct TypeName;
-template <> struct TypeName<float> {
-  static constexpr const char* value = "f32";
-};
-template <> struct TypeName<double> {
-  static constexpr const char* value = "f64";
-};
-template <> struct TypeName<std::int8_t> {
-  static constexpr const char* value = "i8";
-};
-template <> struct TypeName<std::int16_t> {
-  static constexpr const char* value = "i16";
-};
-template <> struct TypeName<std::int32_t> {
-  static constexpr const char* value = "i32";
-};
-template <> struct TypeName<std::int64_t> {
-  static constexpr const char* value = "i64";
-};
-template <> struct TypeName<std::uint8_t> {
-  static constexpr const char* value = "u8";
-};
-template <> struct TypeName<std::uint16_t> {
-  static constexpr const char* value = "u16";
-};
-template <> struct TypeName<std::uint32_t> {
-  static constexpr const char* value = "u32";
-};
-template <> struct TypeName<std::uint64_t> {
-  static constexpr const char* value = "u64";
-};
+template <class T> constexpr const char* type_name() {
+  if constexpr (std::is_same_v<T, float>)
+    return "f32";
+  else if constexpr (std::is_same_v<T, double>)
+    return "f64";
+  else if constexpr (std::is_same_v<T, std::int8_t>)
+    return "i8";
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return "i16";
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return "i32";
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return "i64";
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return "u8";
+  else if constexpr (std::is_same_v<T, std::uint16_t>)
+    return "u16";
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    return "u32";
+  else if constexpr (std::is_same_v<T, std::uint64_t>)
+    return "u64";
+  else
+    static_assert(sizeof(T) == 0, "a type axis takes f32, f64, i8..i64 and u8..u64");
+}
 
 enum class AxisKind { integer, floating, string };
 
@@ -205,7 +199,7 @@ public:
   // A string axis of type names, one per type: add_type_axis<float, double>("T") takes f32 and
   // f64. The benchmark function dispatches on it with with_type<float, double>(state, "T", ...).
   template <class... Types> Benchmark& add_type_axis(const std::string& name) {
-    return add_string_axis(name, {TypeName<Types>::value...});
+    return add_string_axis(name, {type_name<Types>()...});
   }
 
   // Default cases take the axes' values side by side (the i-th case takes every axis's i-th

@@ -1,6 +1,6 @@
 #pragma once
 // Type axes: a benchmark written once for several element types, dispatched on the value of a
-// string axis of type names (TypeName in benchmark.hpp: f32, f64, i8 ... i64, u8 ... u64):
+// string axis of type names (type_name in benchmark.hpp: f32, f64, i8 ... i64, u8 ... u64):
 //
 //   void bench_copy(culprit::harness::State& state) {
 //     culprit::harness::with_type<float, double>(state, "T", [&](auto tag) {
@@ -30,12 +30,12 @@ void with_type(const State& state, const std::string& axis, Function&& function)
   static_assert(sizeof...(Types) > 0, "with_type needs at least one type");
   const std::string& name = state.get_string(axis);
   const bool called =
-      ((name == TypeName<Types>::value && (static_cast<void>(function(TypeTag<Types>{})), true)) ||
+      ((name == type_name<Types>() && (static_cast<void>(function(TypeTag<Types>{})), true)) ||
        ...);
   if (called)
     return;
   std::string handled;
-  ((handled += (handled.empty() ? "" : ", ") + std::string(TypeName<Types>::value)), ...);
+  ((handled += (handled.empty() ? "" : ", ") + std::string(type_name<Types>())), ...);
   throw CaseError("axis " + axis + " is " + name + ", a type this benchmark does not handle (it " +
                   "handles " + handled + ")");
 }
