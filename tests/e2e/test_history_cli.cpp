@@ -353,10 +353,12 @@ TEST(HistoryWentAway, ARegressionWhoseStepIsGoneWhenMeasuredAgainWentAway) {
   EXPECT_EQ(listed.at("regressions")[0].at("state"), "went-away");
   EXPECT_THAT(listed.at("regressions")[0].at("events")[1].at("note").get<std::string>(),
               HasSubstr("no commit to credit"));
-  EXPECT_THAT(cli({"regressions"}).out, HasSubstr("0 regressions"));
+  // Not open any more. (A step of the machine's own in the fresh runs, which triage could not
+  // confirm, is a record of its own, new and open: not this one.)
+  EXPECT_THAT(cli({"regressions"}).out, Not(HasSubstr(id)));
   // Nothing more to do the next time, and a person can bring it back.
   auto third = cli({"triage"}, cheap);
-  EXPECT_EQ(third.exit_code, 0) << third.out << third.err;
+  ASSERT_TRUE(third.exit_code == 0 || third.exit_code == 3) << third.out << third.err;
   EXPECT_THAT(third.out, Not(HasSubstr("went away")));
   auto reopened = cli({"regressions", "reopen", id, "--note", "it is back on the new driver"});
   EXPECT_EQ(reopened.exit_code, 0) << reopened.err;
