@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -17,9 +18,112 @@
 namespace culprit::stats {
 namespace {
 
-// A split costs the square of the segment's length, and the permutation test pays it again for
-// every permutation; beyond this the search would take minutes.
-constexpr std::size_t k_max_series = 2000;
+// A split costs n log n in the segment's length, and the permutation test pays it again for
+// every permutation; beyond this a series with several steps would take minutes.
+constexpr std::size_t k_max_series = 50000;
+
+// From this length on a split is searched through the ranks of the values (O(n log n)) rather
+// than by summing every pair (O(n^2)); below it the pairs are cheaper, and short series keep the
+// sums of the definition exactly.
+constexpr std::size_t k_sorted_from = 64;
+
+// The sums of absolute differences as value `moved` goes from the right side to the left: what
+// it adds to the left's pairs and takes from the right's. Shared by both searches.
+struct SplitSums {
+  double within_left = 0.0;
+  double within_right = 0.0;
+  double between = 0.0;
+  Split best;
+
+  void move(double to_left, double to_right, std::size_t tau, std::size_t length,
+            std::size_t min_segment) {
+    within_left += to_left;
+    within_right -= to_right;
+    between += to_right - to_left;
+    if (tau < min_segment)
+      return;
+    const auto n = static_cast<double>(tau);
+    const auto total = static_cast<double>(length);
+    const double m = total - n;
+    const double energy = (2.0 * between / (n * m)) - (2.0 * within_left / (n * (n - 1.0))) -
+                          (2.0 * within_right / (m * (m - 1.0)));
+    const double statistic = n * m / total * energy;
+    if (!best.found || statistic > best.statistic)
+      best = Split{.tau = tau, .statistic = statistic, .found = true};
+  }
+};
+
+Split split_by_pairs(std::span<const double> segment, std::size_t min_segment) {
+  const std::size_t length = segment.size();
+  SplitSums sums;
+  for (std::size_t i = 0; i < length; ++i)
+    for (std::size_t j = i + 1; j < length; ++j)
+      sums.within_right += std::abs(segment[i] - segment[j]);
+  for (std::size_t moved = 0; moved + min_segment < length; ++moved) {
+    double to_left = 0.0;
+    for (std::size_t i = 0; i < moved; ++i)
+      to_left += std::abs(segment[i] - segment[moved]);
+    double to_right = 0.0;
+    for (std::size_t j = moved + 1; j < length; ++j)
+      to_right += std::abs(segment[moved] - segment[j]);
+    sums.move(to_left, to_right, moved + 1, length, min_segment);
+  }
+  return sums.best;
+}
+
+// The same search in O(n log n). Sorted, a value's distances to all the others are two prefix
+// sums; its distances to the values already moved left come from a Fenwick tree over the ranks
+// (how many moved values rank below it, and their sum), and those to the right are the rest.
+// Values are centred on the first one first, so that the sums stay small beside the differences.
+Split split_by_ranks(std::span<const double> segment, std::size_t min_segment) {
+  const std::size_t length = segment.size();
+  std::vector<double> values(segment.begin(), segment.end());
+  for (auto& value : values)
+    value -= segment.front();
+  // By value, ties in the order of the series.
+  std::vector<std::pair<double, std::size_t>> order(length);
+  for (std::size_t i = 0; i < length; ++i)
+    order[i] = {values[i], i};
+  std::ranges::sort(order);
+  std::vector<std::size_t> rank(length);
+  std::vector<double> to_all(length);
+  SplitSums sums;
+  double below = 0.0;
+  double total = 0.0;
+  for (const auto& [value, i] : order)
+    total += value;
+  for (std::size_t r = 0; r < length; ++r) {
+    const auto [value, i] = order[r];
+    rank[i] = r;
+    const double above = total - below - value;
+    to_all[i] = (value * static_cast<double>(r) - below) +
+                (above - value * static_cast<double>(length - r - 1));
+    sums.within_right += value * static_cast<double>(r) - below;
+    below += value;
+  }
+  std::vector<std::size_t> counts(length + 1, 0);
+  std::vector<double> partial(length + 1, 0.0);
+  double moved_sum = 0.0;
+  for (std::size_t moved = 0; moved + min_segment < length; ++moved) {
+    const double value = values[moved];
+    std::size_t count_below = 0;
+    double sum_below = 0.0;
+    for (std::size_t k = rank[moved]; k > 0; k &= k - 1) {
+      count_below += counts[k];
+      sum_below += partial[k];
+    }
+    const double to_left =
+        (value * static_cast<double>(count_below) - sum_below) +
+        ((moved_sum - sum_below) - value * static_cast<double>(moved - count_below));
+    for (std::size_t k = rank[moved] + 1; k <= length; k += k & (~k + 1)) {
+      ++counts[k];
+      partial[k] += value;
+    }
+    moved_sum += value;
+    sums.move(to_left, to_all[moved] - to_left, moved + 1, length, min_segment);
+  }
+  return sums.best;
+}
 
 struct Candidate {
   std::size_t index = 0;
@@ -50,6 +154,55 @@ double permuted_best(std::span<const double> series, std::span<const std::size_t
   return best_over_segments(shuffled, bounds, min_segment).statistic;
 }
 
+// The most permuted statistics at least as large as the observed one that still leave its
+// p-value, (1 + count) / (1 + permutations), at or below the significance level.
+std::size_t most_exceeding(const ChangePointOptions& options) {
+  const auto within = [&](std::size_t count) {
+    return static_cast<double>(count + 1) / static_cast<double>(options.permutations + 1) <=
+           options.significance;
+  };
+  auto count = static_cast<std::size_t>(options.significance *
+                                        static_cast<double>(options.permutations + 1));
+  while (count > 0 && !within(count))
+    --count;
+  while (within(count + 1))
+    ++count;
+  return count;
+}
+
+// How many of the permutations give a best statistic at least as large as `observed`; none when
+// more than most_exceeding do, for then the candidate is not significant. The permutations run in
+// rounds, and the count stops as soon as it passes that bound: a candidate where nothing changed
+// is typically exceeded by every other permutation, so it is dismissed after a round instead of
+// all of them. Permutation r always draws from stream (iteration, r), so the answer is the one the
+// full count gives, whatever the threads and rounds.
+std::optional<std::size_t> count_exceeding(std::span<const double> series,
+                                           std::span<const std::size_t> bounds, double observed,
+                                           std::uint64_t iteration,
+                                           const ChangePointOptions& options) {
+  const std::size_t bound = most_exceeding(options);
+  const std::size_t round = std::max<std::size_t>(16, 4 * resolve_threads(options.threads));
+  std::size_t exceeding = 0;
+  for (std::size_t done = 0; done < options.permutations; done += round) {
+    const std::size_t count = std::min(round, options.permutations - done);
+    std::atomic<std::size_t> at_least_as_large{0};
+    parallel_blocks(count, options.threads, [&](std::size_t begin, std::size_t end) {
+      std::vector<double> shuffled;
+      std::size_t found = 0;
+      for (std::size_t r = done + begin; r < done + end; ++r) {
+        Rng rng(options.seed, (iteration << 32U) + r);
+        if (permuted_best(series, bounds, options.min_segment, rng, shuffled) >= observed)
+          ++found;
+      }
+      at_least_as_large += found;
+    });
+    exceeding += at_least_as_large.load();
+    if (exceeding > bound)
+      return std::nullopt;
+  }
+  return exceeding;
+}
+
 Status check_options(const ChangePointOptions& options) {
   CULPRIT_STATS_TRY(check_probability(options.significance, "the significance level"));
   if (options.min_segment < 2)
@@ -66,40 +219,10 @@ Status check_options(const ChangePointOptions& options) {
 } // namespace
 
 Split best_split(std::span<const double> segment, std::size_t min_segment) {
-  const std::size_t length = segment.size();
-  Split best;
-  if (length < 2 * min_segment)
-    return best;
-  double within_right = 0.0;
-  for (std::size_t i = 0; i < length; ++i)
-    for (std::size_t j = i + 1; j < length; ++j)
-      within_right += std::abs(segment[i] - segment[j]);
-  double within_left = 0.0;
-  double between = 0.0;
-  const auto total = static_cast<double>(length);
-  for (std::size_t moved = 0; moved + min_segment < length; ++moved) {
-    // Move value `moved` from the right side to the left.
-    double to_left = 0.0;
-    for (std::size_t i = 0; i < moved; ++i)
-      to_left += std::abs(segment[i] - segment[moved]);
-    double to_right = 0.0;
-    for (std::size_t j = moved + 1; j < length; ++j)
-      to_right += std::abs(segment[moved] - segment[j]);
-    within_left += to_left;
-    within_right -= to_right;
-    between += to_right - to_left;
-    const std::size_t tau = moved + 1;
-    if (tau < min_segment)
-      continue;
-    const auto n = static_cast<double>(tau);
-    const double m = total - n;
-    const double energy = (2.0 * between / (n * m)) - (2.0 * within_left / (n * (n - 1.0))) -
-                          (2.0 * within_right / (m * (m - 1.0)));
-    const double statistic = n * m / total * energy;
-    if (!best.found || statistic > best.statistic)
-      best = Split{.tau = tau, .statistic = statistic, .found = true};
-  }
-  return best;
+  if (segment.size() < 2 * min_segment)
+    return {};
+  return segment.size() < k_sorted_from ? split_by_pairs(segment, min_segment)
+                                        : split_by_ranks(segment, min_segment);
 }
 
 Result<std::vector<ChangePoint>> e_divisive(std::span<const double> series,
@@ -109,7 +232,7 @@ Result<std::vector<ChangePoint>> e_divisive(std::span<const double> series,
   if (series.size() > k_max_series)
     return fail(ErrorKind::too_large,
                 "a series of {} values is too long for E-divisive (at most {}: each permutation "
-                "costs the square of the length); split the history into ranges",
+                "searches the whole series again); split the history into ranges",
                 series.size(), k_max_series);
   std::vector<std::size_t> bounds{0, series.size()};
   std::vector<ChangePoint> found;
@@ -117,22 +240,11 @@ Result<std::vector<ChangePoint>> e_divisive(std::span<const double> series,
     const Candidate candidate = best_over_segments(series, bounds, options.min_segment);
     if (!candidate.found)
       break;
-    std::atomic<std::size_t> at_least_as_large{0};
-    parallel_blocks(options.permutations, options.threads, [&](std::size_t begin, std::size_t end) {
-      std::vector<double> shuffled;
-      std::size_t count = 0;
-      for (std::size_t r = begin; r < end; ++r) {
-        Rng rng(options.seed, (iteration << 32U) + r);
-        if (permuted_best(series, bounds, options.min_segment, rng, shuffled) >=
-            candidate.statistic)
-          ++count;
-      }
-      at_least_as_large += count;
-    });
-    const double p_value = static_cast<double>(at_least_as_large.load() + 1) /
-                           static_cast<double>(options.permutations + 1);
-    if (p_value > options.significance)
+    const auto exceeding = count_exceeding(series, bounds, candidate.statistic, iteration, options);
+    if (!exceeding)
       break;
+    const double p_value =
+        static_cast<double>(*exceeding + 1) / static_cast<double>(options.permutations + 1);
     found.push_back(ChangePoint{
         .index = candidate.index, .p_value = p_value, .statistic = candidate.statistic});
     bounds.push_back(candidate.index);

@@ -16,6 +16,12 @@
 // change point and the search goes on; the first that is not ends it. (The right end of each
 // split is the segment's end, as in MongoDB's implementation, rather than searched over too.)
 //
+// Cost. A split of n values is found in O(n log n) (through the ranks of the values; the sums of
+// the definition below 64 values), and the permutations stop as soon as enough of them reach the
+// observed statistic that it cannot be significant, which takes a round of them where nothing
+// changed: a series of 1,000 points without a step costs about 16 splits, not 500. The decisions
+// and p-values are those of the full test.
+//
 // Deterministic for a given seed whatever the number of threads: permutation r of iteration i
 // draws from its own stream.
 
@@ -42,7 +48,7 @@ struct ChangePoint {
   double statistic = 0.0; // Q at the split
 };
 
-// Finite values, at most 2000; a series shorter than 2 min_segment has no change points.
+// Finite values, at most 50,000; a series shorter than 2 min_segment has no change points.
 // Ascending by index.
 Result<std::vector<ChangePoint>> e_divisive(std::span<const double> series,
                                             const ChangePointOptions& options = {});
