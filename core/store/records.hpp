@@ -106,6 +106,13 @@ struct CaseRuns {
   Direction direction = Direction::lower_is_better;
 };
 
+// The counted runs of one case and metric, among those of several.
+struct CaseMetricRuns {
+  std::string case_name;
+  std::string metric;
+  CaseRuns runs;
+};
+
 struct CaseMetric {
   std::string case_name;
   std::string metric;

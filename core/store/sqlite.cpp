@@ -57,7 +57,42 @@ void Database::Closer::operator()(sqlite3* db) const {
   sqlite3_close_v2(db);
 }
 void Statement::Finalizer::operator()(sqlite3_stmt* statement) const {
-  sqlite3_finalize(statement);
+  if (idle == nullptr) {
+    sqlite3_finalize(statement);
+    return;
+  }
+  sqlite3_reset(statement);
+  sqlite3_clear_bindings(statement);
+  idle->put(sql, statement);
+}
+
+Database::Idle::~Idle() {
+  for (auto& [sql, statements] : m_statements)
+    for (auto* statement : statements)
+      sqlite3_finalize(statement);
+}
+
+sqlite3_stmt* Database::Idle::take(const std::string& sql) {
+  const auto it = m_statements.find(sql);
+  if (it == m_statements.end() || it->second.empty())
+    return nullptr;
+  auto* statement = it->second.back();
+  it->second.pop_back();
+  return statement;
+}
+
+void Database::Idle::put(const std::string& sql, sqlite3_stmt* statement) {
+  // A few of each text (statements open at once, nested), and a bound on the texts.
+  constexpr std::size_t k_each = 4;
+  constexpr std::size_t k_texts = 256;
+  auto it = m_statements.find(sql);
+  if (it == m_statements.end() && m_statements.size() < k_texts)
+    it = m_statements.emplace(sql, std::vector<sqlite3_stmt*>{}).first;
+  if (it == m_statements.end() || it->second.size() >= k_each) {
+    sqlite3_finalize(statement);
+    return;
+  }
+  it->second.push_back(statement);
 }
 
 Result<Database> Database::open(const std::filesystem::path& file) {
@@ -91,6 +126,9 @@ Status Database::execute(std::string_view sql) {
 }
 
 Result<Statement> Database::prepare(std::string_view sql) {
+  std::string text(sql);
+  if (auto* idle = m_idle->take(text))
+    return Statement(*this, idle, {.idle = m_idle.get(), .sql = std::move(text)});
   sqlite3_stmt* raw = nullptr;
   // The length is passed, so the text need not be terminated.
   // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage)
@@ -99,7 +137,7 @@ Result<Statement> Database::prepare(std::string_view sql) {
     sqlite3_finalize(raw);
     return std::unexpected(error(code, "preparing a statement"));
   }
-  return Statement(*this, raw);
+  return Statement(*this, raw, {.idle = m_idle.get(), .sql = std::move(text)});
 }
 
 Result<std::int64_t> Database::pragma_integer(std::string_view pragma) {
@@ -182,6 +220,10 @@ double Statement::column_double(int column) const {
 }
 
 std::string Statement::column_text(int column) const {
+  return std::string(column_view(column));
+}
+
+std::string_view Statement::column_view(int column) const {
   const auto* text = sqlite3_column_text(m_statement.get(), column);
   const int size = sqlite3_column_bytes(m_statement.get(), column);
   if (text == nullptr)

@@ -9,6 +9,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/util/error.hpp"
 
@@ -44,6 +47,21 @@ public:
   // message, and what to do (move a corrupt file away, free disk space, check permissions).
   [[nodiscard]] Error error(int code, std::string_view doing) const;
 
+  // Statements done with, by their text, ready to be prepared again without parsing: a history
+  // of thousands of cases runs the same few queries hundreds of thousands of times.
+  class Idle {
+  public:
+    Idle() = default;
+    Idle(const Idle&) = delete;
+    Idle& operator=(const Idle&) = delete;
+    ~Idle();
+    sqlite3_stmt* take(const std::string& sql);
+    void put(const std::string& sql, sqlite3_stmt* statement);
+
+  private:
+    std::unordered_map<std::string, std::vector<sqlite3_stmt*>> m_statements;
+  };
+
 private:
   struct Closer {
     void operator()(sqlite3* db) const;
@@ -53,6 +71,8 @@ private:
 
   std::unique_ptr<sqlite3, Closer> m_db;
   std::filesystem::path m_file;
+  // Declared after m_db, so that its statements are finalized before the connection closes.
+  std::unique_ptr<Idle> m_idle = std::make_unique<Idle>();
 };
 
 // A prepared statement. Parameters are bound by 1-based index; columns are read by 0-based
@@ -91,16 +111,23 @@ public:
   [[nodiscard]] double column_double(int column) const;
   [[nodiscard]] bool column_bool(int column) const { return column_int64(column) != 0; }
   [[nodiscard]] std::string column_text(int column) const;
+  // The text without a copy: valid until the statement steps, resets or goes.
+  [[nodiscard]] std::string_view column_view(int column) const;
   [[nodiscard]] std::optional<std::int64_t> column_optional_int64(int column) const;
   [[nodiscard]] std::optional<double> column_optional_double(int column) const;
   [[nodiscard]] std::optional<std::string> column_optional_text(int column) const;
 
 private:
   friend class Database;
+  // Gives the statement back to the connection's idle ones (reset, its bindings cleared), or
+  // finalizes it when there is no place for it.
   struct Finalizer {
+    Database::Idle* idle = nullptr;
+    std::string sql;
     void operator()(sqlite3_stmt* statement) const;
   };
-  Statement(const Database& db, sqlite3_stmt* statement) : m_db(&db), m_statement(statement) {}
+  Statement(const Database& db, sqlite3_stmt* statement, Finalizer finalizer)
+      : m_db(&db), m_statement(statement, std::move(finalizer)) {}
   void check_bind(int code);
 
   const Database* m_db;

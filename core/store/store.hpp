@@ -61,6 +61,13 @@ public:
   // The samples of each counted run (ok, not warm-up) of one case and metric.
   Result<CaseRuns> counted_runs(const MeasurementKey& key, std::string_view case_name,
                                 std::string_view metric, const Freshness& freshness = {});
+  // The counted runs of every case from first_case to last_case (in the order of their names)
+  // and each of its metrics, sorted by case and metric: one read where a history of many cases
+  // would make one per case.
+  Result<std::vector<CaseMetricRuns>> counted_runs_between(const MeasurementKey& key,
+                                                           std::string_view first_case,
+                                                           std::string_view last_case,
+                                                           const Freshness& freshness = {});
   // Every case and metric that counted runs of the measurement reported, sorted by case, metric;
   // only the cases named in `only` when it is not empty (found by the samples' key, without
   // reading the other cases' samples).

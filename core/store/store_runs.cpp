@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <span>
@@ -194,6 +195,65 @@ Result<std::vector<std::int64_t>> Store::record_runs(std::span<const RunRecord> 
   return ids;
 }
 
+namespace {
+
+// Entries (with case_name and metric) kept sorted by case and metric as the rows of several runs
+// come by, each run's rows in that order: a cursor moves forward through the entries and goes
+// back to the start for the next run, so a run of rows in order costs one comparison a row.
+template <class Entry> class SortedMerge {
+public:
+  explicit SortedMerge(std::vector<Entry>& entries) : m_entries(entries) {}
+  void restart() { m_cursor = 0; }
+  // The entry of (case_name, metric), made by `make` when there is none; true when it was made.
+  template <class Make>
+  std::pair<Entry&, bool> find(std::string_view case_name, std::string_view metric,
+                               const Make& make) {
+    const auto before = [&](const Entry& entry) {
+      return std::tie(entry.case_name, entry.metric) < std::tie(case_name, metric);
+    };
+    if (m_cursor > 0 && !before(m_entries[m_cursor - 1]))
+      m_cursor = 0; // out of order: look from the start
+    while (m_cursor < m_entries.size() && before(m_entries[m_cursor]))
+      ++m_cursor;
+    const bool found = m_cursor < m_entries.size() && m_entries[m_cursor].case_name == case_name &&
+                       m_entries[m_cursor].metric == metric;
+    if (!found)
+      m_entries.insert(m_entries.begin() + static_cast<std::ptrdiff_t>(m_cursor), make());
+    return {m_entries[m_cursor], !found};
+  }
+
+private:
+  std::vector<Entry>& m_entries;
+  std::size_t m_cursor = 0;
+};
+
+// Adds the sample of one row (run id, value, unit, direction, block, duet from `first` on) to the
+// runs of its case and metric.
+Status add_counted_sample(const sqlite::Statement& query, int first, CaseRuns& runs,
+                          const std::filesystem::path& file, std::string_view case_name,
+                          std::string_view metric, std::string_view artifact_id) {
+  const auto run_id = query.column_int64(first);
+  if (runs.run_ids.empty()) {
+    runs.unit = query.column_text(first + 2);
+    runs.direction = read_direction(query, first + 3);
+  } else if (query.column_text(first + 2) != runs.unit) {
+    return infra_error("results store {}: case {} metric {} of artifact {} was stored in two "
+                       "units ({} and {}); measure it afresh with --fresh",
+                       file.string(), case_name, metric, artifact_id, runs.unit,
+                       query.column_text(first + 2));
+  }
+  if (runs.run_ids.empty() || runs.run_ids.back() != run_id) {
+    runs.run_ids.push_back(run_id);
+    runs.blocks.push_back(query.column_optional_text(first + 4));
+    runs.duets.push_back(query.column_bool(first + 5));
+    runs.samples.emplace_back();
+  }
+  runs.samples.back().push_back(query.column_double(first + 1));
+  return {};
+}
+
+} // namespace
+
 Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view case_name,
                                      std::string_view metric, const Freshness& freshness) {
   CULPRIT_TRY_ASSIGN(auto query,
@@ -210,23 +270,48 @@ Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view
     CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
     if (!has_row)
       return result;
-    const auto run_id = query.column_int64(0);
-    if (result.run_ids.empty()) {
-      result.unit = query.column_text(2);
-      result.direction = read_direction(query, 3);
-    } else if (query.column_text(2) != result.unit) {
-      return infra_error("results store {}: case {} metric {} of artifact {} was stored in two "
-                         "units ({} and {}); measure it afresh with --fresh",
-                         file().string(), case_name, metric, key.artifact_id, result.unit,
-                         query.column_text(2));
+    CULPRIT_TRY(add_counted_sample(query, 0, result, file(), case_name, metric, key.artifact_id));
+  }
+}
+
+Result<std::vector<CaseMetricRuns>> Store::counted_runs_between(const MeasurementKey& key,
+                                                                std::string_view first_case,
+                                                                std::string_view last_case,
+                                                                const Freshness& freshness) {
+  // In the order of the runs, then of the samples' key within each run: both come from indexes,
+  // so SQLite sorts nothing.
+  CULPRIT_TRY_ASSIGN(
+      auto query,
+      measurement_query(m_db,
+                        "SELECT s.case_name, s.metric, r.id, s.value, s.unit, s.direction, "
+                        "r.block, r.duet FROM runs r JOIN samples s ON s.run_id = r.id WHERE {} "
+                        "AND r.status = 'ok' AND r.warmup = 0 AND s.case_name BETWEEN ?4 AND ?5 "
+                        "ORDER BY r.started, r.id, s.case_name, s.metric, s.idx",
+                        key, freshness, 6));
+  query.bind(4, first_case).bind(5, last_case);
+  std::vector<CaseMetricRuns> result;
+  SortedMerge<CaseMetricRuns> merge(result);
+  std::int64_t run = -1;
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+    if (!has_row)
+      return result;
+    if (query.column_int64(2) != run) {
+      run = query.column_int64(2);
+      merge.restart();
     }
-    if (result.run_ids.empty() || result.run_ids.back() != run_id) {
-      result.run_ids.push_back(run_id);
-      result.blocks.push_back(query.column_optional_text(4));
-      result.duets.push_back(query.column_bool(5));
-      result.samples.emplace_back();
-    }
-    result.samples.back().push_back(query.column_double(1));
+    const auto case_name = query.column_view(0);
+    const auto metric = query.column_view(1);
+    auto& entry = merge
+                      .find(case_name, metric,
+                            [&] {
+                              return CaseMetricRuns{.case_name = std::string(case_name),
+                                                    .metric = std::string(metric),
+                                                    .runs = {}};
+                            })
+                      .first;
+    CULPRIT_TRY(add_counted_sample(query, 2, entry.runs, file(), entry.case_name, entry.metric,
+                                   key.artifact_id));
   }
 }
 
@@ -239,10 +324,9 @@ Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
       auto query,
       measurement_query(m_db,
                         only.empty()
-                            ? "SELECT s.case_name, s.metric, min(s.unit), min(s.direction) FROM "
-                              "runs r JOIN samples s ON s.run_id = r.id WHERE {} AND r.status = "
-                              "'ok' AND r.warmup = 0 GROUP BY s.case_name, s.metric ORDER BY "
-                              "s.case_name, s.metric"
+                            ? "SELECT s.case_name, s.metric, s.unit, s.direction FROM runs r "
+                              "JOIN samples s ON s.run_id = r.id WHERE {} AND r.status = 'ok' "
+                              "AND r.warmup = 0 ORDER BY r.started, r.id, s.case_name, s.metric"
                             : "SELECT s.case_name, s.metric, min(s.unit), min(s.direction) FROM "
                               "runs r JOIN samples s ON s.run_id = r.id WHERE {} AND r.status = "
                               "'ok' AND r.warmup = 0 AND s.case_name IN (SELECT value FROM "
@@ -252,12 +336,35 @@ Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
   if (!only.empty())
     query.bind(k_names, nlohmann::json(std::vector<std::string>(only.begin(), only.end())).dump());
   std::vector<CaseMetric> cases;
+  if (!only.empty()) {
+    for (;;) {
+      CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+      if (!has_row)
+        return cases;
+      cases.push_back({query.column_text(0), query.column_text(1), query.column_text(2),
+                       read_direction(query, 3)});
+    }
+  }
+  // Every sample comes by, in the order of the samples' key within each run (no sort in SQLite,
+  // which a grouping needs: ten times slower with thousands of cases); each case and metric is
+  // kept once, with the least unit and direction as the grouping gave them.
+  SortedMerge<CaseMetric> merge(cases);
   for (;;) {
     CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
     if (!has_row)
       return cases;
-    cases.push_back({query.column_text(0), query.column_text(1), query.column_text(2),
-                     read_direction(query, 3)});
+    const auto case_name = query.column_view(0);
+    const auto metric = query.column_view(1);
+    const auto unit = query.column_view(2);
+    const auto direction = query.column_view(3);
+    auto [entry, inserted] = merge.find(case_name, metric, [&] {
+      return CaseMetric{std::string(case_name), std::string(metric), std::string(unit),
+                        read_direction(query, 3)};
+    });
+    if (!inserted && unit < entry.unit)
+      entry.unit = unit;
+    if (!inserted && direction < to_string(entry.direction))
+      entry.direction = read_direction(query, 3);
   }
 }
 

@@ -1,5 +1,8 @@
 #include "core/store/sqlite.hpp"
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tests/support/temp_dir.hpp"
@@ -53,6 +56,47 @@ TEST_F(SqliteTest, EmptyTextIsNotNull) {
   ASSERT_TRUE(select->step().value());
   EXPECT_EQ(select->column_int64(0), 0);
   EXPECT_EQ(select->column_text(1), "");
+}
+
+// A statement done with goes back to the connection's idle ones: prepared again by its text, it
+// starts from its first row with no binding left, even when it was left in the middle of its rows
+// or while another of the same text is still open.
+TEST_F(SqliteTest, AStatementPreparedAgainStartsAfresh) {
+  ASSERT_TRUE(m_db->execute("INSERT INTO t (i) VALUES (1), (2), (3)"));
+  const std::string text = "SELECT i FROM t WHERE ?1 IS NULL OR i >= ?1 ORDER BY i";
+  {
+    auto half = m_db->prepare(text);
+    ASSERT_TRUE(half);
+    half->bind(1, std::int64_t{2});
+    ASSERT_TRUE(half->step().value());
+    EXPECT_EQ(half->column_int64(0), 2);
+    auto other = m_db->prepare(text); // the same text while the first is open
+    ASSERT_TRUE(other);
+    ASSERT_TRUE(other->step().value());
+    EXPECT_EQ(other->column_int64(0), 1);
+  }
+  for (int again = 0; again < 3; ++again) {
+    auto select = m_db->prepare(text);
+    ASSERT_TRUE(select);
+    std::vector<std::int64_t> seen;
+    while (select->step().value())
+      seen.push_back(select->column_int64(0));
+    EXPECT_EQ(seen, (std::vector<std::int64_t>{1, 2, 3})) << "no binding is left from before";
+  }
+  // A write through a statement given back and taken again, and the table changed under it.
+  for (int again = 0; again < 2; ++again) {
+    auto insert = m_db->prepare("INSERT INTO t (i) VALUES (?1)");
+    ASSERT_TRUE(insert);
+    insert->bind(1, std::int64_t{10 + again});
+    ASSERT_TRUE(insert->run());
+  }
+  ASSERT_TRUE(m_db->execute("ALTER TABLE t ADD COLUMN extra INTEGER"));
+  auto count = m_db->prepare(text);
+  ASSERT_TRUE(count);
+  std::size_t rows = 0;
+  while (count->step().value())
+    ++rows;
+  EXPECT_EQ(rows, 5U);
 }
 
 TEST_F(SqliteTest, BadSqlIsAnErrorNamingTheFile) {

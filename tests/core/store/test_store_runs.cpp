@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/core/store/store_fixture.hpp"
 
@@ -93,6 +96,37 @@ TEST_F(StoreTest, OnlyTheAskedCaseAndMetric) {
   auto only = m_store->measured_cases(k_key, {}, named);
   ASSERT_TRUE(only) << only.error().message;
   EXPECT_EQ(*only, std::vector<CaseMetric>(expected.begin() + 1, expected.end()));
+}
+
+TEST_F(StoreTest, TheRunsOfARangeOfCasesAreThoseOfEachCaseAlone) {
+  auto run = make_run(k_key, {1.0, 2.0});
+  run.samples.push_back({"sgemm/4096", "gpu_time", "s", Direction::lower_is_better, {0.5}});
+  run.samples.push_back({"dgemm/64", "time", "s", Direction::lower_is_better, {3.0}});
+  run.samples.push_back({"zgemm/8", "time", "s", Direction::lower_is_better, {9.0}});
+  record(run);
+  auto warmup = make_run(k_key, {7.0}, "dgemm/64");
+  warmup.warmup = true;
+  record(warmup);
+  record(make_run(k_key, {5.0, 6.0}, "dgemm/64"));
+  record(make_run({"artifact-b", k_key.recipe_hash, k_key.host_id}, {4.0}, "dgemm/64"));
+
+  const auto between = m_store->counted_runs_between(k_key, "dgemm/64", "sgemm/4096");
+  ASSERT_TRUE(between) << between.error().message;
+  ASSERT_EQ(between->size(), 3U);
+  const std::vector<std::pair<std::string, std::string>> order = {
+      {"dgemm/64", "time"}, {"sgemm/4096", "gpu_time"}, {"sgemm/4096", "time"}};
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto& got = (*between)[i];
+    EXPECT_EQ(std::pair(got.case_name, got.metric), order[i]);
+    const auto alone = m_store->counted_runs(k_key, got.case_name, got.metric);
+    ASSERT_TRUE(alone);
+    EXPECT_EQ(got.runs.run_ids, alone->run_ids);
+    EXPECT_EQ(got.runs.samples, alone->samples);
+    EXPECT_EQ(got.runs.unit, alone->unit);
+    EXPECT_EQ(got.runs.blocks, alone->blocks);
+  }
+  EXPECT_EQ((*between)[0].runs.samples, (std::vector<std::vector<double>>{{3.0}, {5.0, 6.0}}));
+  EXPECT_TRUE(m_store->counted_runs_between(k_key, "a", "b")->empty());
 }
 
 TEST_F(StoreTest, ACaseReportedInTwoPiecesKeepsAllItsSamples) {
