@@ -203,7 +203,7 @@ private:
                        const std::vector<history::Regression>& regressions,
                        const std::vector<history::RegressionPlace>& places) const {
     if (!m_json.empty())
-      CULPRIT_TRY(write_file_atomic(m_json, history::render_json(history)));
+      CULPRIT_TRY(write_file_atomic(m_json, history::json_pieces(history)));
     if (!m_csv.empty())
       CULPRIT_TRY(write_file_atomic(m_csv, history::render_csv(history)));
     if (!m_html.empty())

@@ -7,7 +7,9 @@
 // HTML and SVG, backslash-escaped in Markdown.
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +46,9 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
 // kind, sessions}], "hosts": [...]}; "commit" and "after" both name the first commit of the new
 // level; medians and intervals are aligned to the newest session.
 std::string render_json(const History& history);
+// The same document a piece at a time (each series is one piece), for a history too large to
+// hold as one text: each call gives the next piece, then nothing. `history` must outlive it.
+std::function<std::optional<std::string_view>()> json_pieces(const History& history);
 
 // One row a point: case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,last_commit,
 // session (RFC 4180). The text cells are csv_text_cell's: control characters escaped, and a

@@ -172,39 +172,45 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
   return out;
 }
 
-std::string render_json(const History& history) {
+namespace {
+
+nlohmann::json series_json(const Series& s) {
   using nlohmann::json;
-  json series = json::array();
-  for (const auto& s : history.series) {
-    json points = json::array();
-    for (const auto& p : s.points)
-      points.push_back({{"commit", p.commit},
-                        {"last_commit", p.last_commit.empty() ? p.commit : p.last_commit},
-                        {"commits", p.commits},
-                        {"host", p.host_id},
-                        {"source", p.source},
-                        {"session", p.session},
-                        {"runs", p.runs},
-                        {"median", p.median},
-                        {"ci", {p.ci[0], p.ci[1]}}});
-    json sessions = json::array();
-    for (const auto& session : s.sessions)
-      sessions.push_back({{"id", session.id},
-                          {"label", session_label(session.id)},
-                          {"started", store::to_micros(session.started)},
-                          {"factor", session.factor},
-                          {"aligned", session.aligned},
-                          {"anchors", session.anchors},
-                          {"points", session.points}});
-    series.push_back({{"case", s.case_name},
-                      {"metric", s.metric},
-                      {"unit", s.unit},
-                      {"direction", to_string(s.direction)},
-                      {"points", std::move(points)},
-                      {"sessions", std::move(sessions)}});
-    if (!s.no_change_reason.empty())
-      series.back()["no_change_reason"] = s.no_change_reason;
-  }
+  json points = json::array();
+  for (const auto& p : s.points)
+    points.push_back({{"commit", p.commit},
+                      {"last_commit", p.last_commit.empty() ? p.commit : p.last_commit},
+                      {"commits", p.commits},
+                      {"host", p.host_id},
+                      {"source", p.source},
+                      {"session", p.session},
+                      {"runs", p.runs},
+                      {"median", p.median},
+                      {"ci", {p.ci[0], p.ci[1]}}});
+  json sessions = json::array();
+  for (const auto& session : s.sessions)
+    sessions.push_back({{"id", session.id},
+                        {"label", session_label(session.id)},
+                        {"started", store::to_micros(session.started)},
+                        {"factor", session.factor},
+                        {"aligned", session.aligned},
+                        {"anchors", session.anchors},
+                        {"points", session.points}});
+  json one{{"case", s.case_name},
+           {"metric", s.metric},
+           {"unit", s.unit},
+           {"direction", to_string(s.direction)},
+           {"points", std::move(points)},
+           {"sessions", std::move(sessions)}};
+  if (!s.no_change_reason.empty())
+    one["no_change_reason"] = s.no_change_reason;
+  return one;
+}
+
+// Everything but the series, as the document's text without its closing brace: the keys sort
+// before "series", which comes last.
+std::string json_head(const History& history) {
+  using nlohmann::json;
   json changes = json::array();
   for (const auto& c : history.change_points)
     changes.push_back({{"case", c.case_name},
@@ -218,11 +224,51 @@ std::string render_json(const History& history) {
                        {"p_value", c.p_value},
                        {"kind", kind_of(c)},
                        {"sessions", c.sessions}});
-  const json document{{"series", std::move(series)},
-                      {"change_points", std::move(changes)},
-                      {"hosts", history.hosts},
-                      {"notes", history.notes}};
-  return json_text(document, 2) + "\n";
+  const json head{
+      {"change_points", std::move(changes)}, {"hosts", history.hosts}, {"notes", history.notes}};
+  std::string text = json_text(head, 2);
+  text.resize(text.size() - 2); // "\n}"
+  return text + ",\n  \"series\": [";
+}
+
+// One series as an element of the document's "series" array (indented four spaces more).
+std::string series_piece(const Series& series, bool first) {
+  const std::string text = json_text(series_json(series), 2);
+  std::string piece = first ? "\n    " : ",\n    ";
+  piece.reserve(text.size() + (text.size() / 8));
+  for (const char c : text) {
+    piece += c;
+    if (c == '\n')
+      piece += "    ";
+  }
+  return piece;
+}
+
+} // namespace
+
+std::function<std::optional<std::string_view>()> json_pieces(const History& history) {
+  return [&history, next = std::size_t{0},
+          piece = std::string()]() mutable -> std::optional<std::string_view> {
+    const std::size_t count = history.series.size();
+    if (next == 0)
+      piece = json_head(history);
+    else if (next <= count)
+      piece = series_piece(history.series[next - 1], next == 1);
+    else if (next == count + 1)
+      piece = count == 0 ? "]\n}\n" : "\n  ]\n}\n";
+    else
+      return std::nullopt;
+    ++next;
+    return piece;
+  };
+}
+
+std::string render_json(const History& history) {
+  std::string out;
+  const auto next = json_pieces(history);
+  for (auto piece = next(); piece; piece = next())
+    out += *piece;
+  return out;
 }
 
 std::string render_csv(const History& history) {

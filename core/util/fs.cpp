@@ -36,13 +36,21 @@ bool write_all(int fd, std::string_view contents) {
   return true;
 }
 
+// Writes every piece `next` gives to `fd`; false with errno set when the system refused.
+bool write_pieces(int fd, const NextPiece& next) {
+  for (auto piece = next(); piece; piece = next())
+    if (!write_all(fd, *piece))
+      return false;
+  return true;
+}
+
 // A device or a pipe (/dev/stdout, /dev/full, a FIFO) is written where it is: a temporary file
 // renamed over it would replace the device node with a regular file.
-Status write_in_place(const std::filesystem::path& path, std::string_view contents) {
+Status write_in_place(const std::filesystem::path& path, const NextPiece& next) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return infra_error("cannot write {}: {}", path.string(), errno_text());
-  const bool written = write_all(fd, contents);
+  const bool written = write_pieces(fd, next);
   const std::string reason = written ? std::string() : errno_text();
   if (::close(fd) != 0 && written)
     return infra_error("cannot write {}: {}", path.string(), errno_text());
@@ -55,17 +63,27 @@ Status write_in_place(const std::filesystem::path& path, std::string_view conten
 } // namespace
 
 Status write_file_atomic(const std::filesystem::path& path, std::string_view contents) {
+  bool given = false;
+  return write_file_atomic(path, [&]() -> std::optional<std::string_view> {
+    if (given)
+      return std::nullopt;
+    given = true;
+    return contents;
+  });
+}
+
+Status write_file_atomic(const std::filesystem::path& path, const NextPiece& next) {
   struct stat existing = {};
   if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode) &&
       !S_ISDIR(existing.st_mode))
-    return write_in_place(path, contents);
+    return write_in_place(path, next);
   const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
   std::string temp = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = mkstemp(temp.data());
   if (fd < 0)
     return infra_error("cannot write {}: {}; check that the directory is writable", path.string(),
                        errno_text());
-  if (!write_all(fd, contents)) {
+  if (!write_pieces(fd, next)) {
     const std::string reason = errno_text();
     ::close(fd);
     ::unlink(temp.c_str());

@@ -2,6 +2,7 @@
 // Small file-system services: atomic writes, advisory locks, the cache directory.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,10 @@ namespace culprit {
 // A device or a pipe (/dev/stdout, a FIFO) is written in place instead. Every failure, a full disk
 // included, is an infrastructure error that names the file.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view contents);
+// The same for contents made a piece at a time (a document too large to hold whole): `next` gives
+// each piece in turn, then nothing. A piece stays valid until the next call.
+using NextPiece = std::function<std::optional<std::string_view>()>;
+Status write_file_atomic(const std::filesystem::path& path, const NextPiece& next);
 
 // The most read_file takes by default: far more than any file culprit reads (a recipe, evidence,
 // build records, batch results), and a bound for a device that never ends (/dev/zero).

@@ -80,6 +80,26 @@ TEST(HistoryRender, TextShowsTheTrendAndTheChangeWithForeignTextMadeInert) {
   EXPECT_THAT(text, HasSubstr("1 series, 1 change point\n"));
 }
 
+// The document is written a series at a time (a history of millions of points is never held as
+// one JSON value): the text is what one document of it, indented by two, would be.
+TEST(HistoryRender, JsonWrittenASeriesAtATimeIsTheWholeDocumentsText) {
+  auto two = sample_history();
+  two.series.push_back(two.series.front());
+  two.series.back().case_name = "second\ncase";
+  two.notes.push_back("a note");
+  for (const auto& history : {sample_history(), two, History{}}) {
+    const std::string text = render_json(history);
+    EXPECT_EQ(text, nlohmann::json::parse(text).dump(2) + "\n");
+    std::string pieces;
+    std::size_t count = 0;
+    const auto next = json_pieces(history);
+    for (auto piece = next(); piece; piece = next(), ++count)
+      pieces += *piece;
+    EXPECT_EQ(pieces, text);
+    EXPECT_EQ(count, history.series.size() + 2);
+  }
+}
+
 TEST(HistoryRender, JsonHasTheDocumentedKeys) {
   const auto json = nlohmann::json::parse(render_json(sample_history()));
   const auto& series = json.at("series").at(0);
