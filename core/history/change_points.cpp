@@ -33,6 +33,9 @@
 namespace culprit::history {
 namespace {
 
+// How many neighbouring pairs tell the typical noise of a series without a change point.
+constexpr std::size_t k_typical_pairs = 8;
+
 const std::string& last_commit_of(const SeriesPoint& point) {
   return point.last_commit.empty() ? point.commit : point.last_commit;
 }
@@ -62,6 +65,19 @@ std::vector<double> step_ratios(const std::vector<double>& levels,
   return ratios;
 }
 
+// The median of `values` (quantile_of_sorted's at 0.5), reordering them: the two middle values
+// by selection rather than a sort of them all.
+double median_in_place(std::vector<double>& values) {
+  const std::size_t n = values.size();
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((n - 1) / 2);
+  std::ranges::nth_element(values, middle);
+  if (n % 2 == 1)
+    return *middle;
+  const double upper = *std::ranges::min_element(middle + 1, values.end());
+  const std::array<double, 2> pair{*middle, upper};
+  return stats::quantile_of_sorted(pair, 0.5);
+}
+
 // The percentile interval of a step's ratio: in each replicate, the points of each segment drawn
 // with replacement, each at its replicate level.
 std::array<double, 2> step_interval(const PointReplicates& replicates, std::size_t begin,
@@ -77,10 +93,7 @@ std::array<double, 2> step_interval(const PointReplicates& replicates, std::size
       value = replicates[begin + rng.index(at - begin)][b];
     for (auto& value : after)
       value = replicates[at + rng.index(end - at)][b];
-    std::ranges::sort(before);
-    std::ranges::sort(after);
-    ratios.push_back(stats::quantile_of_sorted(after, 0.5) /
-                     stats::quantile_of_sorted(before, 0.5));
+    ratios.push_back(median_in_place(after) / median_in_place(before));
   }
   std::ranges::sort(ratios);
   const double tail = (1 - options.confidence) / 2;
@@ -169,11 +182,15 @@ std::optional<double> pair_error(const std::vector<double>& before,
       return std::nullopt;
     log_ratios.push_back(std::log(after[b] / before[b]));
   }
+  if (one_run) {
+    const auto deviation = stats::standard_deviation(log_ratios);
+    if (!deviation)
+      return std::nullopt;
+    return std::max(*deviation, scatter);
+  }
   const auto summary = stats::summarize(log_ratios);
   if (!summary)
     return std::nullopt;
-  if (one_run)
-    return std::max(summary->standard_deviation, scatter);
   return summary->mad > 0 ? stats::k_mad_to_sigma * summary->mad : summary->standard_deviation;
 }
 
@@ -191,11 +208,21 @@ double point_scatter(const std::vector<double>& logs) {
   return summary ? stats::k_mad_to_sigma * summary->mad : 0;
 }
 
+// Whether the step from point i - 1 to point i is judged as a pair with a point of one run.
+bool one_run_pair(const Series& series, std::size_t i) {
+  return series.points[i - 1].runs < 2 || series.points[i].runs < 2;
+}
+
 // The error of the step from point i - 1 to point i (pair_error, with their runs).
 std::optional<double> step_error(const Series& series, const PointReplicates& replicates,
                                  std::size_t i, double scatter) {
-  const bool one_run = series.points[i - 1].runs < 2 || series.points[i].runs < 2;
-  return pair_error(replicates[i - 1], replicates[i], one_run, scatter);
+  return pair_error(replicates[i - 1], replicates[i], one_run_pair(series, i), scatter);
+}
+
+// The two-sided p-value of a step of `step` (log) with standard error `error`.
+double step_p_value(double step, double error) {
+  return error > 0 ? std::erfc(std::abs(step) / (std::numbers::sqrt2 * error))
+                   : (step != 0 ? 0 : 1);
 }
 
 // Steps between neighbouring points that their replicates resolve, with their p-values (already
@@ -209,16 +236,19 @@ void neighbour_steps(const Series& series, const std::vector<double>& logs,
   const auto pairs = static_cast<double>(logs.size() - 1);
   const double scatter = point_scatter(logs);
   for (std::size_t i = 1; i < logs.size(); ++i) {
-    if (std::ranges::find(indices, i) != indices.end())
+    const double step = logs[i] - logs[i - 1];
+    // A step below the threshold is never taken, nor one of a pair of one run that the series'
+    // scatter (the least error such a pair gets) already leaves insignificant; their replicates
+    // are not drawn.
+    if (std::abs(step) < std::log1p(options.min_change) ||
+        std::ranges::find(indices, i) != indices.end() ||
+        (one_run_pair(series, i) && step_p_value(step, scatter) * pairs > options.significance))
       continue;
     const auto error = step_error(series, replicates, i, scatter);
     if (!error)
       continue;
-    const double step = logs[i] - logs[i - 1];
-    const double p_value = *error > 0 ? std::erfc(std::abs(step) / (std::numbers::sqrt2 * *error))
-                                      : (step != 0 ? 0 : 1);
-    if (std::abs(step) >= std::log1p(options.min_change) &&
-        p_value * pairs <= options.significance) {
+    const double p_value = step_p_value(step, *error);
+    if (p_value * pairs <= options.significance) {
       indices.push_back(i);
       p_values.push_back(std::min(1.0, p_value * pairs));
     }
@@ -305,8 +335,12 @@ std::string no_change_reason(const Series& series, const ChangeOptions& options,
   for (const auto& point : series.points)
     logs.push_back(std::log(point.median > 0 ? point.median : 1.0));
   const double scatter = point_scatter(logs);
-  for (std::size_t i = 1; i < n && i < replicates.size(); ++i)
-    if (const auto error = step_error(series, replicates, i, scatter))
+  // The typical pair is the median of at most k_typical_pairs of them, evenly spread: a long
+  // series then draws the replicates of a few of its points, not all.
+  const std::size_t pairs = replicates.empty() ? 0 : std::min(n, replicates.size()) - 1;
+  const std::size_t looked_at = std::min(pairs, k_typical_pairs);
+  for (std::size_t k = 0; k < looked_at; ++k)
+    if (const auto error = step_error(series, replicates, 1 + (k * pairs / looked_at), scatter))
       errors.push_back(*error);
   if (errors.empty())
     return fmt::format("no step was found, and the points have no runs to tell their noise{}",

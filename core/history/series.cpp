@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include "core/measure/case_select.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/bootstrap.hpp"
+#include "stats/parallel.hpp"
 #include "stats/resampler.hpp"
 #include "stats/rng.hpp"
 #include "stats/summary.hpp"
@@ -22,6 +24,11 @@ namespace culprit::history {
 namespace {
 
 constexpr std::string_view k_unlabeled_session; // runs from before sessions were kept
+// From this many series on, the runs are read a batch of this many cases at a time.
+constexpr std::size_t k_batch_from = 16;
+constexpr std::size_t k_batch_cases = 128;
+// How many series have their change points searched at once, one to a thread.
+constexpr std::size_t k_searched_together = 64;
 constexpr std::string_view k_import_session = "import";
 
 // Neighbouring tracked points whose artifacts are identical: one point of the series.
@@ -212,6 +219,25 @@ Result<SeriesPoint> summarize_point(const Group& group, const Observation& home,
 
 } // namespace
 
+PointReplicates::PointReplicates(std::size_t points, Draw draw)
+    : m_draw(std::move(draw)), m_rows(points) {}
+
+void PointReplicates::push_back(Row row) {
+  m_rows.emplace_back(std::move(row));
+}
+
+const PointReplicates::Row& PointReplicates::operator[](std::size_t point) const {
+  auto& row = m_rows.at(point);
+  if (!row)
+    row = m_draw(point);
+  return *row;
+}
+
+std::size_t PointReplicates::rows_held() const {
+  return static_cast<std::size_t>(
+      std::ranges::count_if(m_rows, [](const std::optional<Row>& row) { return row.has_value(); }));
+}
+
 std::string session_label(std::string_view id) {
   if (id == k_unlabeled_session)
     return "before sessions were kept";
@@ -266,6 +292,48 @@ sessions_in_order(const std::vector<Group>& groups) {
   return order;
 }
 
+// The counted runs of a batch of cases (a range of names) at every point and in every session
+// that measured it, read in one query per point and session: a history of thousands of cases
+// would otherwise make a query per case, point and session.
+struct Preloaded {
+  std::string first_case;
+  std::string last_case;
+  std::vector<std::vector<std::vector<store::CaseMetricRuns>>> runs; // [group][mark], by case
+
+  static Result<Preloaded> read(store::Store& store, const std::vector<Group>& groups,
+                                std::string first_case, std::string last_case) {
+    Preloaded preloaded{
+        .first_case = std::move(first_case),
+        .last_case = std::move(last_case),
+        .runs = std::vector<std::vector<std::vector<store::CaseMetricRuns>>>(groups.size())};
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto& first = *groups[g].members.front();
+      for (const auto& mark : groups[g].marks) {
+        CULPRIT_TRY_ASSIGN(auto runs, store.counted_runs_between(
+                                          {mark.artifact_id, first.recipe_hash, first.host_id},
+                                          preloaded.first_case, preloaded.last_case,
+                                          runs_of_session(mark.id)));
+        preloaded.runs[g].push_back(std::move(runs));
+      }
+    }
+    return preloaded;
+  }
+
+  // The runs of a case of the batch at a point in a session, taken out (each is read once).
+  [[nodiscard]] bool holds(const CaseKey& key) const {
+    return key.case_name >= first_case && key.case_name <= last_case;
+  }
+  store::CaseRuns take(std::size_t group, std::size_t mark, const CaseKey& key) {
+    auto& list = runs[group][mark];
+    const auto it = std::ranges::lower_bound(
+        list, std::tie(key.case_name, key.metric), {},
+        [](const store::CaseMetricRuns& r) { return std::tie(r.case_name, r.metric); });
+    if (it == list.end() || it->case_name != key.case_name || it->metric != key.metric)
+      return {};
+    return std::move(it->runs);
+  }
+};
+
 // One series: the observations of every point in every session, aligned; its points, sessions,
 // and the replicates of the points' aligned levels.
 struct SeriesBuilder {
@@ -274,6 +342,8 @@ struct SeriesBuilder {
   const HistoryOptions& options;
   // The group of each point of the last series built.
   std::vector<std::size_t> point_groups;
+  // The runs of the cases read ahead, when there are many.
+  Preloaded* preloaded = nullptr;
 
   Result<std::pair<Series, PointReplicates>> build(store::Store& store,
                                                    const SelectedCase& chosen) {
@@ -290,11 +360,17 @@ struct SeriesBuilder {
     std::vector<Observation> observations;
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const auto& first = *groups[g].members.front();
-      for (const auto& mark : groups[g].marks) {
-        CULPRIT_TRY_ASSIGN(auto runs,
-                           store.counted_runs({mark.artifact_id, first.recipe_hash, first.host_id},
-                                              chosen.key.case_name, chosen.key.metric,
-                                              runs_of_session(mark.id)));
+      for (std::size_t m = 0; m < groups[g].marks.size(); ++m) {
+        const auto& mark = groups[g].marks[m];
+        store::CaseRuns runs;
+        if (preloaded != nullptr && preloaded->holds(chosen.key)) {
+          runs = preloaded->take(g, m, chosen.key);
+        } else {
+          CULPRIT_TRY_ASSIGN(
+              runs, store.counted_runs({mark.artifact_id, first.recipe_hash, first.host_id},
+                                       chosen.key.case_name, chosen.key.metric,
+                                       runs_of_session(mark.id)));
+        }
         if (runs.samples.empty())
           continue;
         if (series.unit.empty())
@@ -362,30 +438,43 @@ struct SeriesBuilder {
     }
     for (const auto h : homes)
       point_groups.push_back(observations[h].group);
-    return std::pair{std::move(series), replicates(observations, alignment, homes)};
+    return std::pair{std::move(series), replicates(std::move(observations), alignment, homes)};
   }
 
   // The replicates of each point's aligned level: every observation's runs drawn again, the
-  // sessions aligned again with those, in each replicate.
-  [[nodiscard]] PointReplicates replicates(const std::vector<Observation>& observations,
+  // sessions aligned again with those, in each replicate. With one session there is nothing to
+  // align, and each point's row is its own runs' draws, drawn when it is first read.
+  [[nodiscard]] PointReplicates replicates(std::vector<Observation> observations,
                                            const Alignment& alignment,
                                            const std::vector<std::size_t>& homes) const {
     const std::size_t count = options.change.resamples;
     if (count == 0 || homes.empty())
       return {};
+    const std::uint64_t seed = options.seed;
+    if (alignment.order.size() == 1 && std::ranges::all_of(observations, [&](const Observation& o) {
+          return o.session == observations.front().session;
+        })) {
+      auto shared = std::make_shared<const std::vector<Observation>>(std::move(observations));
+      return {homes.size(), [shared, homes, count, seed](std::size_t p) {
+                return level_replicates((*shared)[homes[p]].runs, count, seed, homes[p]);
+              }};
+    }
     std::vector<std::vector<double>> drawn;
     drawn.reserve(observations.size());
     for (std::size_t o = 0; o < observations.size(); ++o)
-      drawn.push_back(level_replicates(observations[o].runs, count, options.seed, o));
-    PointReplicates points(homes.size(), std::vector<double>(count));
+      drawn.push_back(level_replicates(observations[o].runs, count, seed, o));
+    std::vector<std::vector<double>> rows(homes.size(), std::vector<double>(count));
     std::vector<double> levels(observations.size());
     for (std::size_t b = 0; b < count; ++b) {
       for (std::size_t o = 0; o < observations.size(); ++o)
         levels[o] = drawn[o][b];
       const auto factors = session_factors(alignment, observations, levels, sessions.size());
       for (std::size_t p = 0; p < homes.size(); ++p)
-        points[p][b] = levels[homes[p]] / factors[observations[homes[p]].session];
+        rows[p][b] = levels[homes[p]] / factors[observations[homes[p]].session];
     }
+    PointReplicates points;
+    for (auto& row : rows)
+      points.push_back(std::move(row));
     return points;
   }
 };
@@ -423,6 +512,33 @@ Status to_roofline(Series& series, PointReplicates& replicates, const std::vecto
   }
   series = std::move(shares);
   replicates = std::move(kept);
+  return {};
+}
+
+// The change points of each pending series, searched on several threads (a series to a thread,
+// each search on one; a series alone has them all), added to the history in their order; then
+// none is pending.
+Status search(std::vector<std::pair<Series, PointReplicates>>& pending,
+              const ChangeOptions& options, History& history) {
+  std::vector<Result<std::vector<ChangePoint>>> found(pending.size(), std::vector<ChangePoint>{});
+  ChangeOptions one_thread = options;
+  if (pending.size() > 1)
+    one_thread.threads = 1;
+  stats::parallel_blocks(pending.size(), options.threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      auto& [series, replicates] = pending[i];
+      found[i] = find_change_points(series, one_thread, replicates);
+      if (found[i] && found[i]->empty())
+        series.no_change_reason = no_change_reason(series, one_thread, replicates);
+    }
+  });
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (!found[i])
+      return std::unexpected(std::move(found[i].error()));
+    history.change_points.insert(history.change_points.end(), found[i]->begin(), found[i]->end());
+    history.series.push_back(std::move(pending[i].first));
+  }
+  pending.clear();
   return {};
 }
 
@@ -465,10 +581,27 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
 
   const auto groups = group_points(points);
   const auto sessions = sessions_in_order(groups);
-  SeriesBuilder builder{groups, sessions, options, {}};
+  SeriesBuilder builder{groups, sessions, options, {}, nullptr};
   History history;
+  std::vector<std::pair<Series, PointReplicates>> pending;
   std::set<std::string> hosts;
-  for (const auto& chosen : selected) {
+  // Many series are read a batch of cases at a time; a few, a query each.
+  std::optional<Preloaded> preloaded;
+  const bool in_batches = selected.size() >= k_batch_from;
+  for (std::size_t c = 0; c < selected.size(); ++c) {
+    const auto& chosen = selected[c];
+    if (in_batches && (!preloaded || !preloaded->holds(chosen.key))) {
+      // The next batch: from this case to the k_batch_cases-th distinct name after it.
+      std::set<std::string> names;
+      std::string last = chosen.key.case_name;
+      for (std::size_t n = c; n < selected.size() && names.size() < k_batch_cases; ++n)
+        if (names.insert(selected[n].key.case_name).second)
+          last = std::max(last, selected[n].key.case_name);
+      preloaded.reset();
+      CULPRIT_TRY_ASSIGN(preloaded,
+                         Preloaded::read(store, groups, chosen.key.case_name, std::move(last)));
+      builder.preloaded = &*preloaded;
+    }
     CULPRIT_TRY_ASSIGN(auto built, builder.build(store, chosen));
     auto& [series, replicates] = built;
     if (options.roofline) {
@@ -488,12 +621,11 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
     }
     for (const auto& point : series.points)
       hosts.insert(point.host_id);
-    CULPRIT_TRY_ASSIGN(auto changes, find_change_points(series, options.change, replicates));
-    if (changes.empty())
-      series.no_change_reason = no_change_reason(series, options.change, replicates);
-    history.change_points.insert(history.change_points.end(), changes.begin(), changes.end());
-    history.series.push_back(std::move(series));
+    pending.push_back(std::move(built));
+    if (pending.size() == k_searched_together)
+      CULPRIT_TRY(search(pending, options.change, history));
   }
+  CULPRIT_TRY(search(pending, options.change, history));
   history.hosts.assign(hosts.begin(), hosts.end());
   return history;
 }

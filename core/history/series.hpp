@@ -170,7 +170,30 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
 // What the bootstrap of a step needs: for each point, `resamples` replicates of its aligned
 // level (the runs of every measurement drawn again and the sessions aligned again in each). Empty
 // when a series has no runs to draw (the intervals are then the point estimates).
-using PointReplicates = std::vector<std::vector<double>>;
+//
+// A row is drawn when it is first read where the series can draw its rows one at a time (a
+// series of one session: each point's replicates then depend on its own runs alone), so the
+// search over thousands of long series draws only the points it looks at closely: neighbours a
+// step apart, and the segments around a change point. The rows are the same either way.
+class PointReplicates {
+public:
+  using Row = std::vector<double>;
+  using Draw = std::function<Row(std::size_t point)>;
+
+  PointReplicates() = default;
+  PointReplicates(std::size_t points, Draw draw);
+  void push_back(Row row);
+  [[nodiscard]] bool empty() const { return m_rows.empty(); }
+  [[nodiscard]] std::size_t size() const { return m_rows.size(); }
+  const Row& operator[](std::size_t point) const;
+  [[nodiscard]] const Row& front() const { return (*this)[0]; }
+  // How many rows have been drawn or given (for the tests of the lazy draw).
+  [[nodiscard]] std::size_t rows_held() const;
+
+private:
+  Draw m_draw;
+  mutable std::vector<std::optional<Row>> m_rows;
+};
 
 // The change points of one series; `replicates` (one row per point) give their intervals.
 Result<std::vector<ChangePoint>> find_change_points(const Series& series,

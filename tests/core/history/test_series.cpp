@@ -442,6 +442,67 @@ TrackedPoint point(const std::string& commit, const std::string& host, const std
           {}};
 }
 
+// A long series of one session draws its points' replicates when they are first read: the search
+// looks closely only at neighbours a step apart and the segments around a change point, and at
+// 8 pairs for the typical noise. The answers are those of drawing every row first.
+TEST(HistoryChangePoints, ALongSeriesDrawsOnlyTheReplicatesItLooksAt) {
+  for (const bool step : {false, true}) {
+    SCOPED_TRACE(step ? "a 20% step" : "no step");
+    std::mt19937_64 rng(step ? 11 : 12);
+    std::normal_distribution<double> noise(0.0, 0.02);
+    Series series{"case", "time", "s", Direction::lower_is_better, {}, {}, {}};
+    std::vector<std::vector<double>> samples;
+    for (int i = 0; i < 600; ++i) {
+      samples.emplace_back();
+      for (int s = 0; s < 5; ++s)
+        samples.back().push_back(1e-3 * (step && i >= 450 ? 1.2 : 1.0) * std::exp(noise(rng)));
+      const double level =
+          stats::make_resampler(samples.back(), stats::Statistic::median)->estimate();
+      series.points.push_back({.commit = fmt::format("c{:03}", i),
+                               .last_commit = fmt::format("c{:03}", i),
+                               .commits = 1,
+                               .host_id = "host-a",
+                               .source = "import",
+                               .session = "import",
+                               .median = level,
+                               .ci = {level, level},
+                               .runs = 1});
+    }
+    std::size_t draws = 0;
+    const auto draw = [&](std::size_t p) {
+      ++draws;
+      const auto resampler = stats::make_resampler(samples[p], stats::Statistic::median);
+      stats::Rng generator(7, p);
+      std::vector<double> row;
+      std::vector<double> scratch;
+      for (int b = 0; b < 1000; ++b)
+        row.push_back(resampler->replicate(generator, scratch));
+      return row;
+    };
+    PointReplicates eager;
+    for (std::size_t p = 0; p < samples.size(); ++p)
+      eager.push_back(draw(p));
+    const PointReplicates lazy(samples.size(), draw);
+    ChangeOptions options;
+    options.min_change = 0.05;
+    draws = 0;
+    const auto from_lazy = find_change_points(series, options, lazy);
+    const auto from_eager = find_change_points(series, options, eager);
+    ASSERT_TRUE(from_lazy && from_eager);
+    ASSERT_EQ(from_lazy->size(), from_eager->size());
+    ASSERT_EQ(from_lazy->size(), step ? 1U : 0U);
+    for (std::size_t k = 0; k < from_lazy->size(); ++k) {
+      EXPECT_EQ((*from_lazy)[k].commit, "c450");
+      EXPECT_EQ((*from_lazy)[k].ci, (*from_eager)[k].ci);
+    }
+    if (!step) {
+      EXPECT_EQ(no_change_reason(series, options, lazy), no_change_reason(series, options, eager));
+      EXPECT_LE(lazy.rows_held(), 24U) << "of 600 rows";
+    }
+    EXPECT_EQ(draws, lazy.rows_held());
+  }
+}
+
 TEST(HistorySeries, MixedHostsAreRefusedUnlessAskedFor) {
   const std::vector<TrackedPoint> tracked = {
       point("c1", "host-a", "r", 1), point("c1", "host-b", "r", 2), point("c2", "host-a", "r", 3)};
