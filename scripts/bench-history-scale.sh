@@ -4,11 +4,13 @@
 # 5 samples each, lognormal noise of 2%, and ten planted steps of 20% (each in one case, at a
 # commit of its own). Then it times, with the peak memory of each:
 #   import    every commit of every host (`culprit import --commit C --host H`), in all
-#   history   `culprit history --host H0 --json` over everything (the change-point search triage
-#             starts from), and how many of the planted steps it found, with how many other ones
+#   searchH   `culprit history --host HH` over everything, one host at a time (the change-point
+#             search triage starts from)
+#   jsonH     the same with every point written as JSON, and how many of the planted steps it
+#             found, with how many other ones
 #   one case  `culprit history --host H0 --case CASE` of one case
-#   append    one more night: a new commit imported for every case
-#   then one  `history` of one case after it
+#   appendH   one more night on host H: a new commit imported for every case
+#   then one  `history` of one case after it, and `then all` everything on host 0 again
 # Usage: scripts/bench-history-scale.sh [CASES=500] [COMMITS=200] [HOSTS=1]
 # Needs a built culprit (build/release/cli/culprit, or the one CULPRIT names) and GNU time.
 set -euo pipefail
@@ -19,12 +21,20 @@ commits=${2:-200}
 hosts=${3:-1}
 [[ -x $culprit ]] || { echo "bench-history-scale: build culprit first (cmake --build --preset release)" >&2; exit 2; }
 [[ -x /usr/bin/time ]] || { echo "bench-history-scale: GNU time is missing: apt-get install time" >&2; exit 2; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-scale-XXXXXX")
-trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+# KEEP=1 keeps the work directory; REUSE=DIR takes the repository and results of a kept one (they
+# take minutes to make at 2,000 x 1,000) and imports them afresh.
+if [[ -n ${REUSE:-} ]]; then
+  work=$REUSE
+  [[ -f $work/planted && -d $work/results ]] || { echo "bench-history-scale: $work holds no kept run" >&2; exit 2; }
+  rm -rf "$work/cache"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-scale-XXXXXX")
+  trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+fi
 
 # The repository (git fast-import: one file changed a commit) and the results of every commit
 # and host, with the planted steps in $work/planted.
-/usr/bin/python3 - "$work" "$cases" "$commits" "$hosts" <<'EOF'
+[[ -n ${REUSE:-} ]] || /usr/bin/python3 - "$work" "$cases" "$commits" "$hosts" <<'EOF'
 import math, os, random, sys
 work, cases, commits, hosts = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 random.seed(2026)
@@ -46,20 +56,25 @@ with open(os.path.join(work, "history.fi"), "w") as fi:
             fi.write(f"from :{i}\n")
         fi.write(f"M 644 inline counter\ndata {len(body)}\n{body}\n")
 os.makedirs(os.path.join(work, "results"))
+import numpy as np
+noise = np.random.default_rng(2026)
+names = [f"case{c:05d}" for c in range(cases)]
 for h in range(hosts):
     for i in range(commits + 1):
-        lines = []
-        for c in range(cases):
-            level = 1e-3 * (1 + c % 7) * (1.2 if c in steps and i >= steps[c] else 1.0)
-            for _ in range(5):
-                value = level * math.exp(random.gauss(0, 0.02))
-                lines.append('{"type":"sample","case":"case%05d","metric":"time","unit":"s",'
-                             '"direction":"lower","value":%.9g}' % (c, value))
+        level = 1e-3 * (1 + np.arange(cases) % 7)
+        for c, at in steps.items():
+            if i >= at:
+                level[c] *= 1.2
+        values = level[:, None] * np.exp(noise.normal(0, 0.02, (cases, 5)))
         with open(os.path.join(work, "results", f"{h}-{i}.jsonl"), "w") as out:
-            out.write("\n".join(lines) + "\n")
+            out.writelines('{"type":"sample","case":"%s","metric":"time","unit":"s",'
+                           '"direction":"lower","value":%.9g}\n' % (names[c], v)
+                           for c in range(cases) for v in values[c])
 EOF
-git init -q -b main "$work/repo"
-(cd "$work/repo" && git fast-import --quiet <"$work/history.fi" && git checkout -q main)
+if [[ -z ${REUSE:-} ]]; then
+  git init -q -b main "$work/repo"
+  (cd "$work/repo" && git fast-import --quiet <"$work/history.fi" && git checkout -q main)
+fi
 mapfile -t ids < <(git -C "$work/repo" rev-list --reverse main)
 printf '[build]\ncommand = "true"\n\n[run]\ncommand = "true"\nformat = "culprit"\n' >"$work/recipe.toml"
 
@@ -86,31 +101,40 @@ awk -v a="$start" -v b="$(date +%s.%N)" -v n="$((commits * hosts))" \
   'BEGIN { printf "import     %8.2f s in all, %.3f s a commit and host\n", b - a, (b - a) / n }'
 
 cd "$work/repo"
-timed history "${cli[@]}" history --host host0 --json "$work/history.json"
-/usr/bin/python3 - "$work" <<'EOF'
+# The search over everything, as triage runs it: one host at a time; then the same with every
+# point written as JSON (from which the planted steps are checked).
+for ((h = 0; h < hosts; h++)); do
+  timed "search$h" "${cli[@]}" history --host "host$h"
+  timed "json$h" "${cli[@]}" history --host "host$h" --json "$work/history$h.json"
+done
+/usr/bin/python3 - "$work" "$hosts" <<'EOF2'
 import json, sys
-work = sys.argv[1]
-history = json.load(open(f"{work}/history.json"))
+work, hosts = sys.argv[1], int(sys.argv[2])
 ids = open(f"{work}/ids").read().split()
 planted = {}
 for line in open(f"{work}/planted"):
     case, at = line.split()
     planted[case] = ids[int(at)]
 position = {commit: i for i, commit in enumerate(ids)}
-exact = near = other = 0
-for change in history["change_points"]:
-    at = planted.get(change["case"])
-    if at == change["commit"]:
-        exact += 1
-    elif at is not None and abs(position[at] - position[change["commit"]]) <= 1:
-        near += 1
-    else:
-        other += 1
-print(f"           found {exact} of {len(planted)} planted steps at their commit, {near} one "
-      f"commit off; {other} other change points")
-EOF
+for h in range(hosts):
+    history = json.load(open(f"{work}/history{h}.json"))
+    exact = near = other = 0
+    for change in history["change_points"]:
+        at = planted.get(change["case"])
+        if at == change["commit"]:
+            exact += 1
+        elif at is not None and abs(position[at] - position[change["commit"]]) <= 1:
+            near += 1
+        else:
+            other += 1
+    print(f"           host{h}: found {exact} of {len(planted)} planted steps at their commit, "
+          f"{near} one commit off; {other} other change points")
+EOF2
 one=$(head -n 1 "$work/planted" | cut -d' ' -f1)
 timed "one case" "${cli[@]}" history --host host0 --case "$one"
-timed "append" "${cli[@]}" -q import --commit "${ids[$commits]}" --host host0 --format culprit \
-  "$work/results/0-$commits.jsonl"
+for ((h = 0; h < hosts; h++)); do
+  timed "append$h" "${cli[@]}" -q import --commit "${ids[$commits]}" --host "host$h" \
+    --format culprit "$work/results/$h-$commits.jsonl"
+done
 timed "then one" "${cli[@]}" history --host host0 --case "$one"
+timed "then all" "${cli[@]}" history --host host0
