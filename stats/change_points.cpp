@@ -181,7 +181,8 @@ std::optional<std::size_t> count_exceeding(std::span<const double> series,
                                            std::uint64_t iteration,
                                            const ChangePointOptions& options) {
   const std::size_t bound = most_exceeding(options);
-  const std::size_t round = std::max<std::size_t>(16, 4 * resolve_threads(options.threads));
+  const std::size_t round =
+      std::max<std::size_t>(16, std::size_t{4} * resolve_threads(options.threads));
   std::size_t exceeding = 0;
   for (std::size_t done = 0; done < options.permutations; done += round) {
     const std::size_t count = std::min(round, options.permutations - done);

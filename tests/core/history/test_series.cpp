@@ -373,6 +373,19 @@ TEST(HistoryChangePoints, ARegressionAndItsFixAreFoundThoughSomeRunsWereSlowThro
   EXPECT_LT((*changes)[1].ratio, 0.7);
 }
 
+// A point imported from one run: no interval.
+SeriesPoint imported_point(const std::string& commit, double level) {
+  return {.commit = commit,
+          .last_commit = commit,
+          .commits = 1,
+          .host_id = "host-a",
+          .source = "import",
+          .session = "import",
+          .median = level,
+          .ci = {level, level},
+          .runs = 1};
+}
+
 // Imported points of one run each (five samples, 2% noise, no step anywhere): the bootstrap of
 // such a point's level draws one of its five samples, the middle three nine times in ten. Where
 // those lie close together at neighbouring points, the median absolute deviation of a pair's
@@ -408,15 +421,7 @@ TEST(HistoryChangePoints, PointsOfOneRunWithLumpyReplicatesShowNoFalseStep) {
     for (int b = 0; b < 1000; ++b)
       drawn.push_back(resampler->replicate(draws, scratch));
     const double level = resampler->estimate();
-    series.points.push_back({.commit = fmt::format("c{:02}", i),
-                             .last_commit = fmt::format("c{:02}", i),
-                             .commits = 1,
-                             .host_id = "host-a",
-                             .source = "import",
-                             .session = "import",
-                             .median = level,
-                             .ci = {level, level},
-                             .runs = 1});
+    series.points.push_back(imported_point(fmt::format("c{:02}", i), level));
     replicates.push_back(std::move(drawn));
   }
   ChangeOptions options;
@@ -458,15 +463,7 @@ TEST(HistoryChangePoints, ALongSeriesDrawsOnlyTheReplicatesItLooksAt) {
         samples.back().push_back(1e-3 * (step && i >= 450 ? 1.2 : 1.0) * std::exp(noise(rng)));
       const double level =
           stats::make_resampler(samples.back(), stats::Statistic::median)->estimate();
-      series.points.push_back({.commit = fmt::format("c{:03}", i),
-                               .last_commit = fmt::format("c{:03}", i),
-                               .commits = 1,
-                               .host_id = "host-a",
-                               .source = "import",
-                               .session = "import",
-                               .median = level,
-                               .ci = {level, level},
-                               .runs = 1});
+      series.points.push_back(imported_point(fmt::format("c{:03}", i), level));
     }
     std::size_t draws = 0;
     const auto draw = [&](std::size_t p) {
