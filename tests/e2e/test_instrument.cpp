@@ -389,12 +389,15 @@ BENCHMARK_MAIN();
   EXPECT_EQ(compared, 1);
 
   // A minimum time on the command line makes Google Benchmark run batches until they fill it:
-  // counts that follow the machine's speed are refused at the first run, with what to do.
+  // counts that follow the machine's speed are refused at the first run, with what to do. The
+  // time is long enough that a first iteration never fills it alone, however slow Valgrind's
+  // first translation of the loop on a loaded machine (at 0.01 s it once did, and there was one
+  // batch a case and nothing to refuse).
   repo.write(
       "culprit.toml",
       "[build]\ncommand = \"c++ -O1 -o {build}/bench {src}/bench.cc -lbenchmark -lpthread\"\n"
       "[run]\ncommand = \"{build}/bench --benchmark_format=json "
-      "--benchmark_min_time=0.01\"\nformat = \"gbench\"\n");
+      "--benchmark_min_time=0.2\"\nformat = \"gbench\"\n");
   const auto timed = repo.commit("a minimum time");
   const auto refused = run_culprit(
       {"--cache-dir", (temp / "cache").string(), "run", timed, "--instrument", "valgrind"},
