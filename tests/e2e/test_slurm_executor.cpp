@@ -2,8 +2,11 @@
 // `culprit worker` here: every fault the cluster can throw at it, on demand.
 #include <chrono>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -93,6 +96,36 @@ TEST_F(SlurmExecutorTest, RunsABatchInOneStepOfAnAllocationAndCancelsItWhenDone)
   EXPECT_EQ(calls("scancel"), std::vector<std::string>{"scancel 100"});
   // The batch directories are gone once their results are read.
   EXPECT_TRUE(std::filesystem::is_empty(m_cache.path() / "batches"));
+}
+
+// Lanes of a parallel run ask for their allocations at the same moment; each gets a job of its
+// own. (The stand-in salloc once handed two of them a half-written job counter, and the run
+// failed with "Slurm refused the allocation".)
+TEST_F(SlurmExecutorTest, LanesAllocatingAtOnceEachGetTheirOwnJob) {
+  constexpr int k_lanes = 8;
+  std::vector<std::string> jobs(k_lanes);
+  std::vector<std::string> errors(k_lanes);
+  {
+    std::vector<std::unique_ptr<SlurmExecutor>> executors;
+    for (int lane = 0; lane < k_lanes; ++lane)
+      executors.push_back(std::make_unique<SlurmExecutor>(options(), fmt::format("lane{}", lane)));
+    std::vector<std::jthread> threads;
+    for (int lane = 0; lane < k_lanes; ++lane) {
+      threads.emplace_back([&, lane] {
+        auto device = executors[lane]->device();
+        if (!device)
+          errors[lane] = device.error().message;
+        else if (*device)
+          jobs[lane] = (*device)->job_id;
+      });
+    }
+  }
+  for (int lane = 0; lane < k_lanes; ++lane)
+    EXPECT_EQ(errors[lane], "") << "lane " << lane;
+  const std::set<std::string> distinct(jobs.begin(), jobs.end());
+  EXPECT_EQ(distinct.size(), static_cast<std::size_t>(k_lanes));
+  EXPECT_FALSE(distinct.contains(""));
+  EXPECT_EQ(calls("scancel").size(), static_cast<std::size_t>(k_lanes));
 }
 
 TEST_F(SlurmExecutorTest, AStepThatFailsIsRetriedOnANewAllocation) {

@@ -21,8 +21,13 @@ if [ -f "$dir/queue" ]; then
   echo "salloc: Pending job allocation 99" >&2
   exec sleep 30
 fi
+# Allocations asked for at once each take their own number: the counter is read and bumped
+# under a lock, as Slurm's controller hands out job ids one at a time.
+exec 9>> "$dir/next.lock"
+flock 9
 n=$(cat "$dir/next" 2>/dev/null || echo 100)
 echo $((n + 1)) > "$dir/next"
+flock -u 9
 echo "salloc: Granted job allocation $n" >&2
 )";
 
