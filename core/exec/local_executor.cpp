@@ -227,7 +227,13 @@ Result<ExecResult> LocalExecutor::run(const ExecRequest& request) {
   const ChildExit exit = child.reap();
   const auto end = Clock::now();
 
-  if (supervision.stop == StopReason::interrupt)
+  // A run that failed once an interrupt was asked for was cut by it, even when its signal came
+  // before the loop above saw the flag (srun signals every process of a step; an executor that
+  // stops a worker signals the worker's children too): it is not a measured run. One that
+  // finished well is kept.
+  const bool failed = WIFSIGNALED(exit.status) || WEXITSTATUS(exit.status) != 0;
+  const bool cut = request.interruptible && failed && interrupt_requested();
+  if (supervision.stop == StopReason::interrupt || cut)
     return fail(ExitCode::interrupted, "interrupted while running '" + command_line(request) +
                                            "'; its process group was stopped");
   ExecResult result;

@@ -272,6 +272,37 @@ TEST(LocalExecutor, AnInterruptStopsTheRunPromptly) {
   EXPECT_TRUE(has_no_children());
 }
 
+// The signal of an interrupt can reach the run before this process sees its own flag: srun and
+// Slurm signal every process of a step, and an executor stopping a worker's group signals the
+// worker's children too. A run that ends that way was cut by the interrupt, not measured: it is
+// reported as interrupted, never as a run that died of SIGTERM. (A Slurm worker recorded such
+// runs as finished, and the executor's interrupt test failed 3 times in 34 under load.)
+TEST(LocalExecutor, ARunKilledByTheSignalOfAnInterruptIsInterrupted) {
+  clear_interrupt();
+  const testing::TempDir directory;
+  const auto pid_file = directory.path() / "pid";
+  std::thread interrupter([&] {
+    const auto give_up = Clock::now() + std::chrono::seconds(10);
+    pid_t pid = 0;
+    while (pid == 0 && Clock::now() < give_up) {
+      std::ifstream(pid_file) >> pid;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    request_interrupt(SIGINT);
+    if (pid > 0)
+      ::kill(pid, SIGTERM); // at once, before the executor looks at its flag again
+  });
+  LocalExecutor executor;
+  const auto request =
+      shell_request("echo $$ > " + pid_file.string() + ".tmp && mv " + pid_file.string() + ".tmp " +
+                    pid_file.string() + " && exec sleep 100");
+  const auto result = executor.run(request);
+  interrupter.join();
+  clear_interrupt();
+  ASSERT_FALSE(result) << "the run was kept, ended by signal " << result->signal;
+  EXPECT_EQ(result.error().code, ExitCode::interrupted);
+}
+
 TEST(LocalExecutor, AnInterruptBeforeTheRunStartsNothing) {
   request_interrupt(SIGTERM);
   LocalExecutor executor;
