@@ -27,6 +27,9 @@ constexpr std::size_t k_max_series = 50000;
 // sums of the definition exactly.
 constexpr std::size_t k_sorted_from = 64;
 
+// Points searched (permutations times the series' length) that are worth starting a thread for.
+constexpr std::size_t k_permutation_work = 4096;
+
 // The sums of absolute differences as value `moved` goes from the right side to the left: what
 // it adds to the left's pairs and takes from the right's. Shared by both searches.
 struct SplitSums {
@@ -183,20 +186,26 @@ std::optional<std::size_t> count_exceeding(std::span<const double> series,
   const std::size_t bound = most_exceeding(options);
   const std::size_t round =
       std::max<std::size_t>(16, std::size_t{4} * resolve_threads(options.threads));
+  // A permutation searches the whole series again: over a thousand points that is tens of
+  // microseconds, worth a thread for a few of them, where a short series' are not.
+  const std::size_t per_thread = std::max<std::size_t>(1, k_permutation_work / series.size());
   std::size_t exceeding = 0;
   for (std::size_t done = 0; done < options.permutations; done += round) {
     const std::size_t count = std::min(round, options.permutations - done);
     std::atomic<std::size_t> at_least_as_large{0};
-    parallel_blocks(count, options.threads, [&](std::size_t begin, std::size_t end) {
-      std::vector<double> shuffled;
-      std::size_t found = 0;
-      for (std::size_t r = done + begin; r < done + end; ++r) {
-        Rng rng(options.seed, (iteration << 32U) + r);
-        if (permuted_best(series, bounds, options.min_segment, rng, shuffled) >= observed)
-          ++found;
-      }
-      at_least_as_large += found;
-    });
+    parallel_blocks(
+        count, options.threads,
+        [&](std::size_t begin, std::size_t end) {
+          std::vector<double> shuffled;
+          std::size_t found = 0;
+          for (std::size_t r = done + begin; r < done + end; ++r) {
+            Rng rng(options.seed, (iteration << 32U) + r);
+            if (permuted_best(series, bounds, options.min_segment, rng, shuffled) >= observed)
+              ++found;
+          }
+          at_least_as_large += found;
+        },
+        per_thread);
     exceeding += at_least_as_large.load();
     if (exceeding > bound)
       return std::nullopt;

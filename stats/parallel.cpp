@@ -7,13 +7,6 @@
 #include <vector>
 
 namespace culprit::stats {
-namespace {
-
-// A thread costs tens of microseconds to start; below this many items per thread it is not
-// worth one.
-constexpr std::size_t k_min_items_per_thread = 64;
-
-} // namespace
 
 unsigned resolve_threads(unsigned requested) {
   if (requested > 0)
@@ -21,11 +14,14 @@ unsigned resolve_threads(unsigned requested) {
   return std::max(1U, std::thread::hardware_concurrency());
 }
 
+// A thread costs tens of microseconds to start, which `min_items_per_thread` items must be worth.
 void parallel_blocks(std::size_t count, unsigned threads,
-                     const std::function<void(std::size_t, std::size_t)>& body) {
+                     const std::function<void(std::size_t, std::size_t)>& body,
+                     std::size_t min_items_per_thread) {
   if (count == 0)
     return;
-  const std::size_t by_work = std::max<std::size_t>(1, count / k_min_items_per_thread);
+  const std::size_t by_work =
+      std::max<std::size_t>(1, count / std::max<std::size_t>(1, min_items_per_thread));
   const std::size_t workers = std::min<std::size_t>(resolve_threads(threads), by_work);
   if (workers == 1) {
     body(0, count);

@@ -12,9 +12,12 @@ namespace culprit::stats {
 unsigned resolve_threads(unsigned requested);
 
 // Calls body(begin, end) on contiguous blocks that cover [0, count), on at most `threads`
-// threads (resolved as above), fewer when there are too few items to be worth a thread.
+// threads (resolved as above), fewer when there are too few items to be worth a thread: a thread
+// takes at least `min_items_per_thread` of them (64 suits items of a microsecond or so, such as
+// bootstrap replicates; items that cost a millisecond are worth a thread each).
 // Returns when every block is done. body must be safe to call concurrently on disjoint blocks.
 void parallel_blocks(std::size_t count, unsigned threads,
-                     const std::function<void(std::size_t begin, std::size_t end)>& body);
+                     const std::function<void(std::size_t begin, std::size_t end)>& body,
+                     std::size_t min_items_per_thread = 64);
 
 } // namespace culprit::stats

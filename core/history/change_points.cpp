@@ -27,6 +27,7 @@
 #include "core/history/series.hpp"
 #include "core/measure/stats_bridge.hpp"
 #include "stats/change_points.hpp"
+#include "stats/parallel.hpp"
 #include "stats/rng.hpp"
 #include "stats/summary.hpp"
 
@@ -79,22 +80,25 @@ double median_in_place(std::vector<double>& values) {
 }
 
 // The percentile interval of a step's ratio: in each replicate, the points of each segment drawn
-// with replacement, each at its replicate level.
+// with replacement, each at its replicate level. Replicate b draws from stream b of the step, so
+// the interval is the same on any number of threads.
 std::array<double, 2> step_interval(const PointReplicates& replicates, std::size_t begin,
                                     std::size_t at, std::size_t end, const ChangeOptions& options) {
-  const std::size_t count = replicates.front().size();
-  std::vector<double> ratios;
-  ratios.reserve(count);
-  std::vector<double> before(at - begin);
-  std::vector<double> after(end - at);
-  for (std::size_t b = 0; b < count; ++b) {
-    stats::Rng rng(options.seed ^ 0x5eed5e55ULL, (at * count) + b);
-    for (auto& value : before)
-      value = replicates[begin + rng.index(at - begin)][b];
-    for (auto& value : after)
-      value = replicates[at + rng.index(end - at)][b];
-    ratios.push_back(median_in_place(after) / median_in_place(before));
-  }
+  replicates.draw_rows(begin, end, options.threads);
+  const std::size_t count = replicates[begin].size();
+  std::vector<double> ratios(count);
+  stats::parallel_blocks(count, options.threads, [&](std::size_t first, std::size_t last) {
+    std::vector<double> before(at - begin);
+    std::vector<double> after(end - at);
+    for (std::size_t b = first; b < last; ++b) {
+      stats::Rng rng(options.seed ^ 0x5eed5e55ULL, (at * count) + b);
+      for (auto& value : before)
+        value = replicates[begin + rng.index(at - begin)][b];
+      for (auto& value : after)
+        value = replicates[at + rng.index(end - at)][b];
+      ratios[b] = median_in_place(after) / median_in_place(before);
+    }
+  });
   std::ranges::sort(ratios);
   const double tail = (1 - options.confidence) / 2;
   return {stats::quantile_of_sorted(ratios, tail), stats::quantile_of_sorted(ratios, 1 - tail)};

@@ -233,6 +233,18 @@ const PointReplicates::Row& PointReplicates::operator[](std::size_t point) const
   return *row;
 }
 
+void PointReplicates::draw_rows(std::size_t begin, std::size_t end, unsigned threads) const {
+  end = std::min(end, m_rows.size());
+  if (!m_draw || begin >= end)
+    return;
+  // Each thread fills rows of its own; the vector itself does not change size.
+  stats::parallel_blocks(end - begin, threads, [&](std::size_t first, std::size_t last) {
+    for (std::size_t p = begin + first; p < begin + last; ++p)
+      if (!m_rows[p])
+        m_rows[p] = m_draw(p);
+  });
+}
+
 std::size_t PointReplicates::rows_held() const {
   return static_cast<std::size_t>(
       std::ranges::count_if(m_rows, [](const std::optional<Row>& row) { return row.has_value(); }));

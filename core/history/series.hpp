@@ -187,6 +187,9 @@ public:
   [[nodiscard]] std::size_t size() const { return m_rows.size(); }
   const Row& operator[](std::size_t point) const;
   [[nodiscard]] const Row& front() const { return (*this)[0]; }
+  // Draws the rows of points [begin, end) not drawn yet, on up to `threads` threads (0: every
+  // core), so that readers on several threads find them there. The rows are the same either way.
+  void draw_rows(std::size_t begin, std::size_t end, unsigned threads) const;
   // How many rows have been drawn or given (for the tests of the lazy draw).
   [[nodiscard]] std::size_t rows_held() const;
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <random>
 
@@ -465,7 +466,7 @@ TEST(HistoryChangePoints, ALongSeriesDrawsOnlyTheReplicatesItLooksAt) {
           stats::make_resampler(samples.back(), stats::Statistic::median)->estimate();
       series.points.push_back(imported_point(fmt::format("c{:03}", i), level));
     }
-    std::size_t draws = 0;
+    std::atomic<std::size_t> draws{0}; // the segments of a step are drawn on several threads
     const auto draw = [&](std::size_t p) {
       ++draws;
       const auto resampler = stats::make_resampler(samples[p], stats::Statistic::median);
@@ -483,20 +484,29 @@ TEST(HistoryChangePoints, ALongSeriesDrawsOnlyTheReplicatesItLooksAt) {
     ChangeOptions options;
     options.min_change = 0.05;
     draws = 0;
+    options.threads = 3;
     const auto from_lazy = find_change_points(series, options, lazy);
     const auto from_eager = find_change_points(series, options, eager);
-    ASSERT_TRUE(from_lazy && from_eager);
+    // On one thread the rows are drawn and the step's interval computed in another order.
+    const PointReplicates lazy_alone(samples.size(), draw);
+    options.threads = 1;
+    const auto from_one_thread = find_change_points(series, options, lazy_alone);
+    ASSERT_TRUE(from_lazy && from_eager && from_one_thread);
     ASSERT_EQ(from_lazy->size(), from_eager->size());
+    ASSERT_EQ(from_lazy->size(), from_one_thread->size());
     ASSERT_EQ(from_lazy->size(), step ? 1U : 0U);
     for (std::size_t k = 0; k < from_lazy->size(); ++k) {
       EXPECT_EQ((*from_lazy)[k].commit, "c450");
       EXPECT_EQ((*from_lazy)[k].ci, (*from_eager)[k].ci);
+      EXPECT_EQ((*from_lazy)[k].ci, (*from_one_thread)[k].ci);
+      EXPECT_EQ((*from_lazy)[k].p_value, (*from_one_thread)[k].p_value);
     }
+    EXPECT_EQ(lazy.rows_held(), lazy_alone.rows_held());
     if (!step) {
       EXPECT_EQ(no_change_reason(series, options, lazy), no_change_reason(series, options, eager));
       EXPECT_LE(lazy.rows_held(), 24U) << "of 600 rows";
     }
-    EXPECT_EQ(draws, lazy.rows_held());
+    EXPECT_EQ(draws, lazy.rows_held() + lazy_alone.rows_held()); // each row drawn once
   }
 }
 
