@@ -1,12 +1,15 @@
 #include "core/history/series.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <span>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -346,6 +349,30 @@ struct Preloaded {
   }
 };
 
+// A batch of cases read together: the names from `first` to `last`.
+struct CaseRange {
+  std::string first;
+  std::string last;
+};
+
+// The batches in the order the series need them: a batch starts at a case the last one does not
+// hold, and runs to the k_batch_cases-th distinct name from there.
+std::vector<CaseRange> batch_ranges(const std::vector<SelectedCase>& selected) {
+  std::vector<CaseRange> ranges;
+  for (std::size_t c = 0; c < selected.size(); ++c) {
+    const auto& name = selected[c].key.case_name;
+    if (!ranges.empty() && name >= ranges.back().first && name <= ranges.back().last)
+      continue;
+    std::set<std::string> names;
+    std::string last = name;
+    for (std::size_t n = c; n < selected.size() && names.size() < k_batch_cases; ++n)
+      if (names.insert(selected[n].key.case_name).second)
+        last = std::max(last, selected[n].key.case_name);
+    ranges.push_back({name, std::move(last)});
+  }
+  return ranges;
+}
+
 // One series: the observations of every point in every session, aligned; its points, sessions,
 // and the replicates of the points' aligned levels.
 struct SeriesBuilder {
@@ -527,23 +554,31 @@ Status to_roofline(Series& series, PointReplicates& replicates, const std::vecto
   return {};
 }
 
-// The change points of each pending series, searched on several threads (a series to a thread,
-// each search on one; a series alone has them all), added to the history in their order; then
-// none is pending.
+// The change points of each pending series, searched on several threads (each thread takes the
+// next series as it finishes one, each search on one thread; a series alone has them all), added
+// to the history in their order; then none is pending. Touches only history.series and
+// history.change_points, so that the next series can be read meanwhile.
 Status search(std::vector<std::pair<Series, PointReplicates>>& pending,
               const ChangeOptions& options, History& history) {
   std::vector<Result<std::vector<ChangePoint>>> found(pending.size(), std::vector<ChangePoint>{});
   ChangeOptions one_thread = options;
   if (pending.size() > 1)
     one_thread.threads = 1;
-  stats::parallel_blocks(pending.size(), options.threads, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      auto& [series, replicates] = pending[i];
-      found[i] = find_change_points(series, one_thread, replicates);
-      if (found[i] && found[i]->empty())
-        series.no_change_reason = no_change_reason(series, one_thread, replicates);
-    }
-  });
+  const std::size_t workers =
+      std::min<std::size_t>(stats::resolve_threads(options.threads), pending.size());
+  std::atomic<std::size_t> next{0};
+  // A series takes milliseconds: every worker is worth its thread.
+  stats::parallel_blocks(
+      workers, options.threads,
+      [&](std::size_t, std::size_t) {
+        for (std::size_t i = next++; i < pending.size(); i = next++) {
+          auto& [series, replicates] = pending[i];
+          found[i] = find_change_points(series, one_thread, replicates);
+          if (found[i] && found[i]->empty())
+            series.no_change_reason = no_change_reason(series, one_thread, replicates);
+        }
+      },
+      1);
   for (std::size_t i = 0; i < pending.size(); ++i) {
     if (!found[i])
       return std::unexpected(std::move(found[i].error()));
@@ -553,6 +588,42 @@ Status search(std::vector<std::pair<Series, PointReplicates>>& pending,
   pending.clear();
   return {};
 }
+
+// Searches one group of series at a time in the background while the next group is read and
+// built: reading is one thread's work, and the search would otherwise leave the other cores idle
+// meanwhile. The groups are searched, and added to the history, in their order.
+class BackgroundSearch {
+public:
+  BackgroundSearch(const ChangeOptions& options, History& history)
+      : m_options(options), m_history(history) {}
+  BackgroundSearch(const BackgroundSearch&) = delete;
+  BackgroundSearch& operator=(const BackgroundSearch&) = delete;
+  ~BackgroundSearch() { (void)wait(); }
+
+  // Waits for the group in flight, then starts on `pending` (emptied).
+  Status start(std::vector<std::pair<Series, PointReplicates>>& pending) {
+    CULPRIT_TRY(wait());
+    m_searching = std::move(pending);
+    pending.clear();
+    m_status = Status{};
+    m_thread = std::jthread([this] { m_status = search(m_searching, m_options, m_history); });
+    return {};
+  }
+
+  // Waits for the group in flight; its outcome.
+  Status wait() {
+    if (m_thread.joinable())
+      m_thread.join();
+    return std::exchange(m_status, Status{});
+  }
+
+private:
+  const ChangeOptions& m_options;
+  History& m_history;
+  std::vector<std::pair<Series, PointReplicates>> m_searching;
+  Status m_status;
+  std::jthread m_thread;
+};
 
 } // namespace
 
@@ -596,23 +667,32 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
   SeriesBuilder builder{groups, sessions, options, {}, nullptr};
   History history;
   std::vector<std::pair<Series, PointReplicates>> pending;
+  BackgroundSearch searching(options.change, history);
   std::set<std::string> hosts;
-  // Many series are read a batch of cases at a time; a few, a query each.
+  // Many series are read a batch of cases at a time, the next batch while this one's series are
+  // built (the store is then read on that thread alone); a few, a query each.
+  const auto batches =
+      selected.size() >= k_batch_from ? batch_ranges(selected) : std::vector<CaseRange>{};
   std::optional<Preloaded> preloaded;
-  const bool in_batches = selected.size() >= k_batch_from;
+  std::future<Result<Preloaded>> ahead;
+  const auto read_ahead = [&](std::size_t b) {
+    if (b < batches.size())
+      ahead = std::async(std::launch::async, [&store, &groups, range = batches[b]] {
+        return Preloaded::read(store, groups, range.first, range.last);
+      });
+  };
+  std::size_t next_batch = 0;
+  read_ahead(next_batch);
   for (std::size_t c = 0; c < selected.size(); ++c) {
     const auto& chosen = selected[c];
-    if (in_batches && (!preloaded || !preloaded->holds(chosen.key))) {
-      // The next batch: from this case to the k_batch_cases-th distinct name after it.
-      std::set<std::string> names;
-      std::string last = chosen.key.case_name;
-      for (std::size_t n = c; n < selected.size() && names.size() < k_batch_cases; ++n)
-        if (names.insert(selected[n].key.case_name).second)
-          last = std::max(last, selected[n].key.case_name);
+    if (!batches.empty() && (!preloaded || !preloaded->holds(chosen.key))) {
+      builder.preloaded = nullptr;
       preloaded.reset();
-      CULPRIT_TRY_ASSIGN(preloaded,
-                         Preloaded::read(store, groups, chosen.key.case_name, std::move(last)));
+      if (!ahead.valid())
+        return infra_error("case {} is in no batch of cases read", chosen.key.case_name);
+      CULPRIT_TRY_ASSIGN(preloaded, ahead.get());
       builder.preloaded = &*preloaded;
+      read_ahead(++next_batch);
     }
     CULPRIT_TRY_ASSIGN(auto built, builder.build(store, chosen));
     auto& [series, replicates] = built;
@@ -635,8 +715,9 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
       hosts.insert(point.host_id);
     pending.push_back(std::move(built));
     if (pending.size() == k_searched_together)
-      CULPRIT_TRY(search(pending, options.change, history));
+      CULPRIT_TRY(searching.start(pending));
   }
+  CULPRIT_TRY(searching.wait());
   CULPRIT_TRY(search(pending, options.change, history));
   history.hosts.assign(hosts.begin(), hosts.end());
   return history;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -73,6 +74,48 @@ TEST(HistorySeries, FindsOneStepAtItsCommitWithTheCommitsAroundIt) {
   EXPECT_NEAR(change.ratio, 1.10, 0.02);
   EXPECT_LE(change.p_value, 0.01);
   EXPECT_TRUE(change.regression());
+}
+
+// Hundreds of cases are read a batch of cases at a time, the next batch on another thread while
+// this one's series are built, and searched a group at a time beside it: every series and change
+// point is the one the case's history alone gives (read by its own queries, searched alone).
+TEST(HistorySeries, ManyCasesReadInBatchesGiveWhatEachCaseGivesAlone) {
+  std::vector<FakeCase> cases;
+  for (int c = 0; c < 300; ++c)
+    cases.push_back(fake_case(fmt::format("k{:03}", c), 1e-4 * (1 + (c % 7))));
+  SimulatedHistory simulated(10, cases, 3);
+  simulated.plant("k010", 5, 1.3);
+  simulated.plant("k260", 4, 0.7);
+  Tracked tracked;
+  tracked.track(simulated);
+  const auto all = tracked.history();
+  ASSERT_EQ(all.series.size(), 300U);
+  std::vector<std::string> stepped;
+  for (const auto& change : all.change_points)
+    stepped.push_back(change.case_name + "@" + change.commit);
+  EXPECT_EQ(stepped, (std::vector<std::string>{"k010@c0005", "k260@c0004"}));
+  for (std::size_t c = 0; c < all.series.size(); c += 13) {
+    const auto& series = all.series[c];
+    HistoryOptions one;
+    one.case_globs = {series.case_name};
+    const auto alone = tracked.history(one);
+    ASSERT_EQ(alone.series.size(), 1U) << series.case_name;
+    ASSERT_EQ(alone.series[0].points.size(), series.points.size()) << series.case_name;
+    for (std::size_t p = 0; p < series.points.size(); ++p) {
+      EXPECT_EQ(alone.series[0].points[p].median, series.points[p].median) << series.case_name;
+      EXPECT_EQ(alone.series[0].points[p].ci, series.points[p].ci) << series.case_name;
+    }
+    EXPECT_EQ(alone.series[0].no_change_reason, series.no_change_reason);
+  }
+  for (const auto& change : all.change_points) {
+    HistoryOptions one;
+    one.case_globs = {change.case_name};
+    const auto alone = tracked.history(one);
+    ASSERT_EQ(alone.change_points.size(), 1U) << change.case_name;
+    EXPECT_EQ(alone.change_points[0].commit, change.commit);
+    EXPECT_EQ(alone.change_points[0].ci, change.ci);
+    EXPECT_EQ(alone.change_points[0].p_value, change.p_value);
+  }
 }
 
 TEST(HistorySeries, AFasterThroughputIsAnImprovement) {
