@@ -598,7 +598,11 @@ public:
       : m_options(options), m_history(history) {}
   BackgroundSearch(const BackgroundSearch&) = delete;
   BackgroundSearch& operator=(const BackgroundSearch&) = delete;
-  ~BackgroundSearch() { (void)wait(); }
+  // A group still in flight (an error elsewhere ended the loop) is waited for.
+  ~BackgroundSearch() {
+    if (m_thread.joinable())
+      m_thread.join();
+  }
 
   // Waits for the group in flight, then starts on `pending` (emptied).
   Status start(std::vector<std::pair<Series, PointReplicates>>& pending) {
@@ -683,8 +687,7 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
   };
   std::size_t next_batch = 0;
   read_ahead(next_batch);
-  for (std::size_t c = 0; c < selected.size(); ++c) {
-    const auto& chosen = selected[c];
+  for (const auto& chosen : selected) {
     if (!batches.empty() && (!preloaded || !preloaded->holds(chosen.key))) {
       builder.preloaded = nullptr;
       preloaded.reset();
