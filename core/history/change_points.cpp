@@ -15,9 +15,11 @@
 // ch. 16. Points whose replicates do not vary (exact counts) differ when their levels do.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <numbers>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -319,6 +321,39 @@ Result<std::vector<ChangePoint>> find_change_points(const Series& series,
     indices.erase(indices.begin() + static_cast<std::ptrdiff_t>(*smallest));
     p_values.erase(p_values.begin() + static_cast<std::ptrdiff_t>(*smallest));
   }
+}
+
+Result<std::vector<std::vector<ChangePoint>>>
+find_change_points_of(std::span<std::pair<Series, PointReplicates>> series,
+                      const ChangeOptions& options) {
+  std::vector<Result<std::vector<ChangePoint>>> found(series.size(), std::vector<ChangePoint>{});
+  ChangeOptions one_thread = options;
+  if (series.size() > 1)
+    one_thread.threads = 1;
+  const std::size_t workers =
+      std::min<std::size_t>(stats::resolve_threads(options.threads), series.size());
+  std::atomic<std::size_t> next{0};
+  // A series takes milliseconds: every worker is worth its thread, and takes the next series as
+  // it finishes one.
+  stats::parallel_blocks(
+      workers, options.threads,
+      [&](std::size_t, std::size_t) {
+        for (std::size_t i = next++; i < series.size(); i = next++) {
+          auto& [one, replicates] = series[i];
+          found[i] = find_change_points(one, one_thread, replicates);
+          if (found[i] && found[i]->empty())
+            one.no_change_reason = no_change_reason(one, one_thread, replicates);
+        }
+      },
+      1);
+  std::vector<std::vector<ChangePoint>> all;
+  all.reserve(found.size());
+  for (auto& changes : found) {
+    if (!changes)
+      return std::unexpected(std::move(changes.error()));
+    all.push_back(std::move(*changes));
+  }
+  return all;
 }
 
 std::string no_change_reason(const Series& series, const ChangeOptions& options,

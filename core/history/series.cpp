@@ -1,7 +1,6 @@
 #include "core/history/series.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <future>
 #include <map>
@@ -9,7 +8,6 @@
 #include <optional>
 #include <set>
 #include <span>
-#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -307,26 +305,32 @@ sessions_in_order(const std::vector<Group>& groups) {
   return order;
 }
 
+// A batch of cases read together: the names from `first` to `last`.
+struct CaseRange {
+  std::string first;
+  std::string last;
+
+  [[nodiscard]] bool holds(const std::string& name) const { return name >= first && name <= last; }
+};
+
 // The counted runs of a batch of cases (a range of names) at every point and in every session
 // that measured it, read in one query per point and session: a history of thousands of cases
 // would otherwise make a query per case, point and session.
 struct Preloaded {
-  std::string first_case;
-  std::string last_case;
+  CaseRange cases;
   std::vector<std::vector<std::vector<store::CaseMetricRuns>>> runs; // [group][mark], by case
 
   static Result<Preloaded> read(store::Store& store, const std::vector<Group>& groups,
-                                std::string first_case, std::string last_case) {
+                                CaseRange cases) {
     Preloaded preloaded{
-        .first_case = std::move(first_case),
-        .last_case = std::move(last_case),
+        .cases = std::move(cases),
         .runs = std::vector<std::vector<std::vector<store::CaseMetricRuns>>>(groups.size())};
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const auto& first = *groups[g].members.front();
       for (const auto& mark : groups[g].marks) {
         CULPRIT_TRY_ASSIGN(auto runs, store.counted_runs_between(
                                           {mark.artifact_id, first.recipe_hash, first.host_id},
-                                          preloaded.first_case, preloaded.last_case,
+                                          preloaded.cases.first, preloaded.cases.last,
                                           runs_of_session(mark.id)));
         preloaded.runs[g].push_back(std::move(runs));
       }
@@ -335,9 +339,7 @@ struct Preloaded {
   }
 
   // The runs of a case of the batch at a point in a session, taken out (each is read once).
-  [[nodiscard]] bool holds(const CaseKey& key) const {
-    return key.case_name >= first_case && key.case_name <= last_case;
-  }
+  [[nodiscard]] bool holds(const CaseKey& key) const { return cases.holds(key.case_name); }
   store::CaseRuns take(std::size_t group, std::size_t mark, const CaseKey& key) {
     auto& list = runs[group][mark];
     const auto it = std::ranges::lower_bound(
@@ -349,19 +351,11 @@ struct Preloaded {
   }
 };
 
-// A batch of cases read together: the names from `first` to `last`.
-struct CaseRange {
-  std::string first;
-  std::string last;
-};
-
-// The batches in the order the series need them: a batch starts at a case the last one does not
-// hold, and runs to the k_batch_cases-th distinct name from there.
 std::vector<CaseRange> batch_ranges(const std::vector<SelectedCase>& selected) {
   std::vector<CaseRange> ranges;
   for (std::size_t c = 0; c < selected.size(); ++c) {
     const auto& name = selected[c].key.case_name;
-    if (!ranges.empty() && name >= ranges.back().first && name <= ranges.back().last)
+    if (!ranges.empty() && ranges.back().holds(name))
       continue;
     std::set<std::string> names;
     std::string last = name;
@@ -554,80 +548,19 @@ Status to_roofline(Series& series, PointReplicates& replicates, const std::vecto
   return {};
 }
 
-// The change points of each pending series, searched on several threads (each thread takes the
-// next series as it finishes one, each search on one thread; a series alone has them all), added
-// to the history in their order; then none is pending. Touches only history.series and
-// history.change_points, so that the next series can be read meanwhile.
+// The change points of each pending series, added to the history with it in their order; then
+// none is pending. Touches only history.series and history.change_points, so that the next series
+// can be read meanwhile.
 Status search(std::vector<std::pair<Series, PointReplicates>>& pending,
               const ChangeOptions& options, History& history) {
-  std::vector<Result<std::vector<ChangePoint>>> found(pending.size(), std::vector<ChangePoint>{});
-  ChangeOptions one_thread = options;
-  if (pending.size() > 1)
-    one_thread.threads = 1;
-  const std::size_t workers =
-      std::min<std::size_t>(stats::resolve_threads(options.threads), pending.size());
-  std::atomic<std::size_t> next{0};
-  // A series takes milliseconds: every worker is worth its thread.
-  stats::parallel_blocks(
-      workers, options.threads,
-      [&](std::size_t, std::size_t) {
-        for (std::size_t i = next++; i < pending.size(); i = next++) {
-          auto& [series, replicates] = pending[i];
-          found[i] = find_change_points(series, one_thread, replicates);
-          if (found[i] && found[i]->empty())
-            series.no_change_reason = no_change_reason(series, one_thread, replicates);
-        }
-      },
-      1);
+  CULPRIT_TRY_ASSIGN(const auto found, find_change_points_of(pending, options));
   for (std::size_t i = 0; i < pending.size(); ++i) {
-    if (!found[i])
-      return std::unexpected(std::move(found[i].error()));
-    history.change_points.insert(history.change_points.end(), found[i]->begin(), found[i]->end());
+    history.change_points.insert(history.change_points.end(), found[i].begin(), found[i].end());
     history.series.push_back(std::move(pending[i].first));
   }
   pending.clear();
   return {};
 }
-
-// Searches one group of series at a time in the background while the next group is read and
-// built: reading is one thread's work, and the search would otherwise leave the other cores idle
-// meanwhile. The groups are searched, and added to the history, in their order.
-class BackgroundSearch {
-public:
-  BackgroundSearch(const ChangeOptions& options, History& history)
-      : m_options(options), m_history(history) {}
-  BackgroundSearch(const BackgroundSearch&) = delete;
-  BackgroundSearch& operator=(const BackgroundSearch&) = delete;
-  // A group still in flight (an error elsewhere ended the loop) is waited for.
-  ~BackgroundSearch() {
-    if (m_thread.joinable())
-      m_thread.join();
-  }
-
-  // Waits for the group in flight, then starts on `pending` (emptied).
-  Status start(std::vector<std::pair<Series, PointReplicates>>& pending) {
-    CULPRIT_TRY(wait());
-    m_searching = std::move(pending);
-    pending.clear();
-    m_status = Status{};
-    m_thread = std::jthread([this] { m_status = search(m_searching, m_options, m_history); });
-    return {};
-  }
-
-  // Waits for the group in flight; its outcome.
-  Status wait() {
-    if (m_thread.joinable())
-      m_thread.join();
-    return std::exchange(m_status, Status{});
-  }
-
-private:
-  const ChangeOptions& m_options;
-  History& m_history;
-  std::vector<std::pair<Series, PointReplicates>> m_searching;
-  Status m_status;
-  std::jthread m_thread;
-};
 
 } // namespace
 
@@ -671,7 +604,10 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
   SeriesBuilder builder{groups, sessions, options, {}, nullptr};
   History history;
   std::vector<std::pair<Series, PointReplicates>> pending;
-  BackgroundSearch searching(options.change, history);
+  // A group of series is searched in the background while the next is read and built: reading is
+  // one thread's work, and the other cores would otherwise wait meanwhile.
+  std::vector<std::pair<Series, PointReplicates>> searching;
+  std::future<Status> searched;
   std::set<std::string> hosts;
   // Many series are read a batch of cases at a time, the next batch while this one's series are
   // built (the store is then read on that thread alone); a few, a query each.
@@ -682,7 +618,7 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
   const auto read_ahead = [&](std::size_t b) {
     if (b < batches.size())
       ahead = std::async(std::launch::async, [&store, &groups, range = batches[b]] {
-        return Preloaded::read(store, groups, range.first, range.last);
+        return Preloaded::read(store, groups, range);
       });
   };
   std::size_t next_batch = 0;
@@ -717,10 +653,16 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
     for (const auto& point : series.points)
       hosts.insert(point.host_id);
     pending.push_back(std::move(built));
-    if (pending.size() == k_searched_together)
-      CULPRIT_TRY(searching.start(pending));
+    if (pending.size() == k_searched_together) {
+      if (searched.valid())
+        CULPRIT_TRY(searched.get());
+      searching = std::exchange(pending, {});
+      searched = std::async(std::launch::async,
+                            [&] { return search(searching, options.change, history); });
+    }
   }
-  CULPRIT_TRY(searching.wait());
+  if (searched.valid())
+    CULPRIT_TRY(searched.get());
   CULPRIT_TRY(search(pending, options.change, history));
   history.hosts.assign(hosts.begin(), hosts.end());
   return history;

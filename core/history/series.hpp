@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -202,6 +203,13 @@ private:
 Result<std::vector<ChangePoint>> find_change_points(const Series& series,
                                                     const ChangeOptions& options,
                                                     const PointReplicates& replicates = {});
+
+// The change points of each series, on several threads (a series to a thread, each searched on
+// one; a series alone has them all); a series without any gets its no_change_reason. The same
+// answers as one series at a time.
+Result<std::vector<std::vector<ChangePoint>>>
+find_change_points_of(std::span<std::pair<Series, PointReplicates>> series,
+                      const ChangeOptions& options);
 
 // Why a series without change points has none: "one point", or the smallest step between two
 // neighbouring points that their replicates could resolve at the series' level (and the
