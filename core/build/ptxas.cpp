@@ -15,17 +15,11 @@
 #include <cxxabi.h>
 #include <fmt/core.h>
 
+#include "core/util/text.hpp"
+
 namespace culprit {
 
 namespace {
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0)
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0)
-    text.remove_suffix(1);
-  return text;
-}
 
 // "8+0" -> 8; the leading number of an item, with the older "a+b" form summed. Sets `rest` to
 // what follows the number.

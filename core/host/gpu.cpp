@@ -15,9 +15,11 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "core/host/capture.hpp"
 #include "core/util/error.hpp"
+#include "core/util/text.hpp"
 
 namespace culprit::host {
 namespace {
@@ -60,14 +62,6 @@ constexpr std::array<std::pair<std::uint64_t, std::string_view>, 9> k_reason_nam
     {reason::hw_power_brake_slowdown, "hw_power_brake_slowdown"},
     {reason::display_clock_setting, "display_clock_setting"},
 }};
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos)
-    return {};
-  const auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
 
 // "[N/A]", "[Not Supported]", "[Unknown Error]", "N/A": no value.
 bool unknown(std::string_view value) {
@@ -189,13 +183,6 @@ std::string first_line(std::string_view text) {
   return std::string(text.empty() ? "no output" : text);
 }
 
-std::string join(const std::vector<std::string>& fields) {
-  std::string joined;
-  for (const auto& field : fields)
-    joined += (joined.empty() ? "" : ",") + field;
-  return joined;
-}
-
 } // namespace
 
 std::vector<std::string> reason_names(std::uint64_t mask) {
@@ -249,9 +236,10 @@ GpuSnapshot GpuProbe::snapshot() {
   capture.timeout = m_options.timeout;
   // Each rejected field is renamed or dropped; at most one retry per field.
   for (std::size_t attempt = 0; attempt <= k_default_fields.size(); ++attempt) {
-    auto captured = capture_program(
-        {program->string(), "--query-gpu=" + join(m_fields), "--format=csv,noheader,nounits"},
-        capture);
+    auto captured =
+        capture_program({program->string(), fmt::format("--query-gpu={}", fmt::join(m_fields, ",")),
+                         "--format=csv,noheader,nounits"},
+                        capture);
     if (!captured) {
       snapshot.problem = captured.error().message;
       return snapshot;

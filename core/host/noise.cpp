@@ -6,19 +6,13 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "core/host/fingerprint.hpp"
 #include "core/host/gpu.hpp"
 
 namespace culprit::host {
 namespace {
-
-std::string join(const std::vector<std::string>& words) {
-  std::string joined;
-  for (const auto& word : words)
-    joined += (joined.empty() ? "" : ", ") + word;
-  return joined;
-}
 
 std::string gpu_label(const GpuFacts& gpu) {
   return fmt::format("GPU {} ({})", gpu.index, gpu.name);
@@ -33,8 +27,8 @@ void cpu_warnings(const HostFingerprint& host, std::vector<NoiseWarning>& warnin
         {"governor",
          fmt::format("CPU frequency governor is {}: clocks follow the load, so run times drift; "
                      "set it to performance (sudo cpupower frequency-set -g performance)",
-                     join(slow)),
-         fmt::format("governor {}", join(slow))});
+                     fmt::join(slow, ", ")),
+         fmt::format("governor {}", fmt::join(slow, ", "))});
 
   const int cores = std::max(host.cpu.logical_cores, 1);
   if (host.load && host.load->one > std::max(1.0, k_busy_load_per_core * cores))
@@ -95,7 +89,8 @@ void gpu_warnings(const HostFingerprint& host, std::vector<NoiseWarning>& warnin
           {"gpu_throttling",
            fmt::format("{} is throttling now ({}){}: measurements will be slow and uneven; let it "
                        "cool down and check its cooling and power limit",
-                       gpu_label(gpu), join(reason_names(*gpu.reasons & reason::slowdowns)),
+                       gpu_label(gpu),
+                       fmt::join(reason_names(*gpu.reasons & reason::slowdowns), ", "),
                        gpu.temperature_c ? fmt::format(" at {:.0f} C", *gpu.temperature_c) : ""),
            fmt::format("GPU {} throttling", gpu.index)});
     if (gpu.mig_mode == true)

@@ -21,6 +21,7 @@
 #include "core/host/capture.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/host/gpu.hpp"
+#include "core/util/text.hpp"
 
 namespace culprit::host {
 namespace {
@@ -36,21 +37,14 @@ std::optional<std::string> read_text(const fs::path& file) {
   return text.str();
 }
 
-std::string trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos)
-    return {};
-  return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
-}
-
 std::optional<std::string> read_line(const fs::path& file) {
   auto text = read_text(file);
   if (!text)
     return std::nullopt;
-  auto line = trim(text->substr(0, text->find('\n')));
+  const auto line = trim(std::string_view(*text).substr(0, text->find('\n')));
   if (line.empty())
     return std::nullopt;
-  return line;
+  return std::string(line);
 }
 
 template <class T> std::optional<T> parse_number(std::string_view text) {
@@ -66,8 +60,8 @@ template <class T> std::optional<T> parse_number(std::string_view text) {
 std::pair<std::string, std::string> split_key_value(std::string_view line) {
   const auto colon = line.find(':');
   if (colon == std::string_view::npos)
-    return {trim(line), ""};
-  return {trim(line.substr(0, colon)), trim(line.substr(colon + 1))};
+    return {std::string(trim(line)), ""};
+  return {std::string(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1)))};
 }
 
 void read_cpuinfo(const fs::path& root, CpuFacts& cpu) {

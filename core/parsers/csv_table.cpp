@@ -17,7 +17,7 @@
 namespace culprit {
 namespace {
 
-constexpr std::string_view k_format = "CSV";
+constexpr std::string_view k_csv_format = "CSV";
 struct Columns {
   std::vector<std::size_t> cases;
   std::size_t value = 0;
@@ -58,7 +58,7 @@ public:
     if (row == m_header || (row.size() == 1 && row.front().empty()))
       return {};
     if (row.size() != m_header.size())
-      return output_error(k_format, fmt::format("line {}", line),
+      return output_error(k_csv_format, fmt::format("line {}", line),
                           fmt::format("{} fields, but the header on line {} has {}", row.size(),
                                       m_header_line, m_header.size()));
     const std::string& text = row[m_columns.value];
@@ -68,7 +68,8 @@ public:
     }
     const auto value = parse_number(text);
     if (!value)
-      return output_error(k_format, fmt::format("line {}, column {}", line, m_options.value_column),
+      return output_error(k_csv_format,
+                          fmt::format("line {}, column {}", line, m_options.value_column),
                           fmt::format("expected a number, found \"{}\"", printable(text)));
     CaseInfo info;
     info.case_name = row[m_columns.cases.front()];
@@ -79,13 +80,13 @@ public:
       info.axes.emplace(name, axis);
     }
     if (info.case_name.empty())
-      return output_error(k_format,
+      return output_error(k_csv_format,
                           fmt::format("line {}, column {}", line, m_options.case_columns.front()),
                           "the case name is empty");
     if (auto added =
             m_table.add(info.case_name, m_metric, m_options.unit, m_options.direction, *value);
         !added)
-      return output_error(k_format, fmt::format("line {}", line), added.error().message);
+      return output_error(k_csv_format, fmt::format("line {}", line), added.error().message);
     if (m_columns.cases.size() > 1 && m_described.insert(info.case_name).second)
       m_output.cases.push_back(std::move(info));
     return {};
@@ -93,10 +94,11 @@ public:
 
   Result<ParsedOutput> finish() {
     if (m_empty_values > 0)
-      m_output.warnings.push_back(fmt::format("{}: {} rows with an empty {} were skipped", k_format,
-                                              m_empty_values, m_options.value_column));
+      m_output.warnings.push_back(fmt::format("{}: {} rows with an empty {} were skipped",
+                                              k_csv_format, m_empty_values,
+                                              m_options.value_column));
     if (m_table.empty())
-      return output_error(k_format, fmt::format("line {}", m_header_line),
+      return output_error(k_csv_format, fmt::format("line {}", m_header_line),
                           fmt::format("no row with a value under the header"));
     m_output.samples = m_table.take();
     return std::move(m_output);
@@ -147,7 +149,7 @@ Result<ParsedOutput> parse_csv_table(std::string_view text, const CsvOptions& op
     for (const auto& name : options.case_columns)
       wanted += name + ", ";
     return output_error(
-        k_format, fmt::format("{} lines", lines.number()),
+        k_csv_format, fmt::format("{} lines", lines.number()),
         fmt::format("no header line names the columns {}{}", wanted, options.value_column));
   }
 
@@ -159,14 +161,14 @@ Result<ParsedOutput> parse_csv_table(std::string_view text, const CsvOptions& op
     line_number = first_line + rest.number();
     const std::string chunk = std::string(*line) + '\n';
     if (const auto taken = strict.feed(chunk))
-      return output_error(k_format, fmt::format("line {}, column {}", line_number, *taken + 1),
+      return output_error(k_csv_format, fmt::format("line {}, column {}", line_number, *taken + 1),
                           "malformed quoting: a quote inside an unquoted field, or text after a "
                           "closing quote");
     for (const auto& record : strict.take())
       CULPRIT_TRY(table->read(record, line_number));
   }
   if (!strict.finish())
-    return output_error(k_format, fmt::format("line {}", line_number),
+    return output_error(k_csv_format, fmt::format("line {}", line_number),
                         "a quoted field is not closed at the end of the output");
   for (const auto& record : strict.take())
     CULPRIT_TRY(table->read(record, line_number));

@@ -14,7 +14,7 @@
 namespace culprit {
 namespace {
 
-constexpr std::string_view k_format = "culprit JSON lines";
+constexpr std::string_view k_jsonl_format = "culprit JSON lines";
 
 // The next record of the output (from its '{' on), skipping other lines; `column` is where it
 // starts on its line.
@@ -163,7 +163,7 @@ Result<std::optional<ClockCheck>> read_clock_check(const JsonFields& fields, con
 // "case X: 3 of 13 samples dropped: the SM clock was below 75% of its default 1980 MHz".
 std::string throttle_warning(const std::string& case_name, const ClockCheck& check) {
   std::string warning =
-      fmt::format("{}: case {}: {}", k_format, printable(case_name), check.throttled);
+      fmt::format("{}: case {}: {}", k_jsonl_format, printable(case_name), check.throttled);
   if (check.taken)
     warning += fmt::format(" of {}", *check.taken);
   warning += check.throttled == 1 ? " sample dropped" : " samples dropped";
@@ -202,7 +202,7 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
   ParsedOutput output;
   SampleTable table;
   std::set<std::string, std::less<>> described_cases;
-  JsonFields fields(k_format);
+  JsonFields fields(k_jsonl_format);
   bool seen_record = false;
   std::size_t gpu_cases = 0;
   std::size_t unchecked_cases = 0;
@@ -211,7 +211,7 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
   std::size_t column = 1;
   while (const auto record_line = next_record(lines, column)) {
     CULPRIT_TRY_ASSIGN(const Json record,
-                       parse_json(*record_line, k_format, {lines.number(), column}));
+                       parse_json(*record_line, k_jsonl_format, {lines.number(), column}));
     fields.locate_line(lines.number());
     CULPRIT_TRY_ASSIGN(const std::string type, fields.string(record, "type", ""));
     if (type == "header") {
@@ -240,24 +240,24 @@ Result<ParsedOutput> parse_culprit_jsonl(std::string_view text) {
       skipped.push_back(fmt::format("case {} was skipped by the benchmark: {}",
                                     printable(case_name),
                                     printable(reason.value_or("no reason given"), 200)));
-      output.warnings.push_back(fmt::format("{}: {}", k_format, skipped.back()));
+      output.warnings.push_back(fmt::format("{}: {}", k_jsonl_format, skipped.back()));
     }
     seen_record = true;
   }
   if (table.empty() && !skipped.empty())
     return output_error(
-        k_format, fmt::format("{} lines", lines.number()),
+        k_jsonl_format, fmt::format("{} lines", lines.number()),
         fmt::format("no sample record found: every case was skipped ({}{})", skipped.front(),
                     skipped.size() > 1 ? fmt::format(", and {} more", skipped.size() - 1) : ""));
   if (table.empty())
-    return output_error(k_format, fmt::format("{} lines", lines.number()),
+    return output_error(k_jsonl_format, fmt::format("{} lines", lines.number()),
                         "no sample record found; a benchmark in this format prints lines such as "
                         R"({"type":"sample","case":"...","metric":"time","unit":"s",)"
                         R"("direction":"lower","value":0.001})");
   if (unchecked_cases > 0)
     output.warnings.push_back(fmt::format("{}: the SM clock was not checked in {} of {} GPU cases "
                                           "(no NVML): throttled samples may be among theirs",
-                                          k_format, unchecked_cases, gpu_cases));
+                                          k_jsonl_format, unchecked_cases, gpu_cases));
   output.samples = table.take();
   return output;
 }
@@ -268,7 +268,7 @@ bool looks_like_culprit_jsonl(std::string_view text) {
   const auto record_line = next_record(lines, column);
   if (!record_line)
     return false;
-  const auto record = parse_json(*record_line, k_format);
+  const auto record = parse_json(*record_line, k_jsonl_format);
   const Json* type = record ? JsonFields::find(*record, "type") : nullptr;
   return type != nullptr && type->is_string();
 }

@@ -16,7 +16,7 @@
 namespace culprit {
 namespace {
 
-constexpr std::string_view k_format = "Google Benchmark JSON";
+constexpr std::string_view k_gbench_format = "Google Benchmark JSON";
 
 // Members of an iteration row that are not counters.
 constexpr std::array<std::string_view, 19> k_row_fields = {"name",
@@ -126,7 +126,7 @@ struct RowReader {
   explicit RowReader(const GbenchOptions& given) : options(given) {}
 
   const GbenchOptions& options;
-  JsonFields fields{k_format};
+  JsonFields fields{k_gbench_format};
   SampleTable table;
   ParsedOutput output;
   std::set<std::string, std::less<>> failed_cases;
@@ -190,7 +190,7 @@ struct RowReader {
     }
     if (message) {
       output.warnings.push_back(
-          fmt::format("{}: {} was skipped: {}", k_format, name, printable(*message, 200)));
+          fmt::format("{}: {} was skipped: {}", k_gbench_format, name, printable(*message, 200)));
       return {};
     }
     CULPRIT_TRY_ASSIGN(const auto time_unit, fields.optional_string(row, "time_unit", path));
@@ -218,7 +218,7 @@ struct RowReader {
                         value.get<double>(), path));
       } else if (value.is_null()) {
         output.warnings.push_back(fmt::format(
-            "{}: counter {} of {} is not a finite number; left out", k_format, key, name));
+            "{}: counter {} of {} is not a finite number; left out", k_gbench_format, key, name));
       }
     }
     return {};
@@ -310,7 +310,7 @@ Result<ParsedOutput> parse_gbench_json(std::string_view text, const GbenchOption
   std::vector<std::string> warnings;
   CULPRIT_TRY_ASSIGN(
       const Json document,
-      parse_json_document(fixed ? std::string_view(*fixed) : text, k_format, warnings));
+      parse_json_document(fixed ? std::string_view(*fixed) : text, k_gbench_format, warnings));
   CULPRIT_TRY_ASSIGN(ParsedOutput output, read_gbench_document(document, options));
   output.warnings.insert(output.warnings.begin(), warnings.begin(), warnings.end());
   return output;

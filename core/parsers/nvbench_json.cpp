@@ -17,7 +17,7 @@
 namespace culprit {
 namespace {
 
-constexpr std::string_view k_format = "nvbench JSON";
+constexpr std::string_view k_nvbench_format = "nvbench JSON";
 constexpr std::string_view k_sample_times_tag = "nv/json/bin:nv/cold/sample_times";
 // Beyond this a sample-times file is not read (a quarter of a billion samples).
 constexpr std::uintmax_t k_max_sample_file_bytes = std::uintmax_t{1} << 30;
@@ -159,7 +159,7 @@ public:
     }
     if (skipped > 0)
       m_output.warnings.push_back(fmt::format("{}: {} of {} states of {} were skipped (first: {})",
-                                              k_format, skipped, states->size(), name,
+                                              k_nvbench_format, skipped, states->size(), name,
                                               printable(first_reason, 120)));
     return {};
   }
@@ -296,12 +296,13 @@ private:
     auto samples = read_sample_times(file, *count, problem);
     if (!samples)
       m_output.warnings.push_back(fmt::format("{}: {}: sample times not used ({}); using the mean",
-                                              k_format, case_name, printable(problem, 200)));
+                                              k_nvbench_format, case_name,
+                                              printable(problem, 200)));
     return samples;
   }
 
   const NvbenchOptions& m_options;
-  JsonFields m_fields{k_format, JsonFields::QuotedNumbers::accepted};
+  JsonFields m_fields{k_nvbench_format, JsonFields::QuotedNumbers::accepted};
   SampleTable m_table;
   ParsedOutput m_output;
 };
@@ -316,7 +317,7 @@ bool looks_like_nvbench(const Json& document) {
 }
 
 Result<ParsedOutput> read_nvbench_document(const Json& document, const NvbenchOptions& options) {
-  JsonFields fields(k_format);
+  JsonFields fields(k_nvbench_format);
   if (!document.is_object())
     return fields.error("top level", "expected an object with \"benchmarks\", found " +
                                          std::string(json_kind(document)));
@@ -329,7 +330,7 @@ Result<ParsedOutput> read_nvbench_document(const Json& document, const NvbenchOp
 
 Result<ParsedOutput> parse_nvbench_json(std::string_view text, const NvbenchOptions& options) {
   std::vector<std::string> warnings;
-  CULPRIT_TRY_ASSIGN(const Json document, parse_json_document(text, k_format, warnings));
+  CULPRIT_TRY_ASSIGN(const Json document, parse_json_document(text, k_nvbench_format, warnings));
   CULPRIT_TRY_ASSIGN(ParsedOutput output, read_nvbench_document(document, options));
   output.warnings.insert(output.warnings.begin(), warnings.begin(), warnings.end());
   return output;

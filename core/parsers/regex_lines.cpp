@@ -11,7 +11,7 @@
 namespace culprit {
 namespace {
 
-constexpr std::string_view k_format = "regex";
+constexpr std::string_view k_regex_format = "regex";
 
 // RE2 of 2022 spells named groups (?P<name>...) only; people also write Perl's (?<name>...).
 std::string with_python_named_groups(std::string_view pattern) {
@@ -85,7 +85,7 @@ Result<ParsedOutput> parse_regex_lines(std::string_view text, const RegexOptions
     const auto value = parse_number(std::string_view(value_text.data(), value_text.size()));
     if (!value)
       return output_error(
-          k_format, where,
+          k_regex_format, where,
           fmt::format("the value group captured \"{}\"; expected a number",
                       printable(std::string_view(value_text.data(), value_text.size()))));
     std::string case_name = options.case_name;
@@ -94,12 +94,12 @@ Result<ParsedOutput> parse_regex_lines(std::string_view text, const RegexOptions
       case_name.assign(captured.data() == nullptr ? "" : captured.data(), captured.size());
     }
     if (case_name.empty())
-      return output_error(k_format, where, "the case group captured nothing");
+      return output_error(k_regex_format, where, "the case group captured nothing");
     if (auto added = table.add(case_name, metric, options.unit, options.direction, *value); !added)
-      return output_error(k_format, where, added.error().message);
+      return output_error(k_regex_format, where, added.error().message);
   }
   if (table.empty())
-    return output_error(k_format, fmt::format("{} lines", lines.number()),
+    return output_error(k_regex_format, fmt::format("{} lines", lines.number()),
                         fmt::format("no line matches '{}'", printable(options.pattern, 200)));
   ParsedOutput output;
   output.samples = table.take();

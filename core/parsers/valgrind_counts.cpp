@@ -12,22 +12,16 @@
 #include <fmt/format.h>
 
 #include "core/parsers/parse_support.hpp"
+#include "core/util/text.hpp"
 
 namespace culprit {
 namespace {
 
-constexpr std::string_view k_format = "Valgrind";
+constexpr std::string_view k_callgrind_format = "Valgrind";
 constexpr std::string_view k_blanks = " \t";
 constexpr std::string_view k_client_request = "Client Request: ";
 
 using Costs = std::vector<std::uint64_t>;
-
-std::string_view trim(std::string_view text) {
-  const auto begin = text.find_first_not_of(k_blanks);
-  if (begin == std::string_view::npos)
-    return {};
-  return text.substr(begin, text.find_last_not_of(k_blanks) + 1 - begin);
-}
 
 // The next blank-separated token of `text`, removed from it; empty at the end.
 std::string_view next_token(std::string_view& text) {
@@ -113,9 +107,9 @@ public:
     ++m_number;
     if (text.ends_with('\r'))
       text.remove_suffix(1);
-    if (m_number == 1 && trim(text) == "# callgrind format")
+    if (m_number == 1 && trim(text, k_blanks) == "# callgrind format")
       m_callgrind = true;
-    if (trim(text).empty() || text.starts_with('#'))
+    if (trim(text, k_blanks).empty() || text.starts_with('#'))
       return {};
     if (starts_cost_line(text.front()))
       return cost_line(text);
@@ -127,7 +121,7 @@ public:
       return error(fmt::format("\"{}\" is neither a header line, a name line nor a cost line",
                                printable(text)));
     const auto value = text.substr(mark + 1);
-    return text[mark] == ':' ? header_line(key, trim(value)) : spec_line(key, value);
+    return text[mark] == ':' ? header_line(key, trim(value, k_blanks)) : spec_line(key, value);
   }
 
   Result<std::vector<ValgrindCounts>> finish() {
@@ -136,7 +130,7 @@ public:
                    "short");
     CULPRIT_TRY(finish_part());
     if (m_parts.empty())
-      return output_error(k_format, where(m_number),
+      return output_error(k_callgrind_format, where(m_number),
                           "no events: line; this is not a Cachegrind or Callgrind profile");
     return std::move(m_parts);
   }
@@ -147,7 +141,7 @@ private:
                             : fmt::format("{}: line {}", m_source, number);
   }
   std::unexpected<Error> error(std::string_view what) const {
-    return output_error(k_format, where(m_number), what);
+    return output_error(k_callgrind_format, where(m_number), what);
   }
 
   Result<Costs> parse_costs(std::string_view rest) const {
@@ -188,7 +182,7 @@ private:
       (key == "summary" ? m_part.summary_line : m_part.totals_line) = m_number;
     } else if (key == "desc") {
       if (value.starts_with("Trigger:"))
-        m_part.trigger = trim(value.substr(8));
+        m_part.trigger = trim(value.substr(8), k_blanks);
     } else if (key == "part") {
       const auto number = parse_count(value);
       if (!number || *number > 1'000'000'000)
@@ -216,7 +210,7 @@ private:
     const auto name = value.substr(close + 1);
     if (!name.empty()) {
       auto& slot = m_functions[*id];
-      slot.assign(trim(name));
+      slot.assign(trim(name, k_blanks));
       return std::string_view(slot);
     }
     const auto known = m_functions.find(*id);
@@ -296,20 +290,20 @@ private:
     const bool has_totals = part.totals.has_value();
     const auto& stated = has_totals ? part.totals : part.summary;
     if (!has_totals && m_by_callgrind)
-      return output_error(k_format, where(m_number),
+      return output_error(k_callgrind_format, where(m_number),
                           "no totals: line at the end, which Callgrind always writes; the file is "
                           "cut short");
     if (!stated) {
       if (m_callgrind)
         return part.sum;
-      return output_error(k_format, where(m_number),
+      return output_error(k_callgrind_format, where(m_number),
                           "no summary: line at the end, which Cachegrind always writes; the file "
                           "is cut short");
     }
     for (std::size_t i = 0; i < part.events.size(); ++i) {
       if ((*stated)[i] != part.sum[i])
         return output_error(
-            k_format, where(has_totals ? part.totals_line : part.summary_line),
+            k_callgrind_format, where(has_totals ? part.totals_line : part.summary_line),
             fmt::format("the cost lines add up to {} {} but the {}: line says {}; the file is cut "
                         "short or was not written by Valgrind",
                         part.sum[i], part.events[i], has_totals ? "totals" : "summary",

@@ -130,11 +130,11 @@ bool is_true_constant(std::string_view value) {
 
 // Directories of other people's code: their benchmarks are not the project's.
 bool is_vendored(const std::filesystem::path& relative) {
-  static const std::set<std::string> k_names = {
+  static const std::set<std::string> k_vendored_names = {
       "third_party", "thirdparty", "3rdparty", "third-party", "external", "extern",
       "vendor",      "deps",       "_deps",    "submodules",  "contrib"};
   return std::ranges::any_of(
-      relative, [](const auto& part) { return k_names.contains(lower(part.string())); });
+      relative, [](const auto& part) { return k_vendored_names.contains(lower(part.string())); });
 }
 
 struct Executable {

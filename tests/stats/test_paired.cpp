@@ -17,14 +17,14 @@ using testing::simulate_shared_run;
 
 // n blocks of one base and one head run on the shared machine, each block also sharing a slow
 // drift of the whole machine; the run statistic of each.
-struct Blocks {
+struct PairedBlocks {
   std::vector<double> base;
   std::vector<double> head;
 };
 
-Blocks shared_blocks(std::size_t n, double ratio, Rng& rng, RunStatistic statistic,
-                     double drift_per_block = 0.0) {
-  Blocks blocks;
+PairedBlocks shared_blocks(std::size_t n, double ratio, Rng& rng, RunStatistic statistic,
+                           double drift_per_block = 0.0) {
+  PairedBlocks blocks;
   const SharedMachine machine;
   for (std::size_t i = 0; i < n; ++i) {
     const double machine_level = std::exp(drift_per_block * static_cast<double>(i));

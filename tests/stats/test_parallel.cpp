@@ -12,13 +12,13 @@
 namespace culprit::stats {
 namespace {
 
-struct Blocks {
+struct SplitBlocks {
   std::vector<int> visits;
   std::set<std::thread::id> threads;
 };
 
-Blocks split(std::size_t count, unsigned threads, std::size_t min_items_per_thread) {
-  Blocks blocks;
+SplitBlocks split(std::size_t count, unsigned threads, std::size_t min_items_per_thread) {
+  SplitBlocks blocks;
   blocks.visits.assign(count, 0);
   std::mutex mutex;
   parallel_blocks(

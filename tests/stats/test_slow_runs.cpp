@@ -26,15 +26,15 @@ struct Machine {
   double middle = 0.0;
 };
 
-struct Blocks {
+struct SlowRunBlocks {
   std::vector<double> base;
   std::vector<double> head;
   std::vector<bool> base_slow;
   std::vector<bool> head_slow;
 };
 
-Blocks simulate(const Machine& machine, std::size_t blocks, double ratio, Rng& rng) {
-  Blocks out;
+SlowRunBlocks simulate(const Machine& machine, std::size_t blocks, double ratio, Rng& rng) {
+  SlowRunBlocks out;
   int state = 0; // fast, slow, middle
   double factor = 1.5;
   const auto next = [&](double level, std::vector<double>& values, std::vector<bool>& states) {

@@ -27,7 +27,7 @@ std::string cutlass_text() {
   return testing::read_file(testing::parser_fixture("csv/cutlass_gemm.csv"));
 }
 
-std::string error_of(std::string_view text, const CsvOptions& options) {
+std::string csv_error(std::string_view text, const CsvOptions& options) {
   const auto parsed = parse_csv_table(text, options);
   EXPECT_FALSE(parsed);
   return parsed ? "" : parsed.error().message;
@@ -108,19 +108,19 @@ TEST(CsvTable, ErrorsNameTheLineAndColumn) {
   CsvOptions options;
   options.case_columns = {"name"};
   options.value_column = "time";
-  EXPECT_THAT(error_of("banner\nname,time\na,1\nb,fast\n", options),
+  EXPECT_THAT(csv_error("banner\nname,time\na,1\nb,fast\n", options),
               HasSubstr("CSV: line 4, column time: expected a number, found \"fast\""));
-  EXPECT_THAT(error_of("name,time\na,1,extra\n", options),
+  EXPECT_THAT(csv_error("name,time\na,1,extra\n", options),
               HasSubstr("CSV: line 2: 3 fields, but the header on line 1 has 2"));
-  EXPECT_THAT(error_of("name,time\na\"b,1\n", options),
+  EXPECT_THAT(csv_error("name,time\na\"b,1\n", options),
               HasSubstr("CSV: line 2, column 2: malformed quoting"));
-  EXPECT_THAT(error_of("name,time\n\"open,1\n", options),
+  EXPECT_THAT(csv_error("name,time\n\"open,1\n", options),
               HasSubstr("a quoted field is not closed"));
-  EXPECT_THAT(error_of("name,runtime\na,1\n", options),
+  EXPECT_THAT(csv_error("name,runtime\na,1\n", options),
               HasSubstr("no header line names the columns name, time"));
-  EXPECT_THAT(error_of("name,time\n", options), HasSubstr("no row with a value"));
-  EXPECT_THAT(error_of("name,time\n,1\n", options), HasSubstr("the case name is empty"));
-  EXPECT_THAT(error_of("name,time\na,nan\n", options),
+  EXPECT_THAT(csv_error("name,time\n", options), HasSubstr("no row with a value"));
+  EXPECT_THAT(csv_error("name,time\n,1\n", options), HasSubstr("the case name is empty"));
+  EXPECT_THAT(csv_error("name,time\na,nan\n", options),
               HasSubstr("expected a number, found \"nan\""));
 }
 

@@ -14,7 +14,7 @@ using testing::find_case;
 using testing::find_samples;
 using ::testing::HasSubstr;
 
-std::string error_of(std::string_view text) {
+std::string jsonl_error(std::string_view text) {
   const auto parsed = parse_culprit_jsonl(text);
   EXPECT_FALSE(parsed) << "expected an error for: " << text;
   if (parsed)
@@ -80,47 +80,47 @@ TEST(CulpritJsonl, AcceptsWindowsLineEndingsAndNoFinalNewline) {
 
 TEST(CulpritJsonl, InvalidJsonNamesLineAndColumn) {
   const auto message =
-      error_of("log line\n" + std::string(k_sample) + "\n  {\"type\":\"sample\",}\n");
+      jsonl_error("log line\n" + std::string(k_sample) + "\n  {\"type\":\"sample\",}\n");
   EXPECT_THAT(message, HasSubstr("culprit JSON lines: line 3, column 20:"));
 }
 
 TEST(CulpritJsonl, WrongKindsNameTheLineAndKey) {
   EXPECT_THAT(
-      error_of(
+      jsonl_error(
           R"({"type":"sample","case":"c","metric":"time","unit":"s","direction":"lower","value":"1"})"),
       HasSubstr("line 1: value: expected a number, found a string (\"1\")"));
   EXPECT_THAT(
-      error_of(
+      jsonl_error(
           R"({"type":"sample","case":"","metric":"time","unit":"s","direction":"lower","value":1})"),
       HasSubstr("line 1: case: expected a non-empty string"));
   EXPECT_THAT(
-      error_of(
+      jsonl_error(
           R"({"type":"sample","case":"c","metric":"time","unit":"s","direction":"down","value":1})"),
       HasSubstr("direction: expected \"lower\" or \"higher\", found \"down\""));
   EXPECT_THAT(
-      error_of(R"({"type":"sample","case":"c","metric":"time","unit":"s","direction":"lower"})"),
+      jsonl_error(R"({"type":"sample","case":"c","metric":"time","unit":"s","direction":"lower"})"),
       HasSubstr("value: missing"));
-  EXPECT_THAT(error_of(R"({"case":"c"})"), HasSubstr("line 1: type: missing"));
+  EXPECT_THAT(jsonl_error(R"({"case":"c"})"), HasSubstr("line 1: type: missing"));
   EXPECT_THAT(
-      error_of(
+      jsonl_error(
           R"({"type":"sample","case":"c","metric":"time","unit":"s","direction":"lower","value":1,"index":-1})"),
       HasSubstr("index: expected a non-negative whole number"));
   EXPECT_THAT(
-      error_of(
+      jsonl_error(
           R"({"type":"sample","case":"c","metric":"time","unit":"s","direction":"lower","value":1,"cold":1})"),
       HasSubstr("cold: expected true or false"));
-  EXPECT_THAT(error_of(R"({"type":"case","case":"c","flops":-1})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"case","case":"c","flops":-1})"),
               HasSubstr("flops: expected a non-negative number"));
-  EXPECT_THAT(error_of(R"({"type":"case","case":"c","axes":{"M":512}})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"case","case":"c","axes":{"M":512}})"),
               HasSubstr("axes.M: expected a string, found a number"));
 }
 
 TEST(CulpritJsonl, RefusesANewerMajorVersionAndALateHeader) {
-  EXPECT_THAT(error_of(R"({"type":"header","format":"culprit-jsonl","version":2})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"header","format":"culprit-jsonl","version":2})"),
               HasSubstr("format version 2 is newer than this culprit reads (1); upgrade culprit"));
-  EXPECT_THAT(error_of(R"({"type":"header","format":"other","version":1})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"header","format":"other","version":1})"),
               HasSubstr("format: expected \"culprit-jsonl\""));
-  EXPECT_THAT(error_of(std::string(k_sample) + "\n" + R"({"type":"header","version":1})"),
+  EXPECT_THAT(jsonl_error(std::string(k_sample) + "\n" + R"({"type":"header","version":1})"),
               HasSubstr("line 2: type: a header must be the first record"));
 }
 
@@ -145,9 +145,9 @@ TEST(CulpritJsonl, TheHeaderNamesTheDeviceAndAGpusProperties) {
                           std::string(k_sample));
   ASSERT_TRUE(cpu && cpu->device);
   EXPECT_FALSE(cpu->device->gpu);
-  EXPECT_THAT(error_of(R"({"type":"header","version":1,"device":"x","gpu":{"sm_count":0}})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"header","version":1,"device":"x","gpu":{"sm_count":0}})"),
               HasSubstr("gpu.sm_count: expected a positive number"));
-  EXPECT_THAT(error_of(R"({"type":"header","version":1,"device":"x","gpu":7})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"header","version":1,"device":"x","gpu":7})"),
               HasSubstr("gpu: expected an object"));
 }
 
@@ -155,23 +155,23 @@ TEST(CulpritJsonl, AMetricMustKeepItsUnitAndDirection) {
   const std::string text =
       std::string(k_sample) + "\n" +
       R"({"type":"sample","case":"c","metric":"time","unit":"B","direction":"lower","value":1})";
-  EXPECT_THAT(error_of(text),
+  EXPECT_THAT(jsonl_error(text),
               HasSubstr("line 2: value: time of case 'c' is in 'B' here but was in 's' before"));
   const std::string flipped =
       std::string(k_sample) + "\n" +
       R"({"type":"sample","case":"c","metric":"time","unit":"ms","direction":"higher","value":1})";
-  EXPECT_THAT(error_of(flipped), HasSubstr("higher-is-better here but was lower-is-better"));
+  EXPECT_THAT(jsonl_error(flipped), HasSubstr("higher-is-better here but was lower-is-better"));
 }
 
 TEST(CulpritJsonl, ACaseIsDescribedOncePerRun) {
   const std::string text = std::string(k_sample) + "\n" + R"({"type":"case","case":"c"})" + "\n" +
                            R"({"type":"case","case":"c"})";
-  EXPECT_THAT(error_of(text), HasSubstr("line 3: case: a second case record for 'c'"));
+  EXPECT_THAT(jsonl_error(text), HasSubstr("line 3: case: a second case record for 'c'"));
 }
 
 TEST(CulpritJsonl, OutputWithoutSamplesIsAnError) {
-  EXPECT_THAT(error_of(""), HasSubstr("no sample record found"));
-  EXPECT_THAT(error_of("Benchmark done\n{\"type\":\"header\",\"version\":1}\n"),
+  EXPECT_THAT(jsonl_error(""), HasSubstr("no sample record found"));
+  EXPECT_THAT(jsonl_error("Benchmark done\n{\"type\":\"header\",\"version\":1}\n"),
               HasSubstr("2 lines: no sample record found"));
 }
 
@@ -186,11 +186,11 @@ TEST(CulpritJsonl, BatchSamplesAreReadAsTheirMetric) {
   ASSERT_NE(batch, nullptr);
   EXPECT_THAT(batch->values, ElementsAre(2e-6));
   EXPECT_TRUE(parsed->warnings.empty());
-  EXPECT_THAT(error_of(R"({"type":"sample","case":"c","metric":"t","unit":"s",)"
-                       R"("direction":"lower","value":1,"batch":0})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"sample","case":"c","metric":"t","unit":"s",)"
+                          R"("direction":"lower","value":1,"batch":0})"),
               HasSubstr("batch: expected a positive whole number"));
-  EXPECT_THAT(error_of(R"({"type":"sample","case":"c","metric":"t","unit":"s",)"
-                       R"("direction":"lower","value":1,"batch":"many"})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"sample","case":"c","metric":"t","unit":"s",)"
+                          R"("direction":"lower","value":1,"batch":"many"})"),
               HasSubstr("batch"));
 }
 
@@ -208,11 +208,12 @@ TEST(CulpritJsonl, ThrottledSamplesOfAGpuCaseAreAWarning) {
               ElementsAre("culprit JSON lines: case c: 3 of 13 samples dropped: the SM clock was "
                           "below 75% of its default 1980 MHz"));
   ASSERT_NE(find_case(*parsed, "c"), nullptr);
-  EXPECT_THAT(error_of(std::string(k_sample) + "\n" +
-                       R"({"type":"case","case":"c","dropped":{"throttled":-1}})"),
+  EXPECT_THAT(jsonl_error(std::string(k_sample) + "\n" +
+                          R"({"type":"case","case":"c","dropped":{"throttled":-1}})"),
               HasSubstr("line 2: dropped.throttled: expected a non-negative whole number"));
-  EXPECT_THAT(error_of(std::string(k_sample) + "\n" + R"({"type":"case","case":"c","dropped":3})"),
-              HasSubstr("dropped: expected an object"));
+  EXPECT_THAT(
+      jsonl_error(std::string(k_sample) + "\n" + R"({"type":"case","case":"c","dropped":3})"),
+      HasSubstr("dropped: expected an object"));
 }
 
 TEST(CulpritJsonl, CasesWhoseClockWasNotCheckedGiveOneWarning) {
@@ -241,17 +242,17 @@ TEST(CulpritJsonl, ASkippedCaseIsAWarningNotAnError) {
                                             "benchmark: needs 96.0 GiB of device memory"));
   EXPECT_TRUE(parsed->errors.empty());
   EXPECT_EQ(find_samples(*parsed, "big", "time"), nullptr);
-  EXPECT_THAT(error_of(R"({"type":"skip","case":""})"), HasSubstr("case: expected a non-empty"));
-  EXPECT_THAT(error_of(R"({"type":"skip","case":"a","reason":"x"})"
-                       "\n"
-                       R"({"type":"skip","case":"b"})"),
+  EXPECT_THAT(jsonl_error(R"({"type":"skip","case":""})"), HasSubstr("case: expected a non-empty"));
+  EXPECT_THAT(jsonl_error(R"({"type":"skip","case":"a","reason":"x"})"
+                          "\n"
+                          R"({"type":"skip","case":"b"})"),
               HasSubstr("no sample record found: every case was skipped (case a was skipped by "
                         "the benchmark: x, and 1 more)"));
 }
 
 TEST(CulpritJsonl, OverflowingNumbersAreErrorsNotInfinities) {
   EXPECT_THAT(
-      error_of(
+      jsonl_error(
           R"({"type":"sample","case":"c","metric":"time","unit":"s","direction":"lower","value":1e999})"),
       HasSubstr("line 1"));
 }

@@ -15,11 +15,11 @@ using ::testing::ElementsAre;
 using testing::find_samples;
 using ::testing::HasSubstr;
 
-std::string fixture(std::string_view name) {
+std::string gbench_fixture(std::string_view name) {
   return testing::read_file(testing::parser_fixture(std::string("gbench/") + std::string(name)));
 }
 
-std::string error_of(std::string_view text) {
+std::string gbench_error(std::string_view text) {
   const auto parsed = parse_gbench_json(text);
   EXPECT_FALSE(parsed);
   if (parsed)
@@ -29,7 +29,7 @@ std::string error_of(std::string_view text) {
 }
 
 TEST(GbenchJson, TakesEveryRepetitionAndSkipsAggregates) {
-  const auto parsed = parse_gbench_json(fixture("repetitions.json"));
+  const auto parsed = parse_gbench_json(gbench_fixture("repetitions.json"));
   ASSERT_TRUE(parsed) << parsed.error().message;
   const auto* copy = find_samples(*parsed, "BM_Copy/1024", "real_time");
   ASSERT_NE(copy, nullptr);
@@ -46,7 +46,7 @@ TEST(GbenchJson, TakesEveryRepetitionAndSkipsAggregates) {
 }
 
 TEST(GbenchJson, HonoursEachRowsTimeUnit) {
-  const auto parsed = parse_gbench_json(fixture("single.json"));
+  const auto parsed = parse_gbench_json(gbench_fixture("single.json"));
   ASSERT_TRUE(parsed) << parsed.error().message;
   const auto* sum = find_samples(*parsed, "BM_Sum/n:4096", "cpu_time"); // in us
   ASSERT_NE(sum, nullptr);
@@ -60,7 +60,7 @@ TEST(GbenchJson, HonoursEachRowsTimeUnit) {
 }
 
 TEST(GbenchJson, KeepsCountersWithTheirDirection) {
-  const auto parsed = parse_gbench_json(fixture("repetitions.json"));
+  const auto parsed = parse_gbench_json(gbench_fixture("repetitions.json"));
   ASSERT_TRUE(parsed);
   const auto* bytes = find_samples(*parsed, "BM_Copy/65536", "bytes_per_second");
   ASSERT_NE(bytes, nullptr);
@@ -80,14 +80,14 @@ TEST(GbenchJson, KeepsCountersWithTheirDirection) {
 
   GbenchOptions options;
   options.counter_directions["elements"] = Direction::higher_is_better;
-  const auto overridden = parse_gbench_json(fixture("repetitions.json"), options);
+  const auto overridden = parse_gbench_json(gbench_fixture("repetitions.json"), options);
   ASSERT_TRUE(overridden);
   EXPECT_EQ(find_samples(*overridden, "BM_Sum/n:4096", "elements")->direction,
             Direction::higher_is_better);
 }
 
 TEST(GbenchJson, TheWorkOfAnIterationComesFromItsRatesAndTheAxesFromItsName) {
-  const auto parsed = parse_gbench_json(fixture("repetitions.json"));
+  const auto parsed = parse_gbench_json(gbench_fixture("repetitions.json"));
   ASSERT_TRUE(parsed) << parsed.error().message;
   const auto find = [&](std::string_view name) -> const CaseInfo* {
     for (const auto& info : parsed->cases)
@@ -133,7 +133,7 @@ TEST(GbenchJson, TheWorkOfAnIterationComesFromItsRatesAndTheAxesFromItsName) {
 }
 
 TEST(GbenchJson, ReportsErrorRowsOncePerCase) {
-  const auto parsed = parse_gbench_json(fixture("repetitions.json"));
+  const auto parsed = parse_gbench_json(gbench_fixture("repetitions.json"));
   ASSERT_TRUE(parsed);
   ASSERT_EQ(parsed->errors.size(), 1U);
   EXPECT_EQ(parsed->errors[0].case_name, "BM_Broken");
@@ -144,7 +144,7 @@ TEST(GbenchJson, ReportsErrorRowsOncePerCase) {
 // Every iteration row in the order it came, with its iterations and threads (what Valgrind's
 // counts of each timed loop are matched to); an error row has no iterations to count.
 TEST(GbenchJson, ListsTheIterationRowsInTheOrderTheyRan) {
-  const auto parsed = parse_gbench_json(fixture("repetitions.json"));
+  const auto parsed = parse_gbench_json(gbench_fixture("repetitions.json"));
   ASSERT_TRUE(parsed);
   ASSERT_EQ(parsed->iteration_rows.size(), 15U);
   EXPECT_EQ(parsed->iteration_rows[0], (IterationRow{"BM_Copy/1024", 1925340, 1}));
@@ -154,7 +154,7 @@ TEST(GbenchJson, ListsTheIterationRowsInTheOrderTheyRan) {
 }
 
 TEST(GbenchJson, ReadsBareNanAndInfinityCountersAsAbsent) {
-  const auto parsed = parse_gbench_json(fixture("nan_counters.json"));
+  const auto parsed = parse_gbench_json(gbench_fixture("nan_counters.json"));
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_NE(find_samples(*parsed, "BM_Nan", "real_time"), nullptr);
   EXPECT_EQ(find_samples(*parsed, "BM_Nan", "ratio"), nullptr);
@@ -170,33 +170,33 @@ TEST(GbenchJson, ReplacingNonFiniteLiteralsKeepsPositions) {
 }
 
 TEST(GbenchJson, ErrorsNameTheKeyPath) {
-  auto text = fixture("single.json");
+  auto text = gbench_fixture("single.json");
   const auto at = text.find("\"real_time\": ");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 13, "\"real_time\": \"fast\", \"x\": ");
-  EXPECT_THAT(error_of(text),
+  EXPECT_THAT(gbench_error(text),
               HasSubstr("Google Benchmark JSON: benchmarks[0].real_time: expected a "
                         "number, found a string (\"fast\")"));
   EXPECT_THAT(
-      error_of(
+      gbench_error(
           R"({"context":{},"benchmarks":[{"name":"a","real_time":1,"cpu_time":1,"time_unit":"fortnights"}]})"),
       HasSubstr("benchmarks[0].time_unit: expected ns, us, ms or s, found \"fortnights\""));
   EXPECT_THAT(
-      error_of(R"({"context":{},"benchmarks":[{"name":"a","cpu_time":1,"time_unit":"ns"}]})"),
+      gbench_error(R"({"context":{},"benchmarks":[{"name":"a","cpu_time":1,"time_unit":"ns"}]})"),
       HasSubstr("benchmarks[0].real_time: missing"));
-  EXPECT_THAT(error_of(R"({"context":{},"benchmarks":[7]})"),
+  EXPECT_THAT(gbench_error(R"({"context":{},"benchmarks":[7]})"),
               HasSubstr("benchmarks[0]: expected an object, found a number"));
-  EXPECT_THAT(error_of(R"({"context":{},"benchmarks":{}})"),
+  EXPECT_THAT(gbench_error(R"({"context":{},"benchmarks":{}})"),
               HasSubstr("benchmarks: expected an array, found an object"));
-  EXPECT_THAT(error_of(R"({"context":{},"benchmarks":[]})"), HasSubstr("benchmarks: empty"));
-  EXPECT_THAT(error_of(R"([1,2])"), HasSubstr("top level: expected an object"));
+  EXPECT_THAT(gbench_error(R"({"context":{},"benchmarks":[]})"), HasSubstr("benchmarks: empty"));
+  EXPECT_THAT(gbench_error(R"([1,2])"), HasSubstr("top level: expected an object"));
 }
 
 TEST(GbenchJson, TruncatedOutputNamesWhereItStopped) {
-  const auto text = fixture("single.json");
+  const auto text = gbench_fixture("single.json");
   const auto cut = text.substr(0, text.find("\"family_index\""));
   const auto last_line = std::count(cut.begin(), cut.end(), '\n') + 1;
-  const auto message = error_of(cut);
+  const auto message = gbench_error(cut);
   EXPECT_THAT(message,
               HasSubstr("Google Benchmark JSON: line " + std::to_string(last_line) + ", "));
   EXPECT_THAT(message, HasSubstr("unexpected end of input"));
@@ -204,13 +204,13 @@ TEST(GbenchJson, TruncatedOutputNamesWhereItStopped) {
 
 TEST(GbenchJson, SkipsLogLinesBeforeTheDocument) {
   const auto parsed =
-      parse_gbench_json("2026-01-01 starting\nwarming up\n" + fixture("single.json"));
+      parse_gbench_json("2026-01-01 starting\nwarming up\n" + gbench_fixture("single.json"));
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_THAT(parsed->warnings.at(0), HasSubstr("skipped 2 lines of other output"));
 }
 
 TEST(GbenchJson, DetectsItsDocuments) {
-  EXPECT_TRUE(looks_like_gbench(Json::parse(fixture("single.json"))));
+  EXPECT_TRUE(looks_like_gbench(Json::parse(gbench_fixture("single.json"))));
   EXPECT_FALSE(looks_like_gbench(Json::parse(R"({"benchmarks":[]})")));
 }
 

@@ -19,12 +19,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string fixture(std::string_view name) {
+std::string ncu_fixture(std::string_view name) {
   return read_file(testing::source_dir() / "tests/fixtures/ncu" / name).value_or("");
 }
 
 TEST(NcuCsv, EachKernelIsACaseWithTheMeanOfItsLaunches) {
-  const auto samples = parse_ncu_csv(fixture("raw.csv"));
+  const auto samples = parse_ncu_csv(ncu_fixture("raw.csv"));
   ASSERT_TRUE(samples) << samples.error().message;
   std::map<std::pair<std::string, std::string>, double> value;
   std::map<std::string, Direction> direction;
@@ -52,7 +52,7 @@ TEST(NcuCsv, EachKernelIsACaseWithTheMeanOfItsLaunches) {
 }
 
 TEST(NcuCsv, WhatNcuCouldNotProfileIsSaid) {
-  const auto denied = parse_ncu_csv(fixture("error.log"));
+  const auto denied = parse_ncu_csv(ncu_fixture("error.log"));
   ASSERT_FALSE(denied);
   EXPECT_THAT(denied.error().message, HasSubstr("ERR_NVGPUCTRPERM"));
   EXPECT_THAT(parse_ncu_csv("").error().message, HasSubstr("no CSV table"));

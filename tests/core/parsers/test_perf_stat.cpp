@@ -15,12 +15,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string fixture(std::string_view name) {
+std::string perf_fixture(std::string_view name) {
   return read_file(testing::source_dir() / "tests/fixtures/perf" / name).value_or("");
 }
 
 TEST(PerfStat, ReadsEveryEventCulpritAsksForAndNothingElse) {
-  const auto counts = parse_perf_stat(fixture("stat_x_comma.csv"));
+  const auto counts = parse_perf_stat(perf_fixture("stat_x_comma.csv"));
   ASSERT_TRUE(counts) << counts.error().message;
   const std::map<std::string, double> expected = {
       {"instructions", 4205148521.0},   {"cycles", 2779112349.0},
@@ -36,14 +36,14 @@ TEST(PerfStat, ReadsEveryEventCulpritAsksForAndNothingElse) {
 }
 
 TEST(PerfStat, SumsTheCoresOfAHybridCpuAndSkipsAKindTheRunNeverRanOn) {
-  const auto counts = parse_perf_stat(fixture("stat_hybrid.csv"));
+  const auto counts = parse_perf_stat(perf_fixture("stat_hybrid.csv"));
   ASSERT_TRUE(counts) << counts.error().message;
   EXPECT_EQ(counts->at("instructions"), 3000000.0);
   EXPECT_EQ(counts->at("cycles"), 2000000.0);
 }
 
 TEST(PerfStat, AMachineWithoutCountersIsAUsageErrorThatSuggestsValgrind) {
-  const auto counts = parse_perf_stat(fixture("stat_vm.csv"));
+  const auto counts = parse_perf_stat(perf_fixture("stat_vm.csv"));
   ASSERT_FALSE(counts);
   EXPECT_EQ(counts.error().code, ExitCode::usage);
   EXPECT_THAT(counts.error().message, HasSubstr("no 'instructions' counter"));

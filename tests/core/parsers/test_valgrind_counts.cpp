@@ -21,13 +21,13 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using Events = std::map<std::string, double>;
 
-std::filesystem::path fixture(std::string_view name) {
+std::filesystem::path callgrind_fixture(std::string_view name) {
   return testing::source_dir() / "tests/fixtures/valgrind" / name;
 }
 
 std::vector<ValgrindCounts> parse_fixture(std::string_view name,
                                           const ValgrindOptions& options = {}) {
-  auto parsed = read_valgrind_counts(fixture(name), options);
+  auto parsed = read_valgrind_counts(callgrind_fixture(name), options);
   EXPECT_TRUE(parsed) << parsed.error().message;
   return parsed ? std::move(*parsed) : std::vector<ValgrindCounts>{};
 }
@@ -196,7 +196,8 @@ TEST(ValgrindCounts, TextAndFileReadAlike) {
   options.function_pattern = "bm_*";
   for (const auto* name : {"cachegrind.out", "callgrind.out.1", "callgrind.toggle.out"}) {
     const auto from_file = parse_fixture(name, options);
-    const auto from_text = parse_valgrind_counts(testing::read_file(fixture(name)), name, options);
+    const auto from_text =
+        parse_valgrind_counts(testing::read_file(callgrind_fixture(name)), name, options);
     ASSERT_TRUE(from_text) << from_text.error().message;
     ASSERT_EQ(from_text->size(), from_file.size());
     EXPECT_EQ((*from_text)[0].events, from_file[0].events);
@@ -308,7 +309,7 @@ TEST(ValgrindCounts, BadInputIsAOneLineError) {
 
 TEST(ValgrindCounts, CutShortFilesAreErrorsNotCrashes) {
   for (const auto* name : {"cachegrind.out", "callgrind.out.1", "callgrind.toggle.out"}) {
-    const auto text = testing::read_file(fixture(name));
+    const auto text = testing::read_file(callgrind_fixture(name));
     ASSERT_TRUE(parse_valgrind_counts(text, name));
     // Any cut before the last line's end loses part of the totals or of the costs they add up.
     for (std::size_t size = 0; size + 1 < text.size(); ++size) {
@@ -320,7 +321,7 @@ TEST(ValgrindCounts, CutShortFilesAreErrorsNotCrashes) {
 }
 
 TEST(ValgrindCounts, EveryDumpOfARunInOrder) {
-  const auto dumps = read_callgrind_dumps(fixture("callgrind.out"));
+  const auto dumps = read_callgrind_dumps(callgrind_fixture("callgrind.out"));
   ASSERT_TRUE(dumps) << dumps.error().message;
   ASSERT_EQ(dumps->size(), 3U);
   EXPECT_EQ((*dumps)[0].name, "case_a");
@@ -328,13 +329,13 @@ TEST(ValgrindCounts, EveryDumpOfARunInOrder) {
   EXPECT_EQ((*dumps)[2].trigger, "Program termination");
   EXPECT_EQ((*dumps)[1].counts.at("instructions"), 3080);
 
-  const auto none = read_callgrind_dumps(fixture("callgrind.none"));
+  const auto none = read_callgrind_dumps(callgrind_fixture("callgrind.none"));
   ASSERT_FALSE(none);
   EXPECT_THAT(none.error().message, HasSubstr("Callgrind wrote no profile"));
 }
 
 TEST(ValgrindCounts, MissingFileIsAnError) {
-  const auto parsed = read_valgrind_counts(fixture("no-such-profile.out"));
+  const auto parsed = read_valgrind_counts(callgrind_fixture("no-such-profile.out"));
   ASSERT_FALSE(parsed);
   EXPECT_THAT(parsed.error().message, HasSubstr("cannot open the Valgrind profile"));
 }

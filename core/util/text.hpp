@@ -1,0 +1,18 @@
+#pragma once
+// Small operations on text that several layers share.
+
+#include <string_view>
+
+namespace culprit {
+
+// `text` without the characters of `blanks` at either end (by default what std::isspace calls
+// space in the C locale).
+constexpr std::string_view trim(std::string_view text,
+                                std::string_view blanks = " \t\n\v\f\r") noexcept {
+  const auto first = text.find_first_not_of(blanks);
+  if (first == std::string_view::npos)
+    return {};
+  return text.substr(first, text.find_last_not_of(blanks) + 1 - first);
+}
+
+} // namespace culprit
