@@ -57,6 +57,8 @@ private:
     Sampler* lane = nullptr;
     std::size_t n = 0;  // probe runs asked for
     bool quick = false; // its first look is a quick one (stats/quick_look.hpp)
+    // Set once the probe looked intermediate: the first of the fresh blocks that alone decide.
+    std::optional<std::size_t> fresh_from;
     bool done = false;
     Classification result;
   };
@@ -85,9 +87,6 @@ private:
                                                    const stats::StepNoise& ends, Sampler& lane,
                                                    const Subject& probe, const Reference& lo,
                                                    const Reference& hi);
-  Result<Classification> confirm_intermediate(const SelectedCase& selected, Sampler& lane,
-                                              const Subject& probe, const Reference& lo,
-                                              const Reference& hi, std::size_t blocks);
   [[nodiscard]] std::vector<int> choose_probes(const Reference& lo, const Reference& hi) const;
   [[nodiscard]] stats::StepOptions step_options() const;
   [[nodiscard]] const Estimator& estimator_of(const SelectedCase& selected) const;

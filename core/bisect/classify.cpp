@@ -231,23 +231,46 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
         job.done = false;
         continue;
       }
-      CULPRIT_TRY_ASSIGN(result.position,
-                         position_in(selected, *job.lane, *job.probe, lo, hi, 0, job.n));
+      CULPRIT_TRY_ASSIGN(result.position, position_in(selected, *job.lane, *job.probe, lo, hi,
+                                                      job.fresh_from.value_or(0), job.n));
       result.runs = job.n;
       if (!result.position) {
-        result.note = "the case did not appear in enough of the probe's runs";
+        result.note =
+            job.fresh_from
+                ? "the case did not appear in enough runs to confirm an intermediate level"
+                : "the case did not appear in enough of the probe's runs";
         continue;
       }
       result.statistic = stats::to_string(estimator_of(selected).statistic);
       result.step = result.position->classification;
-      if (result.step == stats::StepClass::intermediate) {
-        CULPRIT_TRY_ASSIGN(result,
-                           confirm_intermediate(selected, *job.lane, *job.probe, lo, hi, job.n));
-      } else if (result.step == stats::StepClass::unresolved) {
+      if (result.step == stats::StepClass::intermediate && !job.fresh_from) {
+        // An intermediate level splits the range, so one look at it is not enough: the probe and
+        // both references are measured again in fresh blocks, and only those decide.
+        if (!complete) {
+          result.note = "looked intermediate when the time budget ran out";
+          continue;
+        }
+        job.fresh_from = job.n;
+        job.n += std::max<std::size_t>(2 * compare.min_runs(), 10);
+        job.done = false;
+        continue;
+      }
+      if (job.fresh_from)
+        result.note = result.step == stats::StepClass::intermediate
+                          ? "an intermediate level, confirmed by fresh blocks with both ends"
+                          : "looked intermediate; fresh blocks with both ends did not confirm it";
+      if (result.step == stats::StepClass::unresolved) {
+        // Fresh blocks that leave the probe unresolved get more of their own, up to the most a
+        // probe may have, like a first look that does.
         if (!complete)
           result.note = "the time budget ran out";
         else if (job.n >= most)
-          result.note = fmt::format("still unresolved after {} blocks", job.n);
+          result.note =
+              job.fresh_from
+                  ? fmt::format("looked intermediate; still unresolved in {} fresh blocks "
+                                "with both ends",
+                                job.n - *job.fresh_from)
+                  : fmt::format("still unresolved after {} blocks", job.n);
         else
           job.done = false; // more blocks
       }
@@ -278,29 +301,6 @@ Status Bisection::learn_interference(const SelectedCase& selected, const std::ve
                                   diagnoses, "the probes' runs"))
     it->second = std::move(*later);
   return {};
-}
-
-// An intermediate level splits the range, so one look at it is not enough: the probe and both
-// references are measured again in fresh blocks, and only those decide.
-Result<Bisection::Classification>
-Bisection::confirm_intermediate(const SelectedCase& selected, Sampler& lane, const Subject& probe,
-                                const Reference& lo, const Reference& hi, std::size_t blocks) {
-  const std::size_t fresh = std::max<std::size_t>(2 * m_settings.compare.min_runs(), 10);
-  const std::size_t to = blocks + fresh;
-  CULPRIT_TRY(lane.ensure_blocks({{lo.subject, hi.subject, &probe}, to}));
-  Classification result;
-  result.runs = to;
-  CULPRIT_TRY_ASSIGN(result.position, position_in(selected, lane, probe, lo, hi, blocks, to));
-  if (!result.position) {
-    result.note = "the case did not appear in enough runs to confirm an intermediate level";
-    return result;
-  }
-  result.step = result.position->classification;
-  result.statistic = stats::to_string(estimator_of(selected).statistic);
-  result.note = result.step == stats::StepClass::intermediate
-                    ? "an intermediate level, confirmed by fresh blocks with both ends"
-                    : "looked intermediate; fresh blocks with both ends did not confirm it";
-  return result;
 }
 
 } // namespace culprit::bisect_detail

@@ -324,5 +324,27 @@ TEST(Bisect, EachStepSaysWhichStatisticOfTheRunsPlacedIt) {
   }
 }
 
+// A probe between two steps of one case looks intermediate, and only fresh blocks with both ends
+// decide. Under 3% noise ten fresh blocks can leave it unresolved (this seed): it then gets more
+// fresh blocks, as a first look would, rather than ending the bisection inconclusive.
+TEST(Bisect, FreshBlocksThatLeaveAnIntermediateProbeUnresolvedGetMore) {
+  History history(32);
+  history.plant("k", 9, 1.04);
+  history.plant("k", 22, 1.04);
+  FakeRig rig(65);
+  history.install(rig, {{"k", 1e-3}}, 0.03);
+  FakeBuildProvider builds;
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(to_string(outcome->status), "culprit_found");
+  EXPECT_THAT(culprits(*outcome), ElementsAre("k@c09", "k@c22"));
+  const auto probe = std::ranges::find(outcome->steps, "c15", &BisectStep::commit);
+  ASSERT_NE(probe, outcome->steps.end());
+  EXPECT_EQ(probe->classified, ProbeClass::intermediate);
+  EXPECT_EQ(probe->note, "an intermediate level, confirmed by fresh blocks with both ends");
+  // Its first look, ten fresh blocks, and more of them.
+  EXPECT_GT(probe->runs, 25U);
+}
+
 } // namespace
 } // namespace culprit
