@@ -74,58 +74,91 @@ Split split_by_pairs(std::span<const double> segment, std::size_t min_segment) {
   return sums.best;
 }
 
-// The same search in O(n log n). Sorted, a value's distances to all the others are two prefix
-// sums; its distances to the values already moved left come from a Fenwick tree over the ranks
-// (how many moved values rank below it, and their sum), and those to the right are the rest.
-// Values are centred on the first one first, so that the sums stay small beside the differences.
-Split split_by_ranks(std::span<const double> segment, std::size_t min_segment) {
+// A segment by the ranks of its values, which is all that a permutation of it keeps: the values
+// sorted (ties in the order of the series) and centred on the median, which no permutation moves,
+// so that the sums stay small beside the differences; each rank's distances to all the other
+// values (two prefix sums); and the sum over every pair.
+struct RankedSegment {
+  std::vector<double> sorted;
+  std::vector<double> to_all;
+  double within = 0.0;
+  std::vector<std::size_t> rank_at; // of the value at each position, as the segment is
+};
+
+RankedSegment rank_segment(std::span<const double> segment) {
   const std::size_t length = segment.size();
-  std::vector<double> values(segment.begin(), segment.end());
-  for (auto& value : values)
-    value -= segment.front();
-  // By value, ties in the order of the series.
-  std::vector<std::pair<double, std::size_t>> order(length);
+  std::vector<std::size_t> order(length);
   for (std::size_t i = 0; i < length; ++i)
-    order[i] = {values[i], i};
-  std::ranges::sort(order);
-  std::vector<std::size_t> rank(length);
-  std::vector<double> to_all(length);
-  SplitSums sums;
-  double below = 0.0;
+    order[i] = i;
+  std::ranges::sort(order, [&](std::size_t i, std::size_t j) {
+    return segment[i] < segment[j] || (segment[i] == segment[j] && i < j);
+  });
+  RankedSegment ranked;
+  ranked.sorted.resize(length);
+  ranked.rank_at.resize(length);
+  const double centre = segment[order[length / 2]];
   double total = 0.0;
-  for (const auto& [value, i] : order)
-    total += value;
   for (std::size_t r = 0; r < length; ++r) {
-    const auto [value, i] = order[r];
-    rank[i] = r;
+    ranked.sorted[r] = segment[order[r]] - centre;
+    ranked.rank_at[order[r]] = r;
+    total += ranked.sorted[r];
+  }
+  ranked.to_all.resize(length);
+  double below = 0.0;
+  for (std::size_t r = 0; r < length; ++r) {
+    const double value = ranked.sorted[r];
     const double above = total - below - value;
-    to_all[i] = (value * static_cast<double>(r) - below) +
-                (above - value * static_cast<double>(length - r - 1));
-    sums.within_right += value * static_cast<double>(r) - below;
+    ranked.to_all[r] = (value * static_cast<double>(r) - below) +
+                       (above - value * static_cast<double>(length - r - 1));
+    ranked.within += value * static_cast<double>(r) - below;
     below += value;
   }
-  std::vector<std::size_t> counts(length + 1, 0);
-  std::vector<double> partial(length + 1, 0.0);
+  return ranked;
+}
+
+// The scratch of split_ranked, kept across the permutations of one thread.
+struct Fenwick {
+  std::vector<std::size_t> counts;
+  std::vector<double> partial;
+};
+
+// The search in O(n log n) over a segment whose value at position i has rank rank_at[i]: its
+// distances to the values already moved left come from a Fenwick tree over the ranks (how many
+// moved values rank below it, and their sum), and those to the right are the rest.
+Split split_ranked(const RankedSegment& ranked, std::span<const std::size_t> rank_at,
+                   std::size_t min_segment, Fenwick& tree) {
+  const std::size_t length = rank_at.size();
+  SplitSums sums;
+  sums.within_right = ranked.within;
+  tree.counts.assign(length + 1, 0);
+  tree.partial.assign(length + 1, 0.0);
   double moved_sum = 0.0;
   for (std::size_t moved = 0; moved + min_segment < length; ++moved) {
-    const double value = values[moved];
+    const std::size_t rank = rank_at[moved];
+    const double value = ranked.sorted[rank];
     std::size_t count_below = 0;
     double sum_below = 0.0;
-    for (std::size_t k = rank[moved]; k > 0; k &= k - 1) {
-      count_below += counts[k];
-      sum_below += partial[k];
+    for (std::size_t k = rank; k > 0; k &= k - 1) {
+      count_below += tree.counts[k];
+      sum_below += tree.partial[k];
     }
     const double to_left =
         (value * static_cast<double>(count_below) - sum_below) +
         ((moved_sum - sum_below) - value * static_cast<double>(moved - count_below));
-    for (std::size_t k = rank[moved] + 1; k <= length; k += k & (~k + 1)) {
-      ++counts[k];
-      partial[k] += value;
+    for (std::size_t k = rank + 1; k <= length; k += k & (~k + 1)) {
+      ++tree.counts[k];
+      tree.partial[k] += value;
     }
     moved_sum += value;
-    sums.move(to_left, to_all[moved] - to_left, moved + 1, length, min_segment);
+    sums.move(to_left, ranked.to_all[rank] - to_left, moved + 1, length, min_segment);
   }
   return sums.best;
+}
+
+Split split_by_ranks(std::span<const double> segment, std::size_t min_segment) {
+  const RankedSegment ranked = rank_segment(segment);
+  Fenwick tree;
+  return split_ranked(ranked, ranked.rank_at, min_segment, tree);
 }
 
 struct Candidate {
@@ -147,14 +180,58 @@ Candidate best_over_segments(std::span<const double> series, std::span<const std
   return best;
 }
 
-// The best Q over all segments after shuffling the values of each segment within it.
-double permuted_best(std::span<const double> series, std::span<const std::size_t> bounds,
-                     std::size_t min_segment, Rng& rng, std::vector<double>& shuffled) {
-  shuffled.assign(series.begin(), series.end());
-  for (std::size_t s = 0; s + 1 < bounds.size(); ++s)
-    for (std::size_t i = bounds[s + 1] - 1; i > bounds[s]; --i)
-      std::swap(shuffled[i], shuffled[bounds[s] + rng.index(i - bounds[s] + 1)]);
-  return best_over_segments(shuffled, bounds, min_segment).statistic;
+// The segments between consecutive bounds, each long one ranked once: a permutation then shuffles
+// its ranks, not its values, and needs no sort.
+struct Segments {
+  std::span<const double> series;
+  std::span<const std::size_t> bounds;
+  std::vector<std::optional<RankedSegment>> ranked; // for the segments searched through ranks
+};
+
+Segments segments_of(std::span<const double> series, std::span<const std::size_t> bounds,
+                     std::size_t min_segment) {
+  Segments segments{.series = series, .bounds = bounds, .ranked = {}};
+  for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
+    const std::size_t length = bounds[s + 1] - bounds[s];
+    segments.ranked.push_back(length >= 2 * min_segment && length >= k_sorted_from
+                                  ? std::optional(rank_segment(series.subspan(bounds[s], length)))
+                                  : std::nullopt);
+  }
+  return segments;
+}
+
+// The best Q over all segments after shuffling the values of each segment within it (the ranks of
+// a ranked one): the same draws, and so the same permutation, either way.
+double permuted_best(const Segments& segments, std::size_t min_segment, Rng& rng,
+                     std::vector<double>& shuffled, std::vector<std::size_t>& ranks,
+                     Fenwick& tree) {
+  double best = 0.0;
+  bool found = false;
+  const auto shuffle = [&rng](auto& items) {
+    for (std::size_t i = items.size() - 1; i > 0; --i)
+      std::swap(items[i], items[rng.index(i + 1)]);
+  };
+  for (std::size_t s = 0; s + 1 < segments.bounds.size(); ++s) {
+    const std::size_t begin = segments.bounds[s];
+    const std::size_t length = segments.bounds[s + 1] - begin;
+    Split split;
+    if (const auto& ranked = segments.ranked[s]) {
+      ranks.assign(ranked->rank_at.begin(), ranked->rank_at.end());
+      shuffle(ranks);
+      split = split_ranked(*ranked, ranks, min_segment, tree);
+    } else {
+      const auto segment = segments.series.subspan(begin, length);
+      shuffled.assign(segment.begin(), segment.end());
+      if (!shuffled.empty())
+        shuffle(shuffled);
+      split = best_split(shuffled, min_segment);
+    }
+    if (split.found && (!found || split.statistic > best)) {
+      best = split.statistic;
+      found = true;
+    }
+  }
+  return best;
 }
 
 // The most permuted statistics at least as large as the observed one that still leave its
@@ -189,6 +266,7 @@ std::optional<std::size_t> count_exceeding(std::span<const double> series,
   // A permutation searches the whole series again: over a thousand points that is tens of
   // microseconds, worth a thread for a few of them, where a short series' are not.
   const std::size_t per_thread = std::max<std::size_t>(1, k_permutation_work / series.size());
+  const Segments segments = segments_of(series, bounds, options.min_segment);
   std::size_t exceeding = 0;
   for (std::size_t done = 0; done < options.permutations; done += round) {
     const std::size_t count = std::min(round, options.permutations - done);
@@ -197,10 +275,13 @@ std::optional<std::size_t> count_exceeding(std::span<const double> series,
         count, options.threads,
         [&](std::size_t begin, std::size_t end) {
           std::vector<double> shuffled;
+          std::vector<std::size_t> ranks;
+          Fenwick tree;
           std::size_t found = 0;
           for (std::size_t r = done + begin; r < done + end; ++r) {
             Rng rng(options.seed, (iteration << 32U) + r);
-            if (permuted_best(series, bounds, options.min_segment, rng, shuffled) >= observed)
+            if (permuted_best(segments, options.min_segment, rng, shuffled, ranks, tree) >=
+                observed)
               ++found;
           }
           at_least_as_large += found;

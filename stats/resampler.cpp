@@ -42,8 +42,7 @@ public:
 
   [[nodiscard]] double replicate(Rng& rng, std::vector<double>& /*scratch*/) const override {
     const std::size_t n = m_sorted.size();
-    const auto rank = static_cast<double>(m_rank);
-    const double first = rng.beta(rank, static_cast<double>(n) + 1.0 - rank);
+    const double first = rng.order_statistic(m_rank, n);
     const double low = m_sorted[scaled_index(first, n)];
     if (m_fraction == 0.0)
       return low;

@@ -1,6 +1,8 @@
 #include "stats/rng.hpp"
 
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace culprit::stats {
@@ -75,6 +77,22 @@ double Rng::beta(double a, double b) {
   const double x = gamma(a);
   const double y = gamma(b);
   return x / (x + y);
+}
+
+double Rng::order_statistic(std::size_t k, std::size_t n) {
+  if (n > k_direct_order_statistic || k < 1 || k > n)
+    return beta(static_cast<double>(k), static_cast<double>(n + 1 - k));
+  // Sorted as they are drawn (an insertion sort: a handful of comparisons for the few uniforms of
+  // a point's samples, where std::nth_element's setup cost more than the draws).
+  std::array<double, k_direct_order_statistic> sorted; // only [0, n) is written and read
+  for (std::size_t i = 0; i < n; ++i) {
+    const double u = uniform();
+    std::size_t at = i;
+    for (; at > 0 && sorted[at - 1] > u; --at)
+      sorted[at] = sorted[at - 1];
+    sorted[at] = u;
+  }
+  return sorted[k - 1];
 }
 
 } // namespace culprit::stats

@@ -99,7 +99,7 @@ TEST(HistoryChangePoints, PointsOfOneRunWithLumpyReplicatesShowNoFalseStep) {
         samples.push_back(1e-3 * std::exp(noise(rng)));
     }
     const auto resampler = stats::make_resampler(samples, stats::Statistic::median);
-    stats::Rng draws(7, static_cast<std::uint64_t>(i));
+    stats::Rng draws(2, static_cast<std::uint64_t>(i));
     std::vector<double> drawn;
     std::vector<double> scratch;
     for (int b = 0; b < 1000; ++b)
@@ -118,6 +118,8 @@ TEST(HistoryChangePoints, PointsOfOneRunWithLumpyReplicatesShowNoFalseStep) {
 
   // The rule is for points of one run: points of nine runs keep the robust error that a run slow
   // throughout needs (ARegressionAndItsFix... above), and the replicates are trusted as given.
+  // Trusted, these replicates (stream seed 2) call a step; of the first 40 seeds of the draws,
+  // 18 do, and with the rule none of the 40 finds one.
   for (auto& point : series.points)
     point.runs = 9;
   const auto robust = find_change_points(series, options, replicates);
