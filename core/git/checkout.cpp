@@ -191,6 +191,9 @@ Result<CheckoutStats> checkout_tree(const std::filesystem::path& repository_dir,
                         "cannot prepare the checkout"));
   if (!request.baseline_tree)
     std::filesystem::remove(request.index_file, ec);
+  // The index is the caller's alone (a slot's, whose lock it holds): a lock on it can only be one
+  // that a process killed while it wrote the index left behind, and would fail the write below.
+  std::filesystem::remove(request.index_file.string() + ".lock", ec);
 
   git_index* raw_index = nullptr;
   CULPRIT_TRY(git_check(git_index_open(&raw_index, request.index_file.c_str()),

@@ -16,9 +16,11 @@
 namespace culprit::git {
 
 struct CheckoutRequest {
-  std::string tree_id;              // the tree to check out
-  std::filesystem::path target;     // the directory to make match it
-  std::filesystem::path index_file; // the slot's private index (created when missing)
+  std::string tree_id;          // the tree to check out
+  std::filesystem::path target; // the directory to make match it
+  // The slot's private index (created when missing), used by no other process while this one
+  // checks out: a lock left on it (index_file.lock) is removed.
+  std::filesystem::path index_file;
   // The tree the target held after the previous checkout; nullopt for a fresh directory. Only
   // files that differ between the baseline and the new tree, or that were changed in the target
   // since, are written; files gone from the new tree are deleted; untracked files (in-source

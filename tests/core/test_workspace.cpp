@@ -179,6 +179,29 @@ TEST_F(WorkspaceTest, AStateLostHalfwayMeansAFreshCheckout) {
   EXPECT_FALSE(std::filesystem::exists(slot.source_dir() / "stale.txt"));
 }
 
+// A culprit killed while it wrote a slot's index leaves libgit2's index.lock behind; the slot's
+// next holder, alone with it, clears the lock instead of failing with "the index is locked"
+// (Strays.TheScratchDirectoryOfAKilledCulpritIsRemovedByTheNext, now and then).
+TEST_F(WorkspaceTest, ALockOnTheIndexLeftByAKilledCheckoutIsCleared) {
+  scratch.write("a.txt", "a");
+  const auto c1 = scratch.commit("one");
+  scratch.write("a.txt", "b");
+  const auto c2 = scratch.commit("two");
+  auto repo = git::Repository::open(scratch.dir()).value();
+  {
+    Workspace workspace(cache);
+    auto slot = workspace.acquire().value();
+    ASSERT_TRUE(slot.checkout(repo, info(repo, c1)));
+    std::ofstream(slot.root() / "index.lock") << "";
+  }
+  Workspace workspace(cache);
+  auto slot = workspace.acquire().value();
+  auto done = slot.checkout(repo, info(repo, c2));
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_EQ(contents(slot.source_dir() / "a.txt"), "b");
+  EXPECT_FALSE(std::filesystem::exists(slot.root() / "index.lock"));
+}
+
 TEST_F(WorkspaceTest, SlotsAreLockedSoTwoUsersNeverShareOne) {
   Workspace workspace(cache, 2);
   auto first = workspace.acquire().value();
