@@ -161,27 +161,9 @@ Split split_by_ranks(std::span<const double> segment, std::size_t min_segment) {
   return split_ranked(ranked, ranked.rank_at, min_segment, tree);
 }
 
-struct Candidate {
-  std::size_t index = 0;
-  double statistic = 0.0;
-  bool found = false;
-};
-
-// The best split over every segment between consecutive bounds.
-Candidate best_over_segments(std::span<const double> series, std::span<const std::size_t> bounds,
-                             std::size_t min_segment) {
-  Candidate best;
-  for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
-    const Split split =
-        best_split(series.subspan(bounds[s], bounds[s + 1] - bounds[s]), min_segment);
-    if (split.found && (!best.found || split.statistic > best.statistic))
-      best = Candidate{.index = bounds[s] + split.tau, .statistic = split.statistic, .found = true};
-  }
-  return best;
-}
-
-// The segments between consecutive bounds, each long one ranked once: a permutation then shuffles
-// its ranks, not its values, and needs no sort.
+// The segments between consecutive bounds, each long one ranked once a round: the search of the
+// series and every permutation of it read the same ranks, and a permutation shuffles the ranks,
+// not the values, and needs no sort.
 struct Segments {
   std::span<const double> series;
   std::span<const std::size_t> bounds;
@@ -200,36 +182,46 @@ Segments segments_of(std::span<const double> series, std::span<const std::size_t
   return segments;
 }
 
-// The best Q over all segments after shuffling the values of each segment within it (the ranks of
-// a ranked one): the same draws, and so the same permutation, either way.
-double permuted_best(const Segments& segments, std::size_t min_segment, Rng& rng,
-                     std::vector<double>& shuffled, std::vector<std::size_t>& ranks,
-                     Fenwick& tree) {
-  double best = 0.0;
+struct Candidate {
+  std::size_t index = 0;
+  double statistic = 0.0;
   bool found = false;
-  const auto shuffle = [&rng](auto& items) {
+};
+
+// What a search keeps across the permutations of one thread.
+struct Scratch {
+  std::vector<double> shuffled;
+  std::vector<std::size_t> ranks;
+  Fenwick tree;
+};
+
+// The best split over every segment; with `rng`, after shuffling the values of each segment
+// within it (the ranks of a ranked one): the same draws, and so the same permutation, either way.
+Candidate best_in(const Segments& segments, std::size_t min_segment, Rng* rng, Scratch& scratch) {
+  const auto shuffle = [rng](auto& items) {
     for (std::size_t i = items.size() - 1; i > 0; --i)
-      std::swap(items[i], items[rng.index(i + 1)]);
+      std::swap(items[i], items[rng->index(i + 1)]);
   };
+  Candidate best;
   for (std::size_t s = 0; s + 1 < segments.bounds.size(); ++s) {
     const std::size_t begin = segments.bounds[s];
-    const std::size_t length = segments.bounds[s + 1] - begin;
+    const auto segment = segments.series.subspan(begin, segments.bounds[s + 1] - begin);
     Split split;
-    if (const auto& ranked = segments.ranked[s]) {
-      ranks.assign(ranked->rank_at.begin(), ranked->rank_at.end());
-      shuffle(ranks);
-      split = split_ranked(*ranked, ranks, min_segment, tree);
+    if (const auto& ranked = segments.ranked[s]; ranked && rng == nullptr) {
+      split = split_ranked(*ranked, ranked->rank_at, min_segment, scratch.tree);
+    } else if (ranked) {
+      scratch.ranks.assign(ranked->rank_at.begin(), ranked->rank_at.end());
+      shuffle(scratch.ranks);
+      split = split_ranked(*ranked, scratch.ranks, min_segment, scratch.tree);
+    } else if (rng == nullptr) {
+      split = best_split(segment, min_segment);
     } else {
-      const auto segment = segments.series.subspan(begin, length);
-      shuffled.assign(segment.begin(), segment.end());
-      if (!shuffled.empty())
-        shuffle(shuffled);
-      split = best_split(shuffled, min_segment);
+      scratch.shuffled.assign(segment.begin(), segment.end());
+      shuffle(scratch.shuffled);
+      split = best_split(scratch.shuffled, min_segment);
     }
-    if (split.found && (!found || split.statistic > best)) {
-      best = split.statistic;
-      found = true;
-    }
+    if (split.found && (!best.found || split.statistic > best.statistic))
+      best = Candidate{.index = begin + split.tau, .statistic = split.statistic, .found = true};
   }
   return best;
 }
@@ -256,8 +248,7 @@ std::size_t most_exceeding(const ChangePointOptions& options) {
 // is typically exceeded by every other permutation, so it is dismissed after a round instead of
 // all of them. Permutation r always draws from stream (iteration, r), so the answer is the one the
 // full count gives, whatever the threads and rounds.
-std::optional<std::size_t> count_exceeding(std::span<const double> series,
-                                           std::span<const std::size_t> bounds, double observed,
+std::optional<std::size_t> count_exceeding(const Segments& segments, double observed,
                                            std::uint64_t iteration,
                                            const ChangePointOptions& options) {
   const std::size_t bound = most_exceeding(options);
@@ -265,8 +256,8 @@ std::optional<std::size_t> count_exceeding(std::span<const double> series,
       std::max<std::size_t>(16, std::size_t{4} * resolve_threads(options.threads));
   // A permutation searches the whole series again: over a thousand points that is tens of
   // microseconds, worth a thread for a few of them, where a short series' are not.
-  const std::size_t per_thread = std::max<std::size_t>(1, k_permutation_work / series.size());
-  const Segments segments = segments_of(series, bounds, options.min_segment);
+  const std::size_t per_thread =
+      std::max<std::size_t>(1, k_permutation_work / segments.series.size());
   std::size_t exceeding = 0;
   for (std::size_t done = 0; done < options.permutations; done += round) {
     const std::size_t count = std::min(round, options.permutations - done);
@@ -274,14 +265,11 @@ std::optional<std::size_t> count_exceeding(std::span<const double> series,
     parallel_blocks(
         count, options.threads,
         [&](std::size_t begin, std::size_t end) {
-          std::vector<double> shuffled;
-          std::vector<std::size_t> ranks;
-          Fenwick tree;
+          Scratch scratch;
           std::size_t found = 0;
           for (std::size_t r = done + begin; r < done + end; ++r) {
             Rng rng(options.seed, (iteration << 32U) + r);
-            if (permuted_best(segments, options.min_segment, rng, shuffled, ranks, tree) >=
-                observed)
+            if (best_in(segments, options.min_segment, &rng, scratch).statistic >= observed)
               ++found;
           }
           at_least_as_large += found;
@@ -328,10 +316,12 @@ Result<std::vector<ChangePoint>> e_divisive(std::span<const double> series,
   std::vector<std::size_t> bounds{0, series.size()};
   std::vector<ChangePoint> found;
   for (std::uint64_t iteration = 0;; ++iteration) {
-    const Candidate candidate = best_over_segments(series, bounds, options.min_segment);
+    const Segments segments = segments_of(series, bounds, options.min_segment);
+    Scratch scratch;
+    const Candidate candidate = best_in(segments, options.min_segment, nullptr, scratch);
     if (!candidate.found)
       break;
-    const auto exceeding = count_exceeding(series, bounds, candidate.statistic, iteration, options);
+    const auto exceeding = count_exceeding(segments, candidate.statistic, iteration, options);
     if (!exceeding)
       break;
     const double p_value =
