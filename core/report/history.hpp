@@ -100,6 +100,8 @@ std::string point_level(const SeriesPoint& point, std::string_view unit);
 
 // "+8.0% [+6.9%, +9.1%] (ratio 1.080)": a change point's step with its interval.
 std::string step_text(const ChangePoint& change);
+// "regression" or "improvement".
+std::string change_kind(const ChangePoint& change);
 // What a change point rests on: "runs of one session (2026-11-25 02:00 UTC)", or "runs of 2
 // sessions (...), aligned by their anchors".
 std::string sessions_text(const ChangePoint& change);

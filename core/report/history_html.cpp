@@ -50,10 +50,6 @@ std::string label_of(const std::string& commit, const CommitLabels& labels) {
                      it->second.date);
 }
 
-std::string kind_of(const ChangePoint& change) {
-  return change.regression() ? "regression" : "improvement";
-}
-
 struct Scale {
   double d0, d1, r0, r1;
   [[nodiscard]] double operator()(double v) const {
@@ -69,7 +65,7 @@ std::string change_table_html(const std::vector<ChangePoint>& changes, const Com
   for (const auto& c : changes)
     out += fmt::format("<tr class=\"{0}\"><td>{0}</td><td><code>{1}</code></td><td><code>{2}"
                        "</code> {3}</td><td>{4}</td><td>{5:.3g}</td><td>{6}</td></tr>\n",
-                       kind_of(c), c.before.substr(0, 12), c.commit.substr(0, 12),
+                       change_kind(c), c.before.substr(0, 12), c.commit.substr(0, 12),
                        html_escape(labels.contains(c.commit) ? labels.at(c.commit).subject : ""),
                        html_escape(step_text(c)), c.p_value, html_escape(sessions_text(c)));
   return out + "</table>\n";
@@ -82,7 +78,7 @@ std::string change_table_markdown(const std::vector<ChangePoint>& changes,
   std::string out = "| kind | before | after | change | p-value | rests on |\n"
                     "|---|---|---|---|---|---|\n";
   for (const auto& c : changes)
-    out += fmt::format("| {} | `{}` | `{}` {} | {} | {:.3g} | {} |\n", kind_of(c),
+    out += fmt::format("| {} | `{}` | `{}` {} | {} | {:.3g} | {} |\n", change_kind(c),
                        c.before.substr(0, 12), c.commit.substr(0, 12),
                        markdown_text(labels.contains(c.commit) ? labels.at(c.commit).subject : ""),
                        markdown_text(step_text(c)), c.p_value, markdown_text(sessions_text(c)));
@@ -237,8 +233,9 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
     out += fmt::format(
         "<line class=\"change {}\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"><title>{} "
         "{:+.1f}% (p = {:.3g}) between {} and {}</title></line>\n",
-        kind_of(c), at, k_top, at, k_height - k_bottom, kind_of(c), (c.ratio - 1) * 100, c.p_value,
-        html_escape(label_of(c.before, labels)), html_escape(label_of(c.commit, labels)));
+        change_kind(c), at, k_top, at, k_height - k_bottom, change_kind(c), (c.ratio - 1) * 100,
+        c.p_value, html_escape(label_of(c.before, labels)),
+        html_escape(label_of(c.commit, labels)));
   }
   for (const auto& mark : marks) {
     const auto& r = *mark.regression;

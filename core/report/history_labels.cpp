@@ -19,4 +19,8 @@ CommitLabels commit_labels(const git::Repository& repo, const History& history) 
   return labels;
 }
 
+std::string change_kind(const ChangePoint& change) {
+  return change.regression() ? "regression" : "improvement";
+}
+
 } // namespace culprit::history

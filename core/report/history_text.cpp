@@ -42,10 +42,6 @@ std::string percent(double ratio) {
   return fmt::format("{:+.1f}%", (ratio - 1) * 100);
 }
 
-std::string kind_of(const ChangePoint& change) {
-  return change.regression() ? "regression" : "improvement";
-}
-
 } // namespace
 
 std::string step_text(const ChangePoint& change) {
@@ -152,7 +148,7 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
       out += fmt::format("  no change point: {}\n", series.no_change_reason);
     for (const auto& change : changes_of(history, series)) {
       const auto label = labels.find(change.commit);
-      out += fmt::format("  {} {}..{} {}, p = {:.3g}{}\n    from {}\n", kind_of(change),
+      out += fmt::format("  {} {}..{} {}, p = {:.3g}{}\n    from {}\n", change_kind(change),
                          change.before.substr(0, 12), change.commit.substr(0, 12),
                          step_text(change), change.p_value,
                          label == labels.end()
@@ -222,7 +218,7 @@ std::string json_head(const History& history) {
                        {"ratio", c.ratio},
                        {"ci", {c.ci[0], c.ci[1]}},
                        {"p_value", c.p_value},
-                       {"kind", kind_of(c)},
+                       {"kind", change_kind(c)},
                        {"sessions", c.sessions}});
   const json head{
       {"change_points", std::move(changes)}, {"hosts", history.hosts}, {"notes", history.notes}};
