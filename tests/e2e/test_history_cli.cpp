@@ -16,6 +16,7 @@
 #include "core/util/fs.hpp"
 #include "tests/support/git_repo.hpp"
 #include "tests/support/loop_bench.hpp"
+#include "tests/support/nightly_results.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -30,14 +31,6 @@ using testing::run_culprit;
 using testing::ScratchRepo;
 using testing::snapshot;
 using testing::TempDir;
-
-constexpr std::string_view k_gbench = R"({
-  "context": {"date": "2026-01-01T00:00:00+00:00", "host_name": "ci", "num_cpus": 2},
-  "benchmarks": [
-    {"name": "BM_Copy/64", "run_name": "BM_Copy/64", "run_type": "iteration", "iterations": 1000,
-     "real_time": 120.5, "cpu_time": 120.1, "time_unit": "ns"}
-  ]
-})";
 
 class HistoryCli : public ::testing::Test {
 protected:
@@ -416,7 +409,7 @@ TEST_F(HistoryCli, ARegressionNotBisectedYetShowsTheCommitsItLiesBetween) {
 
 TEST_F(HistoryCli, ImportsResultsAndRefusesToMixHosts) {
   const auto file = temp / "nightly.json";
-  std::ofstream(file) << k_gbench;
+  std::ofstream(file) << testing::k_nightly_gbench;
   auto imported = culprit_cli({"import", file.string(), "--commit", "HEAD", "--host", "ci-gpu"});
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_THAT(imported.out, HasSubstr("1 case, "));
@@ -464,7 +457,7 @@ TEST_F(HistoryCli, BadInputGetsOneLineAndTheDocumentedExitCode) {
   EXPECT_EQ(future.exit_code, 2);
 
   const auto file = temp / "nightly.json";
-  std::ofstream(file) << k_gbench;
+  std::ofstream(file) << testing::k_nightly_gbench;
   auto unknown = culprit_cli({"import", file.string(), "--commit", "v9.9-nope"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.err, HasSubstr("unknown revision"));

@@ -11,6 +11,7 @@
 
 #include "core/exec/local_executor.hpp"
 #include "tests/support/source_tree.hpp"
+#include "tests/support/support_script.hpp"
 
 namespace culprit::testing {
 namespace {
@@ -19,21 +20,10 @@ std::filesystem::path script_path() {
   return source_dir() / "scripts" / "slurm-cluster.sh";
 }
 
-// Runs scripts/slurm-cluster.sh; the timeout only guards against a hang the script's own bounded
-// waits would not catch (three start attempts of 30 s at most).
-Result<ExecResult> run_script(const std::string& command, const std::filesystem::path& dir) {
-  ExecRequest request;
-  request.command = std::vector<std::string>{"bash", script_path().string(), command, dir.string()};
-  request.timeout = Seconds{150};
-  LocalExecutor executor;
-  return executor.run(request);
-}
-
-std::string last_line(std::string_view text) {
-  while (!text.empty() && text.back() == '\n')
-    text.remove_suffix(1);
-  const auto newline = text.rfind('\n');
-  return std::string(newline == std::string_view::npos ? text : text.substr(newline + 1));
+// The timeout only guards against a hang the script's own bounded waits would not catch (three
+// start attempts of 30 s at most).
+Result<ExecResult> run_slurm_script(const std::string& command, const std::filesystem::path& dir) {
+  return run_support_script("slurm-cluster.sh", command, dir, Seconds{150});
 }
 
 std::string why_failed(const ExecResult& result, const ExecRequest& request) {
@@ -54,7 +44,7 @@ std::unique_ptr<SlurmCluster> SlurmCluster::start(std::string* why_not) {
     return refuse("no " + script_path().string());
 
   std::unique_ptr<SlurmCluster> cluster(new SlurmCluster);
-  auto started = run_script("start", cluster->dir());
+  auto started = run_slurm_script("start", cluster->dir());
   if (!started)
     return refuse(started.error().message);
   if (!started->succeeded()) {
@@ -88,7 +78,7 @@ std::unique_ptr<SlurmCluster> SlurmCluster::start(std::string* why_not) {
 
 SlurmCluster::~SlurmCluster() {
   // A failed stop is worth a line (daemons may be left behind); the directory goes regardless.
-  const auto stopped = run_script("stop", dir());
+  const auto stopped = run_slurm_script("stop", dir());
   if (!stopped || !stopped->succeeded())
     std::fprintf(stderr, "slurm-cluster: stop %s failed: %s\n", dir().c_str(),
                  stopped ? last_line(stopped->err).c_str() : stopped.error().message.c_str());
