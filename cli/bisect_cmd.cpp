@@ -223,7 +223,7 @@ private:
   Result<Evidence> bisect_evidence(const GlobalOptions& global, MeasureContext& ctx,
                                    const BisectRange& range, const BisectOutcome& outcome,
                                    const BisectSettings& settings) const {
-    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
     evidence.kind = "bisect";
     evidence.status = std::string(to_string(outcome.status));
     evidence.host = ctx.session->host_json();

@@ -15,7 +15,8 @@ struct GlobalOptions {
   std::string repo = ".";
   std::string config;
   std::string cache_dir;
-  int verbosity = 0; // -1 quiet, 0 normal, 1+ verbose
+  std::optional<std::string> store; // --store URL
+  int verbosity = 0;                // -1 quiet, 0 normal, 1+ verbose
   std::string color = "auto";
   std::vector<std::string> argv; // the whole command line, for evidence and reproduction
 };
@@ -51,6 +52,7 @@ std::unique_ptr<Command> make_history_command();
 std::unique_ptr<Command> make_triage_command();
 std::unique_ptr<Command> make_regressions_command();
 std::unique_ptr<Command> make_import_command();
+std::unique_ptr<Command> make_store_command();
 std::unique_ptr<Command> make_worker_command();
 
 } // namespace culprit::cli

@@ -52,7 +52,7 @@ public:
     if (!outcome)
       return report(outcome.error());
 
-    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
     evidence.kind = "compare";
     evidence.status = verdict_status(*outcome);
     evidence.host = ctx.session->host_json();

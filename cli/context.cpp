@@ -18,6 +18,19 @@ Result<std::filesystem::path> repository_cache(const GlobalOptions& global,
   return dir;
 }
 
+Result<store::Location> store_location(const GlobalOptions& global, const git::Repository& repo) {
+  CULPRIT_TRY_ASSIGN(auto cache, repository_cache(global, repo));
+  std::optional<std::string> from_recipe;
+  const auto path = recipe_path(global, repo);
+  std::error_code ec;
+  if (!global.store && !path.empty() && std::filesystem::exists(path, ec)) {
+    CULPRIT_TRY_ASSIGN(const auto recipe, culprit::load_recipe(path));
+    from_recipe = recipe.store.url;
+  }
+  CULPRIT_TRY_ASSIGN(auto url, store::choose_store_url(global.store, from_recipe));
+  return store::Location{.cache_dir = std::move(cache), .url = std::move(url)};
+}
+
 std::filesystem::path recipe_path(const GlobalOptions& global, const git::Repository& repo) {
   if (!global.config.empty())
     return global.config;

@@ -7,6 +7,7 @@
 #include "cli/command.hpp"
 #include "core/git/repository.hpp"
 #include "core/recipe/recipe.hpp"
+#include "core/store/location.hpp"
 #include "core/util/error.hpp"
 
 namespace culprit::cli {
@@ -17,6 +18,9 @@ Result<git::Repository> open_repository(const GlobalOptions& global);
 // Creates it when missing; an unwritable directory is a usage error that says what to do.
 Result<std::filesystem::path> repository_cache(const GlobalOptions& global,
                                                const git::Repository& repo);
+// Where the results live: --store, else $CULPRIT_STORE, else the recipe's [store] url, else the
+// SQLite files of the repository's cache dir (created when missing).
+Result<store::Location> store_location(const GlobalOptions& global, const git::Repository& repo);
 // The recipe file in effect: --config, or culprit.toml at the top of the working tree.
 std::filesystem::path recipe_path(const GlobalOptions& global, const git::Repository& repo);
 Result<Recipe> load_recipe(const GlobalOptions& global, const git::Repository& repo,

@@ -154,14 +154,14 @@ private:
                        std::string("not kept: culprit keeps peaks in a repository's store; run "
                                    "this in the repository")};
     }
-    CULPRIT_TRY_ASSIGN(const auto cache, repository_cache(global, *repo));
-    CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(cache));
+    CULPRIT_TRY_ASSIGN(const auto where, store_location(global, *repo));
+    CULPRIT_TRY_ASSIGN(auto store, store::Store::open_at(where));
     const auto id = host::host_id(host);
     CULPRIT_TRY(
         store.record_host({id, json_text(host::to_json(host)), store::now(), store::now()}));
     CULPRIT_TRY_ASSIGN(auto peaks, measure_and_keep_cpu_peaks(store, id, cpus, threads));
-    return std::pair{std::move(peaks), fmt::format("kept for this host ({}) in {}",
-                                                   id.substr(0, 12), store.file().string())};
+    return std::pair{std::move(peaks),
+                     fmt::format("kept for this host ({}) in {}", id.substr(0, 12), store.name())};
   }
 
   EnvOptions m_options;

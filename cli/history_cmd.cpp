@@ -73,7 +73,7 @@ public:
     auto options = history_options(global, *repo);
     if (!options)
       return report(options.error());
-    auto cache = repository_cache(global, *repo);
+    auto cache = store_location(global, *repo);
     if (!cache)
       return report(cache.error());
     auto history = load(*repo, *cache, *options);
@@ -82,7 +82,7 @@ public:
     const auto labels = history::commit_labels(*repo, *history);
     std::vector<history::Regression> regressions;
     if (!m_html.empty()) {
-      auto ledger = history::Ledger::open_in(*cache);
+      auto ledger = history::Ledger::open_at(*cache);
       if (!ledger)
         return report(ledger.error());
       auto held = ledger->regressions();
@@ -140,9 +140,9 @@ private:
     return options;
   }
 
-  Result<history::History> load(const git::Repository& repo, const std::filesystem::path& cache,
+  Result<history::History> load(const git::Repository& repo, const store::Location& cache,
                                 history::HistoryOptions options) const {
-    CULPRIT_TRY_ASSIGN(auto ledger, history::Ledger::open_in(cache));
+    CULPRIT_TRY_ASSIGN(auto ledger, history::Ledger::open_at(cache));
     CULPRIT_TRY_ASSIGN(auto tracked, ledger.tracked());
     if (tracked.empty())
       return usage_error("nothing is tracked yet; run 'culprit track OLD..NEW' or 'culprit import "
@@ -168,7 +168,7 @@ private:
       options.host = *hosts.begin();
     }
     CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
-    CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(cache));
+    CULPRIT_TRY_ASSIGN(auto store, store::Store::open_at(cache));
     // One peak resolver per host: this machine's CPU may be measured, another's only read.
     std::map<std::string, std::unique_ptr<PeakResolver>> resolvers;
     if (m_roofline)

@@ -32,13 +32,13 @@ public:
     auto request = make_request(*repo);
     if (!request)
       return report(request.error());
-    auto cache = repository_cache(global, *repo);
+    auto cache = store_location(global, *repo);
     if (!cache)
       return report(cache.error());
-    auto store = store::Store::open_in(*cache);
+    auto store = store::Store::open_at(*cache);
     if (!store)
       return report(store.error());
-    auto ledger = history::Ledger::open_in(*cache);
+    auto ledger = history::Ledger::open_at(*cache);
     if (!ledger)
       return report(ledger.error());
     auto outcome = history::import_results(*store, *ledger, *request);

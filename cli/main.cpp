@@ -34,6 +34,8 @@ const std::array k_commands = {
     CommandEntry{"regressions", "the regressions triage found: list, show, ack, wontfix, reopen",
                  make_regressions_command},
     CommandEntry{"import", "take results made elsewhere into the store", make_import_command},
+    CommandEntry{"store", "copy a history between the local store and a shared one",
+                 make_store_command},
     CommandEntry{"worker", "(internal) run a measurement batch on a cluster node",
                  make_worker_command},
 };
@@ -57,6 +59,9 @@ int run_main(int argc, char** argv) {
                  "the recipe file (default: culprit.toml at the top of the working tree)");
   app.add_option("--cache-dir", global.cache_dir,
                  "where slots, builds and the store live (default: $XDG_CACHE_HOME/culprit)");
+  app.add_option("--store", global.store,
+                 "a shared results store, postgresql://USER@HOST:PORT/DB (default: $CULPRIT_STORE, "
+                 "the recipe's [store] url, else SQLite in the cache dir)");
   const auto quiet = [&global] { global.verbosity = -1; };
   const auto verbose = [&global] { global.verbosity = 1; };
   app.add_flag_callback("-q,--quiet", quiet, "only results and errors");

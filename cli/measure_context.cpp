@@ -77,7 +77,8 @@ MeasureContext::open(const GlobalOptions& global, const MeasureFlags& flags,
     else if (context->recipe.run.duet == DuetMode::on)
       return std::unexpected(cpus.error());
   }
-  CULPRIT_TRY_ASSIGN(context->cache, repository_cache(global, context->repo));
+  CULPRIT_TRY_ASSIGN(context->store, store_location(global, context->repo));
+  context->cache = context->store.cache_dir;
   const auto& where = context->recipe.executor;
   Executor* measure_on = &context->executor;
   Executor* build_on = &context->executor;
@@ -105,6 +106,7 @@ MeasureContext::open(const GlobalOptions& global, const MeasureFlags& flags,
     label = fmt::format("fresh:{}.{}", store::to_micros(store::now()), ::getpid());
   CULPRIT_TRY_ASSIGN(context->session, MeasureSession::open(*measure_on, context->recipe,
                                                             {.repo_cache = context->cache,
+                                                             .store_url = context->store.url,
                                                              .fresh = flags.fresh,
                                                              .runs_label = std::move(label),
                                                              .probe_gpus = true,

@@ -76,6 +76,7 @@ public:
   git::Repository repo;
   Recipe recipe;
   std::filesystem::path cache;
+  store::Location store;  // where the results live: the cache's files or a shared server
   LocalExecutor executor; // builds (unless built on Slurm), culprit's own commands, local runs
   std::vector<std::unique_ptr<SlurmExecutor>> slurm_lanes;
   std::unique_ptr<SlurmExecutor> slurm_builds; // [executor] build_on = "slurm"

@@ -179,10 +179,10 @@ public:
     auto repo = open_repository(global);
     if (!repo)
       return report(repo.error());
-    auto cache = repository_cache(global, *repo);
+    auto cache = store_location(global, *repo);
     if (!cache)
       return report(cache.error());
-    auto ledger = history::Ledger::open_in(*cache);
+    auto ledger = history::Ledger::open_at(*cache);
     if (!ledger)
       return report(ledger.error());
     if (m_action == "list")

@@ -103,7 +103,7 @@ public:
           event.status == store::RunStatus::ok ? "" : " (last failed)"));
     });
     const auto settings = ctx.compare_settings();
-    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
     evidence.kind = "run";
     evidence.status = "measured";
     evidence.host = ctx.session->host_json();

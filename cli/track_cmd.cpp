@@ -80,7 +80,7 @@ public:
     auto commits = commits_to_track(ctx.repo, selection);
     if (!commits)
       return report(commits.error());
-    auto ledger = history::Ledger::open_in(ctx.cache);
+    auto ledger = history::Ledger::open_at(ctx.store);
     if (!ledger)
       return report(ledger.error());
     if (const auto begun = ledger->begin_session(command_key(), label); !begun)
@@ -137,10 +137,10 @@ private:
   // is another night, whose machine may have been in another state.
   [[nodiscard]] std::optional<std::string> session_to_resume(const GlobalOptions& global,
                                                              const git::Repository& repo) const {
-    const auto cache = repository_cache(global, repo);
+    const auto cache = store_location(global, repo);
     if (!cache)
       return std::nullopt;
-    auto ledger = history::Ledger::open_in(*cache);
+    auto ledger = history::Ledger::open_at(*cache);
     if (!ledger)
       return std::nullopt;
     auto label = ledger->unfinished_session(command_key(), store::now() - k_resume_window);

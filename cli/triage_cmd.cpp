@@ -35,7 +35,7 @@ public:
       return report(context.error());
     auto& ctx = **context;
     auto& sampler = ctx.session->sampler();
-    auto ledger = history::Ledger::open_in(ctx.cache);
+    auto ledger = history::Ledger::open_at(ctx.store);
     if (!ledger)
       return report(ledger.error());
     auto history = load_history(ctx, *ledger);
@@ -55,7 +55,7 @@ public:
                                                    "run the same command again to resume"});
       return report(outcome.error());
     }
-    Evidence header = evidence_header(global.argv, ctx.repo, ctx.recipe);
+    Evidence header = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
     header.host = ctx.session->host_json();
     header.executor = ctx.executor_json();
     header.warnings = ctx.session->warnings();

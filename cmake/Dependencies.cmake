@@ -26,6 +26,8 @@ endif()
 # can make it hang or overflow the stack), libcsv for the CSV format (RFC 4180 quoting).
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(MUPARSER REQUIRED IMPORTED_TARGET muparser)
+# libpq: the shared results store on PostgreSQL (core/store/postgres.cpp).
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 find_path(LIBCSV_INCLUDE_DIR csv.h REQUIRED)
 find_library(LIBCSV_LIBRARY csv REQUIRED)
 add_library(culprit_libcsv INTERFACE)

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libgit2-dev libcli11-dev libfmt-dev libboost-math-dev nlohmann-json3-dev libtomlplusplus-dev
-  libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libcsv-dev libmuparser-dev
+  libsqlite3-dev libpq-dev postgresql libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libcsv-dev libmuparser-dev
   python3 python3-scipy python3-numpy
   clang-19 clang-tidy-22 clang-format-19 libclang-rt-19-dev
   groff-base chromium slurm-wlm munge valgrind time

@@ -15,6 +15,12 @@ if [[ $(id -u) -eq 0 ]] && command -v slurmctld >/dev/null && command -v munged 
   export CULPRIT_REQUIRE_SLURM=1
 fi
 
+# The tests of the shared store start a throwaway PostgreSQL server (scripts/postgres-server.sh);
+# setup installed it, so a test that cannot start one fails rather than skips.
+if compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+  export CULPRIT_REQUIRE_POSTGRES=1
+fi
+
 presets=("$@")
 ((${#presets[@]})) || presets=(release sanitize tsan)
 for preset in "${presets[@]}"; do

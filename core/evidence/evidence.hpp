@@ -43,6 +43,9 @@ struct EvidenceSettings {
   std::string duet;       // the setting: auto, on, off (empty in older evidence)
   std::string instrument; // time or valgrind (empty in older evidence: time)
   std::string cwd;        // where runs started: scratch or artifacts (empty in older evidence)
+  // The shared store the runs are in, its URL without the password; empty (and absent) for the
+  // cache dir's SQLite files.
+  std::string store;
 };
 
 struct EvidenceBuild {

@@ -18,10 +18,12 @@ constexpr std::size_t k_summary_resamples = 2000;
 } // namespace
 
 Evidence evidence_header(const std::vector<std::string>& command, const git::Repository& repo,
-                         const Recipe& recipe) {
+                         const Recipe& recipe, const store::Location& store) {
   Evidence e;
   e.tool_version = k_version;
-  e.command = command;
+  e.command.reserve(command.size());
+  for (const auto& argument : command)
+    e.command.push_back(store::mask_urls_in(argument));
   e.created = utc_now_iso8601();
   e.repo_path = repo.is_bare() ? repo.common_dir().string() : repo.workdir().string();
   e.repo_head = repo.resolve("HEAD").value_or("");
@@ -52,6 +54,8 @@ Evidence evidence_header(const std::vector<std::string>& command, const git::Rep
   s.duet = std::string(to_string(recipe.run.duet));
   s.instrument = std::string(to_string(recipe.run.instrument));
   s.cwd = std::string(to_string(recipe.run.cwd));
+  if (store.shared())
+    s.store = store::masked_url(store.url);
   return e;
 }
 

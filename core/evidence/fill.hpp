@@ -12,12 +12,14 @@
 #include "core/measure/compare.hpp"
 #include "core/measure/sampler.hpp"
 #include "core/recipe/recipe.hpp"
+#include "core/store/location.hpp"
 
 namespace culprit {
 
-// tool, command, created, repo and settings; kind and status are the caller's.
+// tool, command, created, repo and settings; kind and status are the caller's. A store URL in the
+// command, and the store, are recorded without their password.
 Evidence evidence_header(const std::vector<std::string>& command, const git::Repository& repo,
-                         const Recipe& recipe);
+                         const Recipe& recipe, const store::Location& store = {});
 EvidenceBuild build_entry(const BuildResult& build);
 // The runs of a case (the first `first_n`, all when 0) with their summary: the median of the
 // pooled samples with a two-level bootstrap interval, the mean, the minimum, the coefficient of

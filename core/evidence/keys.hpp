@@ -65,7 +65,8 @@ constexpr auto keys_of(std::type_identity<EvidenceSettings> /*unused*/) {
                     optional("statistic", &S::statistic),
                     optional("duet", &S::duet),
                     optional("instrument", &S::instrument),
-                    optional("cwd", &S::cwd)};
+                    optional("cwd", &S::cwd),
+                    omitted("store", &S::store)};
 }
 
 constexpr auto keys_of(std::type_identity<EvidenceBuild> /*unused*/) {

@@ -2,6 +2,8 @@
 // change points. Its regressions are in ledger_regressions.cpp.
 #include "core/history/ledger.hpp"
 
+#include "core/store/schema.hpp"
+
 #include <map>
 #include <system_error>
 #include <tuple>
@@ -90,23 +92,107 @@ CREATE TABLE IF NOT EXISTS regression_events (
 );
 )sql";
 
-Status prepare(sqlite::Database& db) {
+// The ledger on PostgreSQL, at version 5 from the start: the server's types, and a rowid of each
+// table that keeps the order of insertion, as SQLite's implicit one does.
+constexpr std::string_view k_postgres_schema = R"sql(
+CREATE TABLE tracked (
+  rowid       BIGINT GENERATED ALWAYS AS IDENTITY,
+  commit_id   TEXT COLLATE "C" NOT NULL,
+  host_id     TEXT COLLATE "C" NOT NULL,
+  recipe_hash TEXT COLLATE "C" NOT NULL,
+  artifact_id TEXT NOT NULL,
+  source      TEXT NOT NULL CHECK (source IN ('track', 'import')),
+  file        TEXT NOT NULL,
+  commit_time BIGINT NOT NULL,
+  tracked_at  BIGINT NOT NULL,
+  UNIQUE (commit_id, host_id, recipe_hash)
+);
+CREATE TABLE sessions (
+  rowid       BIGINT GENERATED ALWAYS AS IDENTITY,
+  commit_id   TEXT COLLATE "C" NOT NULL,
+  host_id     TEXT COLLATE "C" NOT NULL,
+  recipe_hash TEXT COLLATE "C" NOT NULL,
+  session     TEXT COLLATE "C" NOT NULL,
+  artifact_id TEXT NOT NULL,
+  measured_at BIGINT NOT NULL,
+  PRIMARY KEY (commit_id, host_id, recipe_hash, session)
+);
+CREATE TABLE unfinished_sessions (
+  command    TEXT PRIMARY KEY,
+  session    TEXT NOT NULL,
+  started_at BIGINT NOT NULL
+);
+CREATE TABLE imports (
+  commit_id    TEXT COLLATE "C" NOT NULL,
+  host_id      TEXT COLLATE "C" NOT NULL,
+  content_hash TEXT COLLATE "C" NOT NULL,
+  file         TEXT NOT NULL,
+  imported_at  BIGINT NOT NULL,
+  PRIMARY KEY (commit_id, host_id, content_hash)
+);
+CREATE TABLE handled (
+  rowid      BIGINT GENERATED ALWAYS AS IDENTITY,
+  host_id    TEXT COLLATE "C" NOT NULL,
+  case_name  TEXT COLLATE "C" NOT NULL,
+  metric     TEXT COLLATE "C" NOT NULL,
+  before_id  TEXT COLLATE "C" NOT NULL,
+  after_id   TEXT COLLATE "C" NOT NULL,
+  outcome    TEXT NOT NULL,
+  culprit    TEXT NOT NULL,
+  handled_at BIGINT NOT NULL,
+  PRIMARY KEY (host_id, case_name, metric, before_id, after_id)
+);
+CREATE TABLE regressions (
+  rowid      BIGINT GENERATED ALWAYS AS IDENTITY,
+  id         TEXT COLLATE "C" PRIMARY KEY,
+  host_id    TEXT COLLATE "C" NOT NULL,
+  culprit    TEXT COLLATE "C" NOT NULL,
+  subject    TEXT NOT NULL,
+  author     TEXT NOT NULL,
+  state      TEXT NOT NULL,
+  cases      TEXT NOT NULL,
+  owners     TEXT NOT NULL,
+  evidence   TEXT NOT NULL,
+  first_seen BIGINT NOT NULL,
+  last_seen  BIGINT NOT NULL,
+  fixed_by   TEXT NOT NULL,
+  range_before TEXT NOT NULL DEFAULT '',
+  range_after  TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE regression_events (
+  rowid      BIGINT GENERATED ALWAYS AS IDENTITY,
+  regression TEXT COLLATE "C" NOT NULL,
+  at         BIGINT NOT NULL,
+  state      TEXT NOT NULL,
+  who        TEXT NOT NULL,
+  note       TEXT NOT NULL,
+  commit_id  TEXT NOT NULL
+);
+CREATE INDEX regression_events_by_regression ON regression_events (regression);
+)sql";
+
+Status prepare(sql::Database& db) {
+  if (db.dialect() == sql::Dialect::postgres)
+    return store::prepare_postgres_component(db, {.name = "ledger",
+                                                  .description = "history ledger",
+                                                  .version = k_ledger_version,
+                                                  .create = k_postgres_schema});
   CULPRIT_TRY(db.execute("PRAGMA busy_timeout = 30000"));
   CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
   CULPRIT_TRY_ASSIGN(const auto application_id, db.pragma_integer("application_id"));
   if (version > k_ledger_version)
     return infra_error("the history ledger {} was written by a newer culprit (version {}); "
                        "upgrade culprit, or choose another --cache-dir",
-                       db.file().string(), version);
+                       db.name(), version);
   if (application_id != 0 && application_id != k_ledger_application_id)
     return infra_error("{} is not a culprit history ledger; move it away or choose another "
                        "--cache-dir",
-                       db.file().string());
+                       db.name());
   {
     CULPRIT_TRY_ASSIGN(auto journal, db.prepare("PRAGMA journal_mode = WAL"));
     CULPRIT_TRY(journal.step());
   }
-  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(db));
+  CULPRIT_TRY_ASSIGN(auto transaction, sql::Transaction::begin(db));
   CULPRIT_TRY(db.execute(k_schema));
   // Version 4 and older kept no range: their regressions all have a culprit.
   if (version != 0 && version < 5) {
@@ -138,13 +224,21 @@ Result<Ledger> Ledger::open(const std::filesystem::path& file) {
                          "permissions or choose another --cache-dir",
                          file.parent_path().string(), error.message());
   }
-  CULPRIT_TRY_ASSIGN(auto db, sqlite::Database::open(file));
+  CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_sqlite(file));
   CULPRIT_TRY(prepare(db));
   return Ledger(std::move(db));
 }
 
 Result<Ledger> Ledger::open_in(const std::filesystem::path& cache_dir) {
   return open(cache_dir / k_ledger_file_name);
+}
+
+Result<Ledger> Ledger::open_at(const store::Location& where) {
+  if (!where.shared())
+    return open_in(where.cache_dir);
+  CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_postgres(where.url));
+  CULPRIT_TRY(prepare(db));
+  return Ledger(std::move(db));
 }
 
 Status Ledger::record_tracked(const TrackedPoint& point) {
@@ -203,9 +297,11 @@ Result<std::vector<TrackedPoint>> Ledger::tracked() {
 
 Status Ledger::record_session(const TrackedPoint& point, std::string_view session) {
   CULPRIT_TRY_ASSIGN(auto statement,
-                     m_db.prepare("INSERT OR REPLACE INTO sessions (commit_id, host_id, "
-                                  "recipe_hash, session, artifact_id, measured_at) VALUES (?1, ?2, "
-                                  "?3, ?4, ?5, ?6)"));
+                     m_db.prepare("INSERT INTO sessions (commit_id, host_id, recipe_hash, "
+                                  "session, artifact_id, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, "
+                                  "?6) ON CONFLICT (commit_id, host_id, recipe_hash, session) DO "
+                                  "UPDATE SET artifact_id = excluded.artifact_id, measured_at = "
+                                  "excluded.measured_at"));
   statement.bind_all(point.commit, point.host_id, point.recipe_hash, session, point.artifact_id,
                      store::to_micros(store::now()));
   return statement.run();
@@ -227,8 +323,9 @@ Status Ledger::begin_session(std::string_view command, std::string_view session)
                      m_db.prepare("INSERT INTO unfinished_sessions (command, session, started_at) "
                                   "VALUES (?1, ?2, ?3) ON CONFLICT (command) DO UPDATE SET "
                                   "session = excluded.session, started_at = CASE WHEN "
-                                  "session = excluded.session THEN started_at ELSE "
-                                  "excluded.started_at END"));
+                                  "unfinished_sessions.session = excluded.session THEN "
+                                  "unfinished_sessions.started_at ELSE excluded.started_at "
+                                  "END"));
   statement.bind_all(command, session, store::to_micros(store::now()));
   return statement.run();
 }
@@ -251,17 +348,21 @@ Result<bool> Ledger::was_imported(std::string_view commit, std::string_view host
 Status Ledger::record_import(std::string_view commit, std::string_view host_id,
                              std::string_view content_hash, std::string_view file) {
   CULPRIT_TRY_ASSIGN(auto statement,
-                     m_db.prepare("INSERT OR REPLACE INTO imports (commit_id, host_id, "
-                                  "content_hash, file, imported_at) VALUES (?1, ?2, ?3, ?4, ?5)"));
+                     m_db.prepare("INSERT INTO imports (commit_id, host_id, content_hash, file, "
+                                  "imported_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT "
+                                  "(commit_id, host_id, content_hash) DO UPDATE SET file = "
+                                  "excluded.file, imported_at = excluded.imported_at"));
   statement.bind_all(commit, host_id, content_hash, file, store::to_micros(store::now()));
   return statement.run();
 }
 
 Status Ledger::record_handled(const HandledChange& change) {
   CULPRIT_TRY_ASSIGN(auto statement,
-                     m_db.prepare("INSERT OR REPLACE INTO handled (host_id, case_name, metric, "
-                                  "before_id, after_id, outcome, culprit, handled_at) VALUES "
-                                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+                     m_db.prepare("INSERT INTO handled (host_id, case_name, metric, before_id, "
+                                  "after_id, outcome, culprit, handled_at) VALUES (?1, ?2, ?3, ?4, "
+                                  "?5, ?6, ?7, ?8) ON CONFLICT (host_id, case_name, metric, "
+                                  "before_id, after_id) DO UPDATE SET outcome = excluded.outcome, "
+                                  "culprit = excluded.culprit, handled_at = excluded.handled_at"));
   statement.bind_all(change.host_id, change.case_name, change.metric, change.before, change.after,
                      change.outcome, change.culprit, store::to_micros(change.handled_at));
   return statement.run();

@@ -19,8 +19,9 @@
 #include <vector>
 
 #include "core/history/regressions.hpp"
+#include "core/store/location.hpp"
 #include "core/store/records.hpp"
-#include "core/store/sqlite.hpp"
+#include "core/store/sql.hpp"
 #include "core/util/error.hpp"
 
 namespace culprit::history {
@@ -70,6 +71,8 @@ public:
   // of a newer culprit is an infrastructure error that says what to do.
   static Result<Ledger> open(const std::filesystem::path& file);
   static Result<Ledger> open_in(const std::filesystem::path& cache_dir);
+  // The ledger at `where`: the cache dir's file, or the tables beside the store's on PostgreSQL.
+  static Result<Ledger> open_at(const store::Location& where);
 
   // Inserts or updates (commit, host, recipe hash): the artifact, source, file and tracked_at
   // are replaced; the order of first insertion is kept for ties of commit_time.
@@ -119,10 +122,12 @@ public:
   Status transition(std::string_view id, RegressionState from, const RegressionEvent& event);
 
   [[nodiscard]] const std::filesystem::path& file() const { return m_db.file(); }
+  // The connection, for what reads or writes whole tables (culprit store copy).
+  [[nodiscard]] sql::Database& database() { return m_db; }
 
 private:
-  explicit Ledger(sqlite::Database db) : m_db(std::move(db)) {}
-  sqlite::Database m_db;
+  explicit Ledger(sql::Database db) : m_db(std::move(db)) {}
+  sql::Database m_db;
 };
 
 // The recipe hash under which imported runs are stored: they were made by someone else's

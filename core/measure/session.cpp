@@ -16,7 +16,8 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   // A recipe whose output options are wrong is refused before the store is touched.
   CULPRIT_TRY_ASSIGN(auto parse, parse_options_for(recipe.run));
   std::unique_ptr<MeasureSession> session(new MeasureSession());
-  CULPRIT_TRY_ASSIGN(auto store, store::Store::open_in(options.repo_cache));
+  CULPRIT_TRY_ASSIGN(auto store, store::Store::open_at(
+                                     {.cache_dir = options.repo_cache, .url = options.store_url}));
   session->m_store = std::make_unique<store::Store>(std::move(store));
 
   host::HostProbeOptions probe;

@@ -24,6 +24,7 @@ namespace culprit {
 
 struct SessionOptions {
   std::filesystem::path repo_cache; // the per-repository cache directory
+  std::string store_url;            // a shared store (core/store/location.hpp); empty: the cache's
   bool fresh = false;               // ignore runs stored before this session
   // The label this command records its runs under; when set, only runs recorded under it count
   // (a bisection's own runs: a re-run replays them, and runs of other commands never change it).

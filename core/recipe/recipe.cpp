@@ -432,9 +432,9 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
   for (const auto& [key, value] : root) {
     const auto name = key.str();
     if (name != "build" && name != "run" && name != "decide" && name != "executor" &&
-        name != "roofline")
+        name != "roofline" && name != "store")
       return usage_error("{}:{}: unknown section or key '{}'; the sections are [build], [run], "
-                         "[decide], [executor] and [roofline]",
+                         "[decide], [executor], [roofline] and [store]",
                          file, key.source().begin.line, report::excerpt(name));
     if (!value.is_table())
       return usage_error("{}:{}: '{}' must be a section ([{}])", file, key.source().begin.line,
@@ -450,6 +450,9 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
   CULPRIT_TRY(read_executor(executor, recipe.executor));
   TableReader roofline(root["roofline"].as_table(), "roofline", file);
   CULPRIT_TRY(read_roofline(roofline, recipe.roofline));
+  TableReader store(root["store"].as_table(), "store", file);
+  CULPRIT_TRY(store.read("url", recipe.store.url));
+  CULPRIT_TRY(store.finish());
   return recipe;
 }
 

@@ -131,12 +131,18 @@ struct RooflineRecipe {
   std::vector<RooflineCaseWork> cases;
 };
 
+// [store]: where results live when not in the cache dir's SQLite files (core/store/location.hpp).
+struct StoreRecipe {
+  std::string url; // postgresql://...; empty for the default
+};
+
 struct Recipe {
   BuildRecipe build;
   RunRecipe run;
   DecideOptions decide;
   ExecutorRecipe executor;
   RooflineRecipe roofline;
+  StoreRecipe store;
   std::filesystem::path source; // the file it came from; empty when from flags only
 };
 

@@ -5,8 +5,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string_view>
 
-#include "core/store/sqlite.hpp"
+#include "core/store/sql.hpp"
 #include "core/util/error.hpp"
 
 namespace culprit::store {
@@ -16,7 +17,21 @@ inline constexpr std::int64_t k_application_id = 0x43554c50; // "CULP"
 // Sets the connection's pragmas (busy timeout, foreign keys, WAL journal, synchronous=NORMAL),
 // then brings the schema up to `target_version`, each migration in one transaction. Refuses a
 // file whose version is newer than target_version or that belongs to another program.
-Status prepare_schema(sqlite::Database& db, std::chrono::milliseconds busy_timeout,
+// One part of culprit's tables in a PostgreSQL database ("store", "ledger"), whose version is kept
+// in the culprit_schema table (which also marks the database as culprit's).
+struct PostgresComponent {
+  std::string_view name;
+  std::string_view description; // "results store", "history ledger"
+  std::int64_t version = 0;
+  std::string_view create; // the tables of `version`, created into an empty database
+};
+
+// Creates the component's tables when missing, under the advisory lock of a serialized
+// transaction, so that processes starting at once take turns. Refuses a database that holds
+// tables but no culprit_schema (another application's), and a component of a newer culprit.
+Status prepare_postgres_component(sql::Database& db, const PostgresComponent& component);
+
+Status prepare_schema(sql::Database& db, std::chrono::milliseconds busy_timeout,
                       std::int64_t target_version);
 
 } // namespace culprit::store

@@ -9,14 +9,18 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <sqlite3.h>
 
 #include <fmt/core.h>
 
+#include "core/store/sql.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit::sqlite {
+namespace culprit::sql {
 namespace {
 
 std::string advice(int code, const std::filesystem::path& file) {
@@ -45,6 +49,181 @@ int checked_size(std::string_view text) {
   return text.size() > static_cast<std::size_t>(INT_MAX) ? -1 : static_cast<int>(text.size());
 }
 
+// Statements done with, by their text, ready to be prepared again without parsing: a history of
+// thousands of cases runs the same few queries hundreds of thousands of times.
+class IdleStatements {
+public:
+  IdleStatements() = default;
+  IdleStatements(const IdleStatements&) = delete;
+  IdleStatements& operator=(const IdleStatements&) = delete;
+  IdleStatements(IdleStatements&&) = delete;
+  IdleStatements& operator=(IdleStatements&&) = delete;
+  ~IdleStatements() {
+    for (auto& [sql, statements] : m_statements)
+      for (auto* statement : statements)
+        sqlite3_finalize(statement);
+  }
+
+  sqlite3_stmt* take(const std::string& sql) {
+    const auto it = m_statements.find(sql);
+    if (it == m_statements.end() || it->second.empty())
+      return nullptr;
+    auto* statement = it->second.back();
+    it->second.pop_back();
+    return statement;
+  }
+
+  void put(const std::string& sql, sqlite3_stmt* statement) {
+    // A few of each text (statements open at once, nested), and a bound on the texts.
+    constexpr std::size_t k_each = 4;
+    constexpr std::size_t k_texts = 256;
+    auto it = m_statements.find(sql);
+    if (it == m_statements.end() && m_statements.size() < k_texts)
+      it = m_statements.emplace(sql, std::vector<sqlite3_stmt*>{}).first;
+    if (it == m_statements.end() || it->second.size() >= k_each) {
+      sqlite3_finalize(statement);
+      return;
+    }
+    it->second.push_back(statement);
+  }
+
+private:
+  std::unordered_map<std::string, std::vector<sqlite3_stmt*>> m_statements;
+};
+
+class SqliteConnection;
+
+class SqliteCursor final : public Cursor {
+public:
+  SqliteCursor(const SqliteConnection& connection, sqlite3_stmt* statement, IdleStatements* idle,
+               std::string sql)
+      : m_connection(&connection), m_statement(statement), m_idle(idle), m_sql(std::move(sql)) {}
+  SqliteCursor(const SqliteCursor&) = delete;
+  SqliteCursor& operator=(const SqliteCursor&) = delete;
+  SqliteCursor(SqliteCursor&&) = delete;
+  SqliteCursor& operator=(SqliteCursor&&) = delete;
+  // Gives the statement back to the connection's idle ones (reset, its bindings cleared).
+  ~SqliteCursor() override {
+    sqlite3_reset(m_statement);
+    sqlite3_clear_bindings(m_statement);
+    m_idle->put(m_sql, m_statement);
+  }
+
+  void bind_int64(int index, std::int64_t value) override {
+    check_bind(sqlite3_bind_int64(m_statement, index, value));
+  }
+  void bind_double(int index, double value) override {
+    check_bind(sqlite3_bind_double(m_statement, index, value));
+  }
+  void bind_text(int index, std::string_view text) override {
+    // An empty string_view may have a null data(); SQLite would bind that as NULL.
+    const char* data = text.data() == nullptr ? "" : text.data();
+    check_bind(sqlite3_bind_text(m_statement, index, data, checked_size(text), SQLITE_TRANSIENT));
+  }
+  void bind_null(int index) override { check_bind(sqlite3_bind_null(m_statement, index)); }
+  Result<bool> step() override;
+  void reset() override {
+    sqlite3_reset(m_statement);
+    m_bind_error = 0;
+  }
+  [[nodiscard]] bool is_null(int column) const override {
+    return sqlite3_column_type(m_statement, column) == SQLITE_NULL;
+  }
+  [[nodiscard]] std::int64_t column_int64(int column) const override {
+    return sqlite3_column_int64(m_statement, column);
+  }
+  [[nodiscard]] double column_double(int column) const override {
+    return sqlite3_column_double(m_statement, column);
+  }
+  [[nodiscard]] std::string_view column_view(int column) const override {
+    const auto* text = sqlite3_column_text(m_statement, column);
+    const int size = sqlite3_column_bytes(m_statement, column);
+    if (text == nullptr)
+      return {};
+    return {reinterpret_cast<const char*>(text), static_cast<std::size_t>(size)};
+  }
+
+private:
+  void check_bind(int code) {
+    if (code != SQLITE_OK && m_bind_error == 0)
+      m_bind_error = code;
+  }
+  const SqliteConnection* m_connection;
+  sqlite3_stmt* m_statement;
+  IdleStatements* m_idle;
+  std::string m_sql;
+  int m_bind_error = 0; // the first failed bind, reported by the next step()
+};
+
+class SqliteConnection final : public Connection {
+public:
+  SqliteConnection(sqlite3* db, std::filesystem::path file)
+      : m_db(db), m_file(std::move(file)), m_name(m_file.string()) {}
+  SqliteConnection(const SqliteConnection&) = delete;
+  SqliteConnection& operator=(const SqliteConnection&) = delete;
+  SqliteConnection(SqliteConnection&&) = delete;
+  SqliteConnection& operator=(SqliteConnection&&) = delete;
+  ~SqliteConnection() override {
+    m_idle.reset(); // its statements are finalized before the connection closes
+    sqlite3_close_v2(m_db);
+  }
+
+  Status execute(std::string_view sql) override {
+    const std::string text(sql);
+    const int code = sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, nullptr);
+    if (code != SQLITE_OK)
+      return std::unexpected(error(code, "a statement"));
+    return {};
+  }
+
+  Result<std::unique_ptr<Cursor>> prepare(std::string_view sql) override {
+    std::string text(sql);
+    if (auto* idle = m_idle->take(text))
+      return std::make_unique<SqliteCursor>(*this, idle, m_idle.get(), std::move(text));
+    sqlite3_stmt* raw = nullptr;
+    // The length is passed, so the text need not be terminated.
+    // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage)
+    const int code = sqlite3_prepare_v2(m_db, sql.data(), checked_size(sql), &raw, nullptr);
+    if (code != SQLITE_OK) {
+      sqlite3_finalize(raw);
+      return std::unexpected(error(code, "preparing a statement"));
+    }
+    return std::make_unique<SqliteCursor>(*this, raw, m_idle.get(), std::move(text));
+  }
+
+  [[nodiscard]] int changes() const override { return sqlite3_changes(m_db); }
+  void rollback() override { sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr); }
+  [[nodiscard]] Dialect dialect() const override { return Dialect::sqlite; }
+  [[nodiscard]] const std::string& name() const override { return m_name; }
+  [[nodiscard]] sqlite3* handle() const { return m_db; }
+
+  // An Error for the result code `code` of a call on this connection: the file, SQLite's
+  // message, and what to do (move a corrupt file away, free disk space, check permissions).
+  [[nodiscard]] Error error(int code, std::string_view doing) const {
+    const char* message = m_db != nullptr ? sqlite3_errmsg(m_db) : sqlite3_errstr(code);
+    return Error{.code = ExitCode::infrastructure,
+                 .message = fmt::format("results store {}: {} failed: {}; {}", m_name, doing,
+                                        message, advice(code, m_file))};
+  }
+
+private:
+  sqlite3* m_db;
+  std::filesystem::path m_file;
+  std::string m_name;
+  std::unique_ptr<IdleStatements> m_idle = std::make_unique<IdleStatements>();
+};
+
+Result<bool> SqliteCursor::step() {
+  if (m_bind_error != 0)
+    return std::unexpected(m_connection->error(m_bind_error, "binding a value"));
+  const int code = sqlite3_step(m_statement);
+  if (code == SQLITE_ROW)
+    return true;
+  if (code == SQLITE_DONE)
+    return false;
+  return std::unexpected(m_connection->error(code, "a statement"));
+}
+
 } // namespace
 
 std::string damaged_store_advice(const std::filesystem::path& file) {
@@ -53,220 +232,23 @@ std::string damaged_store_advice(const std::filesystem::path& file) {
                      file.string());
 }
 
-void Database::Closer::operator()(sqlite3* db) const {
-  sqlite3_close_v2(db);
-}
-void Statement::Finalizer::operator()(sqlite3_stmt* statement) const {
-  if (idle == nullptr) {
-    sqlite3_finalize(statement);
-    return;
-  }
-  sqlite3_reset(statement);
-  sqlite3_clear_bindings(statement);
-  idle->put(sql, statement);
-}
-
-Database::Idle::~Idle() {
-  for (auto& [sql, statements] : m_statements)
-    for (auto* statement : statements)
-      sqlite3_finalize(statement);
-}
-
-sqlite3_stmt* Database::Idle::take(const std::string& sql) {
-  const auto it = m_statements.find(sql);
-  if (it == m_statements.end() || it->second.empty())
-    return nullptr;
-  auto* statement = it->second.back();
-  it->second.pop_back();
-  return statement;
-}
-
-void Database::Idle::put(const std::string& sql, sqlite3_stmt* statement) {
-  // A few of each text (statements open at once, nested), and a bound on the texts.
-  constexpr std::size_t k_each = 4;
-  constexpr std::size_t k_texts = 256;
-  auto it = m_statements.find(sql);
-  if (it == m_statements.end() && m_statements.size() < k_texts)
-    it = m_statements.emplace(sql, std::vector<sqlite3_stmt*>{}).first;
-  if (it == m_statements.end() || it->second.size() >= k_each) {
-    sqlite3_finalize(statement);
-    return;
-  }
-  it->second.push_back(statement);
-}
-
-Result<Database> Database::open(const std::filesystem::path& file) {
+Result<Database> Database::open_sqlite(const std::filesystem::path& file) {
   sqlite3* raw = nullptr;
   const int code =
       sqlite3_open_v2(file.c_str(), &raw,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-  Database db(std::unique_ptr<sqlite3, Closer>(raw), file);
-  if (code != SQLITE_OK) {
-    if (raw == nullptr)
-      return infra_error("cannot open the results store {}: out of memory", file.string());
-    return std::unexpected(db.error(code, "open"));
-  }
-  sqlite3_extended_result_codes(raw, 1);
-  return db;
-}
-
-Error Database::error(int code, std::string_view doing) const {
-  const char* message = m_db ? sqlite3_errmsg(m_db.get()) : sqlite3_errstr(code);
-  return Error{.code = ExitCode::infrastructure,
-               .message = fmt::format("results store {}: {} failed: {}; {}", m_file.string(), doing,
-                                      message, advice(code, m_file))};
-}
-
-Status Database::execute(std::string_view sql) {
-  const std::string text(sql);
-  const int code = sqlite3_exec(m_db.get(), text.c_str(), nullptr, nullptr, nullptr);
+  if (raw == nullptr)
+    return infra_error("cannot open the results store {}: out of memory", file.string());
+  auto connection = std::make_unique<SqliteConnection>(raw, file);
   if (code != SQLITE_OK)
-    return std::unexpected(error(code, "a statement"));
-  return {};
+    return std::unexpected(connection->error(code, "open"));
+  sqlite3_extended_result_codes(raw, 1);
+  return Database(std::move(connection), file);
 }
 
-Result<Statement> Database::prepare(std::string_view sql) {
-  std::string text(sql);
-  if (auto* idle = m_idle->take(text))
-    return Statement(*this, idle, {.idle = m_idle.get(), .sql = std::move(text)});
-  sqlite3_stmt* raw = nullptr;
-  // The length is passed, so the text need not be terminated.
-  // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage)
-  const int code = sqlite3_prepare_v2(m_db.get(), sql.data(), checked_size(sql), &raw, nullptr);
-  if (code != SQLITE_OK) {
-    sqlite3_finalize(raw);
-    return std::unexpected(error(code, "preparing a statement"));
-  }
-  return Statement(*this, raw, {.idle = m_idle.get(), .sql = std::move(text)});
+sqlite3* sqlite_handle(const Database& db) {
+  const auto* connection = dynamic_cast<const SqliteConnection*>(&db.connection());
+  return connection == nullptr ? nullptr : connection->handle();
 }
 
-Result<std::int64_t> Database::pragma_integer(std::string_view pragma) {
-  CULPRIT_TRY_ASSIGN(auto statement, prepare(fmt::format("PRAGMA {}", pragma)));
-  CULPRIT_TRY_ASSIGN(const bool has_row, statement.step());
-  if (!has_row)
-    return infra_error("results store {}: PRAGMA {} returned nothing", m_file.string(), pragma);
-  return statement.column_int64(0);
-}
-
-std::int64_t Database::last_insert_rowid() const {
-  return sqlite3_last_insert_rowid(m_db.get());
-}
-int Database::changes() const {
-  return sqlite3_changes(m_db.get());
-}
-
-void Statement::check_bind(int code) {
-  if (code != SQLITE_OK && m_bind_error == 0)
-    m_bind_error = code;
-}
-
-Statement& Statement::bind(int index, std::int64_t value) {
-  check_bind(sqlite3_bind_int64(m_statement.get(), index, value));
-  return *this;
-}
-
-Statement& Statement::bind(int index, double value) {
-  check_bind(sqlite3_bind_double(m_statement.get(), index, value));
-  return *this;
-}
-
-Statement& Statement::bind(int index, std::string_view text) {
-  // An empty string_view may have a null data(); SQLite would bind that as NULL.
-  const char* data = text.data() == nullptr ? "" : text.data();
-  check_bind(
-      sqlite3_bind_text(m_statement.get(), index, data, checked_size(text), SQLITE_TRANSIENT));
-  return *this;
-}
-
-Statement& Statement::bind(int index, std::nullopt_t) {
-  check_bind(sqlite3_bind_null(m_statement.get(), index));
-  return *this;
-}
-
-Result<bool> Statement::step() {
-  if (m_bind_error != 0)
-    return std::unexpected(m_db->error(m_bind_error, "binding a value"));
-  const int code = sqlite3_step(m_statement.get());
-  if (code == SQLITE_ROW)
-    return true;
-  if (code == SQLITE_DONE)
-    return false;
-  return std::unexpected(m_db->error(code, "a statement"));
-}
-
-Status Statement::run() {
-  for (;;) {
-    CULPRIT_TRY_ASSIGN(const bool has_row, step());
-    if (!has_row)
-      return {};
-  }
-}
-
-void Statement::reset() {
-  sqlite3_reset(m_statement.get());
-  m_bind_error = 0;
-}
-
-bool Statement::is_null(int column) const {
-  return sqlite3_column_type(m_statement.get(), column) == SQLITE_NULL;
-}
-
-std::int64_t Statement::column_int64(int column) const {
-  return sqlite3_column_int64(m_statement.get(), column);
-}
-
-double Statement::column_double(int column) const {
-  return sqlite3_column_double(m_statement.get(), column);
-}
-
-std::string Statement::column_text(int column) const {
-  return std::string(column_view(column));
-}
-
-std::string_view Statement::column_view(int column) const {
-  const auto* text = sqlite3_column_text(m_statement.get(), column);
-  const int size = sqlite3_column_bytes(m_statement.get(), column);
-  if (text == nullptr)
-    return {};
-  return {reinterpret_cast<const char*>(text), static_cast<std::size_t>(size)};
-}
-
-std::optional<std::int64_t> Statement::column_optional_int64(int column) const {
-  if (is_null(column))
-    return std::nullopt;
-  return column_int64(column);
-}
-
-std::optional<double> Statement::column_optional_double(int column) const {
-  if (is_null(column))
-    return std::nullopt;
-  return column_double(column);
-}
-
-std::optional<std::string> Statement::column_optional_text(int column) const {
-  if (is_null(column))
-    return std::nullopt;
-  return column_text(column);
-}
-
-Result<Transaction> Transaction::begin(Database& db, Kind kind) {
-  CULPRIT_TRY(db.execute(kind == Kind::immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED"));
-  return Transaction(db);
-}
-
-Status Transaction::commit() {
-  if (m_db == nullptr)
-    return infra_error("internal error: commit of a transaction that is no longer open");
-  auto committed = m_db->execute("COMMIT");
-  // A failed COMMIT (SQLITE_BUSY) leaves the transaction open; the destructor rolls it back.
-  if (committed)
-    m_db = nullptr;
-  return committed;
-}
-
-Transaction::~Transaction() {
-  if (m_db != nullptr)
-    sqlite3_exec(m_db->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
-}
-
-} // namespace culprit::sqlite
+} // namespace culprit::sql

@@ -9,14 +9,13 @@
 
 #include <fmt/core.h>
 
+#include "core/store/location.hpp"
 #include "core/store/records.hpp"
 #include "core/store/schema.hpp"
-#include "core/store/sqlite.hpp"
+#include "core/store/sql.hpp"
 #include "core/util/error.hpp"
 
 namespace culprit::store {
-namespace {} // namespace
-
 Result<Store> Store::open(const std::filesystem::path& file, StoreOptions options) {
   if (file.has_parent_path()) {
     std::error_code error;
@@ -26,7 +25,7 @@ Result<Store> Store::open(const std::filesystem::path& file, StoreOptions option
                          "permissions or choose another --cache-dir",
                          file.parent_path().string(), error.message());
   }
-  CULPRIT_TRY_ASSIGN(auto db, sqlite::Database::open(file));
+  CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_sqlite(file));
   CULPRIT_TRY(prepare_schema(db, options.busy_timeout, k_schema_version));
   return Store(std::move(db));
 }
@@ -35,12 +34,21 @@ Result<Store> Store::open_in(const std::filesystem::path& cache_dir, StoreOption
   return open(cache_dir / k_store_file_name, options);
 }
 
+Result<Store> Store::open_at(const Location& where, StoreOptions options) {
+  if (!where.shared())
+    return open_in(where.cache_dir, options);
+  CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_postgres(where.url));
+  CULPRIT_TRY(prepare_schema(db, options.busy_timeout, k_schema_version));
+  return Store(std::move(db));
+}
+
 Status Store::record_host(const HostRecord& host) {
   CULPRIT_TRY_ASSIGN(auto statement,
                      m_db.prepare("INSERT INTO hosts (host_id, fingerprint, first_seen, last_seen) "
                                   "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (host_id) DO UPDATE SET "
                                   "fingerprint = excluded.fingerprint, "
-                                  "last_seen = max(last_seen, excluded.last_seen)"));
+                                  "last_seen = CASE WHEN hosts.last_seen > excluded.last_seen "
+                                  "THEN hosts.last_seen ELSE excluded.last_seen END"));
   statement.bind_all(host.host_id, host.fingerprint, to_micros(host.first_seen),
                      to_micros(host.last_seen));
   return statement.run();

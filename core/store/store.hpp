@@ -19,8 +19,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/store/location.hpp"
 #include "core/store/records.hpp"
-#include "core/store/sqlite.hpp"
+#include "core/store/sql.hpp"
 #include "core/util/error.hpp"
 
 namespace culprit::store {
@@ -43,8 +44,14 @@ public:
   static Result<Store> open(const std::filesystem::path& file, StoreOptions options = {});
   // The store of a cache dir: cache_dir / k_store_file_name.
   static Result<Store> open_in(const std::filesystem::path& cache_dir, StoreOptions options = {});
+  // The store at `where`: the cache dir's file, or the PostgreSQL database of its URL (its tables
+  // created or migrated under a lock, so that several processes may start at once).
+  static Result<Store> open_at(const Location& where, StoreOptions options = {});
 
+  // The SQLite file; empty for a store on PostgreSQL.
   [[nodiscard]] const std::filesystem::path& file() const { return m_db.file(); }
+  // The store as messages name it: the file, or the URL without its password.
+  [[nodiscard]] const std::string& name() const { return m_db.name(); }
 
   // Hosts. record_host inserts or updates: first_seen is kept from the first record, last_seen
   // and the fingerprint are replaced.
@@ -93,12 +100,15 @@ public:
   Status save_peaks(const PeakRecord& peaks);
   Result<std::optional<PeakRecord>> find_peaks(std::string_view host_id, std::string_view scope);
 
+  // The connection, for what reads or writes whole tables (culprit store copy).
+  [[nodiscard]] sql::Database& database() { return m_db; }
+
 private:
-  explicit Store(sqlite::Database db) : m_db(std::move(db)) {}
+  explicit Store(sql::Database db) : m_db(std::move(db)) {}
   Result<std::vector<RunRecord>> load_runs(std::string_view artifact_id,
                                            const Freshness& freshness);
 
-  sqlite::Database m_db;
+  sql::Database m_db;
 };
 
 } // namespace culprit::store

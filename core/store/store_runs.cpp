@@ -1,4 +1,5 @@
 // Runs and samples: recording a run atomically, and the queries of the measurement loop.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +18,7 @@
 
 #include "core/parsers/metric.hpp"
 #include "core/store/records.hpp"
-#include "core/store/sqlite.hpp"
+#include "core/store/sql.hpp"
 #include "core/store/store.hpp"
 #include "core/store/store_detail.hpp"
 #include "core/util/error.hpp"
@@ -38,7 +39,12 @@ std::string freshness_clause(const Freshness& freshness, int first) {
   return clause;
 }
 
-void bind_freshness(sqlite::Statement& statement, const Freshness& freshness, int first) {
+// How many parameters freshness_clause uses.
+int freshness_parameters(const Freshness& freshness) {
+  return (freshness.started_after ? 1 : 0) + (freshness.session ? 1 : 0);
+}
+
+void bind_freshness(sql::Statement& statement, const Freshness& freshness, int first) {
   if (freshness.started_after)
     statement.bind(first++, to_micros(*freshness.started_after));
   if (freshness.session)
@@ -48,9 +54,9 @@ void bind_freshness(sqlite::Statement& statement, const Freshness& freshness, in
 // Prepares `sql`, whose "{}" stands for the condition that selects the measurement's runs
 // (aliased r; parameters ?1 to ?3) and their freshness (parameters from `first_free` on), and
 // binds those.
-Result<sqlite::Statement> measurement_query(sqlite::Database& db, std::string_view sql,
-                                            const MeasurementKey& key, const Freshness& freshness,
-                                            int first_free) {
+Result<sql::Statement> measurement_query(sql::Database& db, std::string_view sql,
+                                         const MeasurementKey& key, const Freshness& freshness,
+                                         int first_free) {
   const auto condition =
       fmt::format("r.artifact_id = ?1 AND r.recipe_hash = ?2 AND r.host_id = ?3{}",
                   freshness_clause(freshness, first_free));
@@ -60,7 +66,7 @@ Result<sqlite::Statement> measurement_query(sqlite::Database& db, std::string_vi
   return query;
 }
 
-Direction read_direction(const sqlite::Statement& row, int column) {
+Direction read_direction(const sql::Statement& row, int column) {
   return parse_direction(row.column_text(column)).value_or(Direction::lower_is_better);
 }
 
@@ -84,7 +90,7 @@ constexpr std::string_view k_run_columns =
     "r.wall_seconds, r.user_seconds, r.sys_seconds, r.max_rss_kib, r.exit_code, r.signal, "
     "r.timed_out, r.status, r.warmup, r.gpu_throttled, r.message, r.session, r.block, r.duet";
 
-RunRecord read_run(const sqlite::Statement& row) {
+RunRecord read_run(const sql::Statement& row) {
   RunRecord run;
   run.id = row.column_int64(0);
   run.artifact_id = row.column_text(1);
@@ -115,27 +121,56 @@ RunRecord read_run(const sqlite::Statement& row) {
   return run;
 }
 
-Status insert_samples(sqlite::Database& db, const RunRecord& run, std::int64_t run_id) {
-  CULPRIT_TRY_ASSIGN(auto insert,
-                     db.prepare("INSERT INTO samples (run_id, case_name, metric, unit, direction, "
-                                "idx, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+// The INSERT of `rows` samples in one statement: a run's samples go in a few statements rather
+// than one each, which a server across a network answers in as many round trips.
+std::string insert_samples_sql(std::size_t rows) {
+  std::string sql =
+      "INSERT INTO samples (run_id, case_name, metric, unit, direction, idx, value) VALUES ";
+  for (std::size_t row = 0; row < rows; ++row)
+    sql += fmt::format("{}(?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})", row == 0 ? "" : ", ", 7 * row + 1,
+                       7 * row + 2, 7 * row + 3, 7 * row + 4, 7 * row + 5, 7 * row + 6,
+                       7 * row + 7);
+  return sql;
+}
+
+Status insert_samples(sql::Database& db, const RunRecord& run, std::int64_t run_id) {
+  struct Row {
+    const CaseSamples* samples;
+    std::int64_t index;
+    double value;
+  };
+  std::vector<Row> rows;
   // A case and metric reported in two pieces continues its index rather than colliding.
   std::map<std::pair<std::string_view, std::string_view>, std::int64_t> next_index;
   for (const auto& samples : run.samples) {
     auto& index = next_index[{samples.case_name, samples.metric}];
-    for (const double value : samples.values) {
-      insert.reset();
-      insert.bind_all(run_id, samples.case_name, samples.metric, samples.unit,
-                      to_string(samples.direction), index++, value);
-      CULPRIT_TRY(insert.run());
+    for (const double value : samples.values)
+      rows.push_back({&samples, index++, value});
+  }
+  // 64 rows of 7 parameters: well within SQLite's limit on parameters (32766).
+  constexpr std::size_t k_rows = 64;
+  for (std::size_t first = 0; first < rows.size(); first += k_rows) {
+    const auto count = std::min(k_rows, rows.size() - first);
+    CULPRIT_TRY_ASSIGN(auto insert, db.prepare(insert_samples_sql(count)));
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& row = rows[first + i];
+      const auto at = static_cast<int>(7 * i);
+      insert.bind(at + 1, run_id);
+      insert.bind(at + 2, row.samples->case_name);
+      insert.bind(at + 3, row.samples->metric);
+      insert.bind(at + 4, row.samples->unit);
+      insert.bind(at + 5, to_string(row.samples->direction));
+      insert.bind(at + 6, row.index);
+      insert.bind(at + 7, row.value);
     }
+    CULPRIT_TRY(insert.run());
   }
   return {};
 }
 
 // The statement is finalized on return: one left on a row would hold a read snapshot open past
 // the commit and keep the WAL from being checkpointed.
-Status check_host_known(sqlite::Database& db, const RunRecord& run) {
+Status check_host_known(sql::Database& db, const RunRecord& run) {
   CULPRIT_TRY_ASSIGN(auto host, db.prepare("SELECT 1 FROM hosts WHERE host_id = ?1"));
   host.bind(1, run.host_id);
   CULPRIT_TRY_ASSIGN(const bool host_known, host.step());
@@ -150,7 +185,7 @@ Status check_host_known(sqlite::Database& db, const RunRecord& run) {
 
 namespace {
 
-Result<std::int64_t> insert_run(sqlite::Database& db, const RunRecord& run) {
+Result<std::int64_t> insert_run(sql::Database& db, const RunRecord& run) {
   CULPRIT_TRY(check_host_known(db, run));
   CULPRIT_TRY_ASSIGN(
       auto insert,
@@ -158,13 +193,16 @@ Result<std::int64_t> insert_run(sqlite::Database& db, const RunRecord& run) {
                  "started, wall_seconds, user_seconds, sys_seconds, max_rss_kib, exit_code, "
                  "signal, timed_out, status, warmup, gpu_throttled, message, session, block, duet) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-                 "?17, ?18, ?19, ?20)"));
+                 "?17, ?18, ?19, ?20) RETURNING id"));
   insert.bind_all(run.artifact_id, run.build_key, run.commit_id, run.recipe_hash, run.host_id,
                   to_micros(run.started), run.wall_seconds, run.user_seconds, run.sys_seconds,
                   run.max_rss_kib, run.exit_code, run.signal, run.timed_out, to_string(run.status),
                   run.warmup, run.gpu_throttled, run.message, run.session, run.block, run.duet);
-  CULPRIT_TRY(insert.run());
-  const auto run_id = db.last_insert_rowid();
+  CULPRIT_TRY_ASSIGN(const bool inserted, insert.step());
+  if (!inserted)
+    return infra_error("results store {}: recording a run returned no id", db.name());
+  const auto run_id = insert.column_int64(0);
+  insert.reset();
   CULPRIT_TRY(insert_samples(db, run, run_id));
   if (run.status == RunStatus::ok)
     CULPRIT_TRY(record_work(db, run));
@@ -175,7 +213,7 @@ Result<std::int64_t> insert_run(sqlite::Database& db, const RunRecord& run) {
 
 Result<std::int64_t> Store::record_run(const RunRecord& run) {
   CULPRIT_TRY(check_samples(run));
-  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
+  CULPRIT_TRY_ASSIGN(auto transaction, sql::Transaction::begin(m_db));
   CULPRIT_TRY_ASSIGN(const auto run_id, insert_run(m_db, run));
   CULPRIT_TRY(transaction.commit());
   return run_id;
@@ -184,7 +222,7 @@ Result<std::int64_t> Store::record_run(const RunRecord& run) {
 Result<std::vector<std::int64_t>> Store::record_runs(std::span<const RunRecord> runs) {
   for (const auto& run : runs)
     CULPRIT_TRY(check_samples(run));
-  CULPRIT_TRY_ASSIGN(auto transaction, sqlite::Transaction::begin(m_db));
+  CULPRIT_TRY_ASSIGN(auto transaction, sql::Transaction::begin(m_db));
   std::vector<std::int64_t> ids;
   ids.reserve(runs.size());
   for (const auto& run : runs) {
@@ -229,8 +267,8 @@ private:
 
 // Adds the sample of one row (run id, value, unit, direction, block, duet from `first` on) to the
 // runs of its case and metric.
-Status add_counted_sample(const sqlite::Statement& query, int first, CaseRuns& runs,
-                          const std::filesystem::path& file, std::string_view case_name,
+Status add_counted_sample(const sql::Statement& query, int first, CaseRuns& runs,
+                          std::string_view store_name, std::string_view case_name,
                           std::string_view metric, std::string_view artifact_id) {
   const auto run_id = query.column_int64(first);
   if (runs.run_ids.empty()) {
@@ -239,7 +277,7 @@ Status add_counted_sample(const sqlite::Statement& query, int first, CaseRuns& r
   } else if (query.column_text(first + 2) != runs.unit) {
     return infra_error("results store {}: case {} metric {} of artifact {} was stored in two "
                        "units ({} and {}); measure it afresh with --fresh",
-                       file.string(), case_name, metric, artifact_id, runs.unit,
+                       store_name, case_name, metric, artifact_id, runs.unit,
                        query.column_text(first + 2));
   }
   if (runs.run_ids.empty() || runs.run_ids.back() != run_id) {
@@ -270,7 +308,7 @@ Result<CaseRuns> Store::counted_runs(const MeasurementKey& key, std::string_view
     CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
     if (!has_row)
       return result;
-    CULPRIT_TRY(add_counted_sample(query, 0, result, file(), case_name, metric, key.artifact_id));
+    CULPRIT_TRY(add_counted_sample(query, 0, result, name(), case_name, metric, key.artifact_id));
   }
 }
 
@@ -310,7 +348,7 @@ Result<std::vector<CaseMetricRuns>> Store::counted_runs_between(const Measuremen
                                                     .runs = {}};
                             })
                       .first;
-    CULPRIT_TRY(add_counted_sample(query, 2, entry.runs, file(), entry.case_name, entry.metric,
+    CULPRIT_TRY(add_counted_sample(query, 2, entry.runs, name(), entry.case_name, entry.metric,
                                    key.artifact_id));
   }
 }
@@ -318,8 +356,17 @@ Result<std::vector<CaseMetricRuns>> Store::counted_runs_between(const Measuremen
 Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
                                                       const Freshness& freshness,
                                                       std::span<const std::string> only) {
-  // The names travel as one JSON array (?20, past every parameter of the freshness clause).
-  constexpr int k_names = 20;
+  // The names travel as one JSON array, in the parameter after the freshness clause's (a gap in
+  // the numbers would leave PostgreSQL a parameter of no type).
+  const int names = 4 + freshness_parameters(freshness);
+  const auto names_table = m_db.dialect() == sql::Dialect::sqlite
+                               ? fmt::format("SELECT value FROM json_each(?{})", names)
+                               : fmt::format("SELECT json_array_elements_text(?{}::json)", names);
+  const auto only_sql = fmt::format(
+      "SELECT s.case_name, s.metric, min(s.unit), min(s.direction) FROM runs r JOIN samples s ON "
+      "s.run_id = r.id WHERE {{}} AND r.status = 'ok' AND r.warmup = 0 AND s.case_name IN ({}) "
+      "GROUP BY s.case_name, s.metric ORDER BY s.case_name, s.metric",
+      names_table);
   CULPRIT_TRY_ASSIGN(
       auto query,
       measurement_query(m_db,
@@ -327,14 +374,10 @@ Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
                             ? "SELECT s.case_name, s.metric, s.unit, s.direction FROM runs r "
                               "JOIN samples s ON s.run_id = r.id WHERE {} AND r.status = 'ok' "
                               "AND r.warmup = 0 ORDER BY r.started, r.id, s.case_name, s.metric"
-                            : "SELECT s.case_name, s.metric, min(s.unit), min(s.direction) FROM "
-                              "runs r JOIN samples s ON s.run_id = r.id WHERE {} AND r.status = "
-                              "'ok' AND r.warmup = 0 AND s.case_name IN (SELECT value FROM "
-                              "json_each(?20)) GROUP BY s.case_name, s.metric ORDER BY "
-                              "s.case_name, s.metric",
+                            : std::string_view(only_sql),
                         key, freshness, 4));
   if (!only.empty())
-    query.bind(k_names, nlohmann::json(std::vector<std::string>(only.begin(), only.end())).dump());
+    query.bind(names, nlohmann::json(std::vector<std::string>(only.begin(), only.end())).dump());
   std::vector<CaseMetric> cases;
   if (!only.empty()) {
     for (;;) {
@@ -371,9 +414,11 @@ Result<std::vector<CaseMetric>> Store::measured_cases(const MeasurementKey& key,
 Result<RunCounts> Store::count_runs(const MeasurementKey& key, const Freshness& freshness) {
   CULPRIT_TRY_ASSIGN(auto query,
                      measurement_query(m_db,
-                                       "SELECT coalesce(sum(r.status = 'ok' AND r.warmup = 0), 0), "
-                                       "coalesce(sum(r.warmup = 1), 0), coalesce(sum(r.status != "
-                                       "'ok' AND r.warmup = 0), 0) FROM runs r WHERE {}",
+                                       "SELECT coalesce(sum(CASE WHEN r.status = 'ok' AND "
+                                       "r.warmup = 0 THEN 1 ELSE 0 END), 0), coalesce(sum(CASE "
+                                       "WHEN r.warmup = 1 THEN 1 ELSE 0 END), 0), coalesce(sum("
+                                       "CASE WHEN r.status != 'ok' AND r.warmup = 0 THEN 1 ELSE "
+                                       "0 END), 0) FROM runs r WHERE {}",
                                        key, freshness, 4));
   CULPRIT_TRY(query.step());
   return RunCounts{.counted = query.column_int64(0),

@@ -40,11 +40,13 @@ std::optional<GpuProperties> gpu_from_json(const std::string& text) {
 
 } // namespace
 
-Status record_work(sqlite::Database& db, const RunRecord& run) {
+Status record_work(sql::Database& db, const RunRecord& run) {
   if (!run.cases.empty()) {
-    CULPRIT_TRY_ASSIGN(
-        auto insert, db.prepare("INSERT OR REPLACE INTO case_work (artifact_id, recipe_hash, "
-                                "case_name, flops, bytes, axes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+    CULPRIT_TRY_ASSIGN(auto insert,
+                       db.prepare("INSERT INTO case_work (artifact_id, recipe_hash, case_name, "
+                                  "flops, bytes, axes) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT "
+                                  "(artifact_id, recipe_hash, case_name) DO UPDATE SET flops = "
+                                  "excluded.flops, bytes = excluded.bytes, axes = excluded.axes"));
     for (const auto& info : run.cases) {
       const auto valid = [](const std::optional<double>& amount) {
         return amount && std::isfinite(*amount) && *amount >= 0 ? amount : std::nullopt;
@@ -57,8 +59,11 @@ Status record_work(sqlite::Database& db, const RunRecord& run) {
   }
   if (run.device) {
     CULPRIT_TRY_ASSIGN(auto insert,
-                       db.prepare("INSERT OR REPLACE INTO devices (artifact_id, recipe_hash, "
-                                  "host_id, backend, name, gpu) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+                       db.prepare("INSERT INTO devices (artifact_id, recipe_hash, host_id, "
+                                  "backend, name, gpu) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON "
+                                  "CONFLICT (artifact_id, recipe_hash, host_id) DO UPDATE SET "
+                                  "backend = excluded.backend, name = excluded.name, gpu = "
+                                  "excluded.gpu"));
     const std::optional<std::string> gpu =
         run.device->gpu ? std::optional(json_text(gpu_json(*run.device->gpu))) : std::nullopt;
     insert.bind_all(run.artifact_id, run.recipe_hash, run.host_id, run.device->backend,
@@ -105,9 +110,14 @@ Result<std::optional<DeviceInfo>> Store::device(const MeasurementKey& key) {
 
 Status Store::save_peaks(const PeakRecord& peaks) {
   CULPRIT_TRY_ASSIGN(auto insert,
-                     m_db.prepare("INSERT OR REPLACE INTO peaks (host_id, scope, device, "
-                                  "flops_per_second, tensor_flops_per_second, bytes_per_second, "
-                                  "source, measured) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+                     m_db.prepare("INSERT INTO peaks (host_id, scope, device, flops_per_second, "
+                                  "tensor_flops_per_second, bytes_per_second, source, measured) "
+                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (host_id, "
+                                  "scope) DO UPDATE SET device = excluded.device, "
+                                  "flops_per_second = excluded.flops_per_second, "
+                                  "tensor_flops_per_second = excluded.tensor_flops_per_second, "
+                                  "bytes_per_second = excluded.bytes_per_second, source = "
+                                  "excluded.source, measured = excluded.measured"));
   insert.bind_all(peaks.host_id, peaks.scope, peaks.device, peaks.flops_per_second,
                   peaks.tensor_flops_per_second, peaks.bytes_per_second, peaks.source,
                   to_micros(peaks.measured));

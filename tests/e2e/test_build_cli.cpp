@@ -59,7 +59,7 @@ TEST_F(BuildCli, VersionAndHelpListEveryCommand) {
   auto help = run_culprit({"--help"}, temp.path());
   EXPECT_EQ(help.exit_code, 0);
   for (const auto* command : {"init", "build", "run", "compare", "bisect", "report", "env", "track",
-                              "history", "triage", "import", "worker"})
+                              "history", "triage", "import", "store", "worker"})
     EXPECT_THAT(help.out, HasSubstr(std::string("\n  ") + command + " ")) << command;
 }
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
-#include "core/store/sqlite.hpp"
+#include "core/store/sql.hpp"
 #include "core/store/store.hpp"
 #include "tests/reliability/reliability_support.hpp"
 
@@ -22,7 +22,7 @@ std::filesystem::path store_file_under(const std::filesystem::path& cache) {
 }
 
 void set_user_version(const std::filesystem::path& file, std::int64_t version) {
-  auto db = sqlite::Database::open(file);
+  auto db = sql::Database::open_sqlite(file);
   ASSERT_TRUE(db) << db.error().message;
   ASSERT_TRUE(db->execute(fmt::format("PRAGMA user_version = {}", version)));
 }

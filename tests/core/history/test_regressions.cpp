@@ -5,7 +5,8 @@
 #include "core/history/ledger.hpp"
 #include "core/history/regressions.hpp"
 #include "core/history/triage.hpp"
-#include "core/store/sqlite.hpp"
+#include "core/store/sql.hpp"
+#include "tests/core/store/store_fixture.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit::history {
@@ -95,9 +96,18 @@ TEST(Regressions, AnImprovementFixesOnlyWhenEveryCaseComesBackWithinTheThreshold
   EXPECT_FALSE(fixes(part_way, noisy, 0.05)) << "still 1.13 to 1.28 times slower";
 }
 
-TEST(Regressions, TheLedgerKeepsThemWithTheirEventsAndRefreshesOnesItHolds) {
-  TempDir dir{"culprit-regressions"};
-  auto ledger = Ledger::open_in(dir.path()).value();
+// The ledger's regressions on either backend (tests/core/store/store_fixture.hpp).
+class RegressionLedger : public ::testing::TestWithParam<sql::Dialect> {
+protected:
+  void SetUp() override { CULPRIT_STORE_LOCATION(m_backend, GetParam(), m_where); }
+  Ledger open() { return Ledger::open_at(m_where).value(); }
+
+  store::testing::Backend m_backend;
+  store::Location m_where;
+};
+
+TEST_P(RegressionLedger, TheLedgerKeepsThemWithTheirEventsAndRefreshesOnesItHolds) {
+  auto ledger = open();
   const auto first = slowed("abc123", {{"loop", "", 1.5, {1.45, 1.55}, 1.0}});
   EXPECT_TRUE(ledger.record_regression(first, "triage").value());
 
@@ -131,10 +141,9 @@ TEST(Regressions, TheLedgerKeepsThemWithTheirEventsAndRefreshesOnesItHolds) {
   EXPECT_FALSE(ledger.regression("Rnothing").value());
 }
 
-TEST(Regressions, TwoRotationsActingAtOnceLoseNoUpdate) {
-  TempDir dir{"culprit-regressions-race"};
-  auto one = Ledger::open_in(dir.path()).value();
-  auto two = Ledger::open_in(dir.path()).value();
+TEST_P(RegressionLedger, TwoRotationsActingAtOnceLoseNoUpdate) {
+  auto one = open();
+  auto two = open();
   const auto r = slowed("abc123", {{"loop", "", 1.5, {1.45, 1.55}, 1.0}});
   ASSERT_TRUE(one.record_regression(r, "triage"));
   // Both read it as bisected; the first to act wins, the second is told to look again.
@@ -159,9 +168,8 @@ TEST(Regressions, TwoRotationsActingAtOnceLoseNoUpdate) {
 // One commit that slowed one case and sped up another is two findings, and the document's
 // culprit holds the cases of both: the regression's record keeps only the case it slowed (else
 // the improvement would be a case it waits for to come back, and it could never close).
-TEST(Regressions, ACommitThatSlowedOneCaseAndSpedUpAnotherRecordsOnlyTheSlowedOne) {
-  TempDir dir{"culprit-regressions-both"};
-  auto ledger = Ledger::open_in(dir.path()).value();
+TEST_P(RegressionLedger, ACommitThatSlowedOneCaseAndSpedUpAnotherRecordsOnlyTheSlowedOne) {
+  auto ledger = open();
   const auto found = [](const std::string& case_name) {
     FoundCulprit culprit;
     culprit.commit = "abc123";
@@ -261,9 +269,8 @@ TEST(Regressions, AStepTheHistoryNoLongerShowsWentAway) {
   }));
 }
 
-TEST(Regressions, ATriageClosesAnOpenRegressionWhoseStepWentAway) {
-  TempDir dir{"culprit-regressions-gone"};
-  auto ledger = Ledger::open_in(dir.path()).value();
+TEST_P(RegressionLedger, ATriageClosesAnOpenRegressionWhoseStepWentAway) {
+  auto ledger = open();
   auto r = slowed("c11", {{"loop", "", 1.3, {1.25, 1.35}, 1.0}});
   ASSERT_TRUE(ledger.record_regression(r, "triage"));
   auto closed = slowed("c05", r.cases);
@@ -320,9 +327,8 @@ Result<RegressionUpdate> triage_once(Ledger& ledger, const TriageOutcome& outcom
       [](const std::string&, const std::string&) -> Result<bool> { return true; });
 }
 
-TEST(Regressions, AChangePointNotBisectedIsARecordThatMovesFromNewToConfirmedToBisected) {
-  TempDir dir{"culprit-regressions-unbisected"};
-  auto ledger = Ledger::open_in(dir.path()).value();
+TEST_P(RegressionLedger, AChangePointNotBisectedIsARecordThatMovesFromNewToConfirmedToBisected) {
+  auto ledger = open();
   const auto id = range_regression_id("host-a", "c04", "c06");
   EXPECT_NE(id, regression_id("host-a", "c06"));
 
@@ -389,9 +395,8 @@ TEST(Regressions, AChangePointNotBisectedIsARecordThatMovesFromNewToConfirmedToB
   EXPECT_EQ(ledger.regressions("host-a").value().size(), 1U);
 }
 
-TEST(Regressions, AChangePointThatDidNotReproduceIsInvalidAndNotToBeFixed) {
-  TempDir dir{"culprit-regressions-invalid"};
-  auto ledger = Ledger::open_in(dir.path()).value();
+TEST_P(RegressionLedger, AChangePointThatDidNotReproduceIsInvalidAndNotToBeFixed) {
+  auto ledger = open();
   auto update = triage_once(ledger, unbisected_outcome(TriageStatus::not_confirmed, false));
   ASSERT_TRUE(update) << update.error().message;
   ASSERT_EQ(update->unbisected.size(), 1U);
@@ -419,11 +424,15 @@ TEST(Regressions, AChangePointThatDidNotReproduceIsInvalidAndNotToBeFixed) {
 
 // A ledger of version 4 (regressions kept no range of commits) opens, keeps its regressions, and
 // takes records not bisected.
+INSTANTIATE_TEST_SUITE_P(Backends, RegressionLedger,
+                         ::testing::Values(sql::Dialect::sqlite, sql::Dialect::postgres),
+                         store::testing::backend_name);
+
 TEST(Regressions, ALedgerOfVersionFourIsMigrated) {
   TempDir dir{"culprit-regressions-v4"};
   const auto file = dir.path() / "ledger.sqlite";
   {
-    auto db = sqlite::Database::open(file);
+    auto db = sql::Database::open_sqlite(file);
     ASSERT_TRUE(db) << db.error().message;
     ASSERT_TRUE(db->execute(R"sql(
 CREATE TABLE regressions (id TEXT PRIMARY KEY, host_id TEXT NOT NULL, culprit TEXT NOT NULL,

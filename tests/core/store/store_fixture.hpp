@@ -1,5 +1,6 @@
 #pragma once
-// Helpers for the store's tests: a store in a temporary directory and runs to put in it.
+// Helpers for the store's tests: a store on either backend (a temporary directory's SQLite file,
+// or a database of a throwaway PostgreSQL server) and runs to put in it.
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/store/store.hpp"
+#include "tests/support/postgres_server.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace culprit::store::testing {
@@ -37,10 +39,46 @@ inline HostRecord make_host(const std::string& host_id) {
   return HostRecord{host_id, R"({"cpu":"test"})", now(), now()};
 }
 
-class StoreTest : public ::testing::Test {
+// Where a test's store lives: the cache dir's SQLite file, or an empty database of the test
+// process's PostgreSQL server (skipped, or failed under CULPRIT_REQUIRE_POSTGRES=1, without one).
+class Backend {
+public:
+  // Sets *skip to why when there is no server; a fatal failure is reported by the caller.
+  Result<Location> location(sql::Dialect dialect, std::string* skip) {
+    if (dialect == sql::Dialect::sqlite)
+      return Location{.cache_dir = m_dir.path(), .url = {}};
+    auto* server = culprit::testing::PostgresServer::shared(skip);
+    if (server == nullptr)
+      return Location{};
+    CULPRIT_TRY_ASSIGN(auto url, server->fresh_database());
+    return Location{.cache_dir = m_dir.path(), .url = std::move(url)};
+  }
+  [[nodiscard]] const std::filesystem::path& dir() const { return m_dir.path(); }
+
+private:
+  culprit::testing::TempDir m_dir;
+};
+
+inline std::string backend_name(const ::testing::TestParamInfo<sql::Dialect>& info) {
+  return info.param == sql::Dialect::sqlite ? "SQLite" : "PostgreSQL";
+}
+
+// Opens the location of `dialect` into *where, or skips (fails under CULPRIT_REQUIRE_POSTGRES).
+#define CULPRIT_STORE_LOCATION(backend, dialect, where)                                            \
+  do {                                                                                             \
+    std::string why_not;                                                                           \
+    auto located = (backend).location((dialect), &why_not);                                        \
+    if (!why_not.empty())                                                                          \
+      CULPRIT_POSTGRES_OR_SKIP(nullptr, why_not);                                                  \
+    ASSERT_TRUE(located) << located.error().message;                                               \
+    (where) = std::move(*located);                                                                 \
+  } while (false)
+
+class StoreTest : public ::testing::TestWithParam<sql::Dialect> {
 protected:
   void SetUp() override {
-    auto opened = Store::open_in(m_dir.path());
+    CULPRIT_STORE_LOCATION(m_backend, GetParam(), m_where);
+    auto opened = Store::open_at(m_where);
     ASSERT_TRUE(opened) << opened.error().message;
     m_store.emplace(std::move(*opened));
     ASSERT_TRUE(m_store->record_host(make_host(k_key.host_id)));
@@ -52,7 +90,8 @@ protected:
     return id.value_or(-1);
   }
 
-  culprit::testing::TempDir m_dir;
+  Backend m_backend;
+  Location m_where;
   std::optional<Store> m_store;
 };
 

@@ -11,7 +11,7 @@
 #include <array>
 #include <thread>
 
-#include "core/store/sqlite.hpp"
+#include "core/store/sql.hpp"
 
 #include "tests/core/store/store_fixture.hpp"
 
@@ -22,11 +22,11 @@ constexpr int k_processes = 3;
 constexpr int k_runs_per_process = 150;
 
 // Runs in a child: opens the store (possibly while another process creates it) and records runs.
-int write_runs(const std::filesystem::path& cache, int writer, int start_fd) {
+int write_runs(const Location& where, int writer, int start_fd) {
   char go = 0;
   if (read(start_fd, &go, 1) != 1)
     return 10;
-  auto store = Store::open_in(cache);
+  auto store = Store::open_at(where);
   if (!store) {
     fmt::print(stderr, "writer {}: {}\n", writer, store.error().message);
     return 11;
@@ -45,9 +45,14 @@ int write_runs(const std::filesystem::path& cache, int writer, int start_fd) {
   return 0;
 }
 
-TEST(StoreConcurrency, ProcessesWritingAtOnceLoseNothing) {
-  culprit::testing::TempDir dir;
-  const auto cache = dir / "cache";
+class StoreWriters : public ::testing::TestWithParam<sql::Dialect> {};
+
+// On either backend: the writers race to create the schema too.
+TEST_P(StoreWriters, ProcessesWritingAtOnceLoseNothing) {
+  Backend backend;
+  Location where;
+  CULPRIT_STORE_LOCATION(backend, GetParam(), where);
+  where.cache_dir /= "cache";
   std::array<int, 2> start{};
   ASSERT_EQ(pipe(start.data()), 0);
   std::array<pid_t, k_processes> children{};
@@ -56,7 +61,7 @@ TEST(StoreConcurrency, ProcessesWritingAtOnceLoseNothing) {
     ASSERT_GE(children[writer], 0);
     if (children[writer] == 0) {
       close(start[1]);
-      _exit(write_runs(cache, writer, start[0]));
+      _exit(write_runs(where, writer, start[0]));
     }
   }
   close(start[0]);
@@ -71,7 +76,7 @@ TEST(StoreConcurrency, ProcessesWritingAtOnceLoseNothing) {
     EXPECT_EQ(WEXITSTATUS(status), 0);
   }
 
-  auto store = Store::open_in(cache);
+  auto store = Store::open_at(where);
   ASSERT_TRUE(store) << store.error().message;
   for (int writer = 0; writer < k_processes; ++writer) {
     const MeasurementKey key{"artifact", "recipe", fmt::format("host-{}", writer)};
@@ -84,14 +89,18 @@ TEST(StoreConcurrency, ProcessesWritingAtOnceLoseNothing) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(Backends, StoreWriters,
+                         ::testing::Values(sql::Dialect::sqlite, sql::Dialect::postgres),
+                         backend_name);
+
 TEST(StoreConcurrency, AWriterWaitsForAnotherTransaction) {
   culprit::testing::TempDir dir;
   auto store = Store::open_in(dir.path());
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->record_host(make_host(k_key.host_id)));
-  auto other = sqlite::Database::open(store->file());
+  auto other = sql::Database::open_sqlite(store->file());
   ASSERT_TRUE(other);
-  auto holding = sqlite::Transaction::begin(*other);
+  auto holding = sql::Transaction::begin(*other);
   ASSERT_TRUE(holding);
   std::thread release([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -108,8 +117,8 @@ TEST(StoreConcurrency, AWriterThatWaitsTooLongSaysWhy) {
   auto store = Store::open_in(dir.path(), {std::chrono::milliseconds(50)});
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->record_host(make_host(k_key.host_id)));
-  auto other = sqlite::Database::open(store->file());
-  auto holding = sqlite::Transaction::begin(*other);
+  auto other = sql::Database::open_sqlite(store->file());
+  auto holding = sql::Transaction::begin(*other);
   ASSERT_TRUE(holding);
   auto id = store->record_run(make_run(k_key, {1.0}));
   ASSERT_FALSE(id);

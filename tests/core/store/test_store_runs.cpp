@@ -11,7 +11,7 @@
 namespace culprit::store::testing {
 namespace {
 
-TEST_F(StoreTest, CountedRunsComeBackInRunOrderWithTheirIds) {
+TEST_P(StoreTest, CountedRunsComeBackInRunOrderWithTheirIds) {
   auto first = make_run(k_key, {1.0, 1.1, 1.2});
   auto second = make_run(k_key, {2.0, 2.1});
   second.started = first.started - std::chrono::seconds(5); // started earlier, recorded later
@@ -26,7 +26,7 @@ TEST_F(StoreTest, CountedRunsComeBackInRunOrderWithTheirIds) {
   EXPECT_EQ(runs->direction, Direction::lower_is_better);
 }
 
-TEST_F(StoreTest, WarmupAndFailedRunsAreRecordedButNotCounted) {
+TEST_P(StoreTest, WarmupAndFailedRunsAreRecordedButNotCounted) {
   auto warmup = make_run(k_key, {9.0});
   warmup.warmup = true;
   auto failed = make_run(k_key, {8.0});
@@ -51,7 +51,7 @@ TEST_F(StoreTest, WarmupAndFailedRunsAreRecordedButNotCounted) {
   EXPECT_EQ(counts->failed, 2);
 }
 
-TEST_F(StoreTest, RunsOfAnotherRecipeHostOrArtifactAreSeparate) {
+TEST_P(StoreTest, RunsOfAnotherRecipeHostOrArtifactAreSeparate) {
   record(make_run(k_key, {1.0}));
   ASSERT_TRUE(m_store->record_host(make_host("host-2")));
   record(make_run({k_key.artifact_id, "recipe-2", k_key.host_id}, {2.0}));
@@ -65,7 +65,7 @@ TEST_F(StoreTest, RunsOfAnotherRecipeHostOrArtifactAreSeparate) {
   EXPECT_EQ(m_store->count_runs({"artifact-c", k_key.recipe_hash, k_key.host_id})->counted, 0);
 }
 
-TEST_F(StoreTest, OnlyTheAskedCaseAndMetric) {
+TEST_P(StoreTest, OnlyTheAskedCaseAndMetric) {
   auto run = make_run(k_key, {1.0, 2.0});
   run.samples.push_back({"sgemm/4096", "gpu_time", "s", Direction::lower_is_better, {0.5}});
   run.samples.push_back({"sgemm/4096", "bw", "B/s", Direction::higher_is_better, {7e9}});
@@ -98,7 +98,7 @@ TEST_F(StoreTest, OnlyTheAskedCaseAndMetric) {
   EXPECT_EQ(*only, std::vector<CaseMetric>(expected.begin() + 1, expected.end()));
 }
 
-TEST_F(StoreTest, TheRunsOfARangeOfCasesAreThoseOfEachCaseAlone) {
+TEST_P(StoreTest, TheRunsOfARangeOfCasesAreThoseOfEachCaseAlone) {
   auto run = make_run(k_key, {1.0, 2.0});
   run.samples.push_back({"sgemm/4096", "gpu_time", "s", Direction::lower_is_better, {0.5}});
   run.samples.push_back({"dgemm/64", "time", "s", Direction::lower_is_better, {3.0}});
@@ -129,7 +129,7 @@ TEST_F(StoreTest, TheRunsOfARangeOfCasesAreThoseOfEachCaseAlone) {
   EXPECT_TRUE(m_store->counted_runs_between(k_key, "a", "b")->empty());
 }
 
-TEST_F(StoreTest, ACaseReportedInTwoPiecesKeepsAllItsSamples) {
+TEST_P(StoreTest, ACaseReportedInTwoPiecesKeepsAllItsSamples) {
   auto run = make_run(k_key, {1.0, 2.0});
   run.samples.push_back(run.samples.front());
   run.samples.back().values = {3.0};
@@ -138,7 +138,7 @@ TEST_F(StoreTest, ACaseReportedInTwoPiecesKeepsAllItsSamples) {
             (std::vector<std::vector<double>>{{1.0, 2.0, 3.0}}));
 }
 
-TEST_F(StoreTest, FreshnessBySessionOrStartTime) {
+TEST_P(StoreTest, FreshnessBySessionOrStartTime) {
   const auto cutoff = now();
   auto old_run = make_run(k_key, {1.0});
   old_run.started = cutoff - std::chrono::hours(1);
@@ -161,7 +161,7 @@ TEST_F(StoreTest, FreshnessBySessionOrStartTime) {
   EXPECT_EQ(m_store->count_runs(k_key)->counted, 2);
 }
 
-TEST_F(StoreTest, ARunWithANonFiniteSampleIsRefusedWhole) {
+TEST_P(StoreTest, ARunWithANonFiniteSampleIsRefusedWhole) {
   auto run = make_run(k_key, {1.0, std::numeric_limits<double>::quiet_NaN()});
   auto id = m_store->record_run(run);
   ASSERT_FALSE(id);
@@ -169,14 +169,14 @@ TEST_F(StoreTest, ARunWithANonFiniteSampleIsRefusedWhole) {
   EXPECT_EQ(m_store->count_runs(k_key)->counted, 0);
 }
 
-TEST_F(StoreTest, ARunOfAnUnknownHostIsRefused) {
+TEST_P(StoreTest, ARunOfAnUnknownHostIsRefused) {
   auto run = make_run({k_key.artifact_id, k_key.recipe_hash, "stranger"}, {1.0});
   auto id = m_store->record_run(run);
   ASSERT_FALSE(id);
   EXPECT_NE(id.error().message.find("stranger"), std::string::npos);
 }
 
-TEST_F(StoreTest, UnitsThatChangeBetweenRunsAreAnError) {
+TEST_P(StoreTest, UnitsThatChangeBetweenRunsAreAnError) {
   record(make_run(k_key, {1.0}));
   auto other = make_run(k_key, {1000.0});
   other.samples.front().unit = "ms";
@@ -186,7 +186,7 @@ TEST_F(StoreTest, UnitsThatChangeBetweenRunsAreAnError) {
   EXPECT_NE(runs.error().message.find("two units"), std::string::npos);
 }
 
-TEST_F(StoreTest, ArtifactRecordHasEveryRunWithItsFields) {
+TEST_P(StoreTest, ArtifactRecordHasEveryRunWithItsFields) {
   auto run = make_run(k_key, {1.0, 2.0});
   run.samples.push_back({"a-case", "gpu_time", "s", Direction::lower_is_better, {0.25}});
   run.gpu_throttled = true;
@@ -224,6 +224,10 @@ TEST_F(StoreTest, ArtifactRecordHasEveryRunWithItsFields) {
   const Freshness later{run.started + std::chrono::milliseconds(500), std::nullopt};
   EXPECT_EQ(m_store->artifact_record(k_key.artifact_id, later)->runs.size(), 1U);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
+                         ::testing::Values(sql::Dialect::sqlite, sql::Dialect::postgres),
+                         backend_name);
 
 TEST(RunStatusNames, RoundTrip) {
   for (const auto status : {RunStatus::ok, RunStatus::failed, RunStatus::timeout,
