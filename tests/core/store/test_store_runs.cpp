@@ -225,6 +225,19 @@ TEST_P(StoreTest, ArtifactRecordHasEveryRunWithItsFields) {
   EXPECT_EQ(m_store->artifact_record(k_key.artifact_id, later)->runs.size(), 1U);
 }
 
+TEST_P(StoreTest, ARunWhoseMessageQuotesRawBytesIsRecorded) {
+  auto run = make_run(k_key, {1.0});
+  run.status = RunStatus::parse_error;
+  run.message = std::string("cannot parse \xff\xfe at byte 3\0 of the output", 40);
+  ASSERT_TRUE(m_store->record_run(run));
+  const auto artifact = m_store->artifact_record(k_key.artifact_id);
+  ASSERT_TRUE(artifact) << artifact.error().message;
+  ASSERT_EQ(artifact->runs.size(), 1U);
+  const auto& message = artifact->runs[0].message;
+  EXPECT_TRUE(message.starts_with("cannot parse ")) << message;
+  EXPECT_TRUE(message.ends_with(" of the output")) << message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
                          ::testing::Values(sql::Dialect::sqlite, sql::Dialect::postgres),
                          backend_name);
