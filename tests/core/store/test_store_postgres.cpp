@@ -3,8 +3,11 @@
 // test_store_runs.cpp and test_store_concurrency.cpp.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -128,6 +131,45 @@ TEST_F(PostgresStore, AServerRestartedBetweenRunsLosesNothingAndTheStoreGoesOn) 
   const auto runs = store->counted_runs(k_key, "sgemm/4096", "time");
   ASSERT_TRUE(runs) << runs.error().message;
   EXPECT_EQ(runs->samples.size(), 2U);
+}
+
+TEST_F(PostgresStore, AServerRestartedWhileRunsGoInKeepsEveryRunItAcknowledgedWhole) {
+  auto store = Store::open_at(m_where);
+  ASSERT_TRUE(store) << store.error().message;
+  ASSERT_TRUE(store->record_host(make_host(k_key.host_id)));
+  std::atomic<bool> restarted = false;
+  std::thread restarter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_TRUE(m_server->restart());
+    restarted = true;
+  });
+  int acknowledged = 0;
+  int reported = 0;
+  for (int i = 0; !restarted || i < 5; ++i) {
+    const auto recorded = store->record_run(make_run(k_key, {1.0 * i, 2.0 * i, 3.0 * i}));
+    if (recorded) {
+      ++acknowledged;
+      continue;
+    }
+    // The run in flight is reported, in one line, without the password.
+    ++reported;
+    EXPECT_EQ(recorded.error().code, ExitCode::infrastructure);
+    EXPECT_EQ(recorded.error().message.find('\n'), std::string::npos) << recorded.error().message;
+    EXPECT_EQ(recorded.error().message.find(m_server->password()), std::string::npos);
+  }
+  restarter.join();
+  // The store goes on after the restart.
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(store->record_run(make_run(k_key, {7.0, 8.0, 9.0})));
+  acknowledged += 3;
+  const auto runs = store->counted_runs(k_key, "sgemm/4096", "time");
+  ASSERT_TRUE(runs) << runs.error().message;
+  // Every run acknowledged is there; a run reported may have committed just before the
+  // connection went (its answer lost), never in part.
+  EXPECT_GE(static_cast<int>(runs->samples.size()), acknowledged);
+  EXPECT_LE(static_cast<int>(runs->samples.size()), acknowledged + reported);
+  for (const auto& samples : runs->samples)
+    EXPECT_EQ(samples.size(), 3U);
 }
 
 TEST_F(PostgresStore, TheLedgerLivesBesideTheStore) {
