@@ -127,9 +127,9 @@ std::string insert_samples_sql(std::size_t rows) {
   std::string sql =
       "INSERT INTO samples (run_id, case_name, metric, unit, direction, idx, value) VALUES ";
   for (std::size_t row = 0; row < rows; ++row)
-    sql += fmt::format("{}(?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})", row == 0 ? "" : ", ", 7 * row + 1,
-                       7 * row + 2, 7 * row + 3, 7 * row + 4, 7 * row + 5, 7 * row + 6,
-                       7 * row + 7);
+    sql +=
+        fmt::format("{}(?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})", row == 0 ? "" : ", ", 7 * row + 1,
+                    7 * row + 2, 7 * row + 3, 7 * row + 4, 7 * row + 5, 7 * row + 6, 7 * row + 7);
   return sql;
 }
 
