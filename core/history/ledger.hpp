@@ -1,15 +1,17 @@
 #pragma once
 // The history ledger: which commits were tracked or imported on which host, in which sessions
 // (one `culprit track` each) they were measured, which files were imported, and which change
-// points triage has handled. One small SQLite file beside the
-// results store (history.sqlite3 in the repository's cache dir); the runs themselves stay in the
-// store, under the artifact id and recipe hash that a tracked point names.
+// points triage has handled. One small SQLite file beside the results store (history.sqlite3 in
+// the repository's cache dir), or tables beside the store's in a shared PostgreSQL database; the
+// runs themselves stay in the store, under the artifact id and recipe hash that a tracked point
+// names.
 //
 // The ledger is separate from the results store so that the store's schema and its migrations
 // stay the measurement loop's alone; losing the ledger loses the list of tracked commits and the
 // triage memory, never a run.
 //
-// Concurrency: WAL mode with a busy timeout, like the store; every write is one statement.
+// Concurrency: WAL mode with a busy timeout, like the store; every write is one statement, but
+// for a regression's, whose read and write are one serialized transaction.
 
 #include <cstdint>
 #include <filesystem>

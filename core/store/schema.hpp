@@ -1,7 +1,8 @@
 #pragma once
-// The store's schema and its migrations. The version is PRAGMA user_version; PRAGMA
-// application_id marks the file as culprit's, so that another program's database is refused
-// rather than altered.
+// The store's schema and its migrations. In a SQLite file the version is PRAGMA user_version, and
+// PRAGMA application_id marks the file as culprit's, so that another program's database is refused
+// rather than altered. On PostgreSQL the culprit_schema table keeps the version of each part
+// (the store's tables, the ledger's) and marks the database as culprit's.
 
 #include <chrono>
 #include <cstdint>

@@ -1,13 +1,15 @@
 #pragma once
-// The results store: one SQLite file in the cache dir that remembers hosts, builds, runs and
-// samples across invocations, so that asking again for a measurement already made costs nothing.
+// The results store: one SQLite file in the cache dir, or a PostgreSQL database a team shares
+// (core/store/location.hpp), that remembers hosts, runs and samples across invocations, so that
+// asking again for a measurement already made costs nothing.
 //
 // Measurements are keyed by artifact id (the content hash of a build's artifacts), not by commit:
 // commits whose artifacts are byte-identical share their runs. Runs are further keyed by the
 // recipe's run-part hash and the host id, and only runs of the same key are ever pooled.
 //
 // Concurrency: the file is in WAL mode with a busy timeout, so several culprit processes may read
-// and write it at once; a writer waits for another rather than failing. Each run is recorded in
+// and write it at once; a writer waits for another rather than failing. On PostgreSQL, writers on
+// several machines go side by side and a run's id comes from the server. Each run is recorded in
 // one transaction with all its samples: it is in the store whole, or not at all.
 
 #include <chrono>
