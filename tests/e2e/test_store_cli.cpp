@@ -6,12 +6,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/store/store.hpp"
 #include "tests/support/git_repo.hpp"
@@ -96,6 +98,22 @@ TEST_F(StoreCli, TrackWritesToTheServerAndHistoryReadsItFromAnywhere) {
   // Without a store named, the cache dir's own (empty) history.
   scratch.write("culprit.toml", std::string(testing::k_loop_recipe));
   EXPECT_EQ(culprit_cli({"history"}).exit_code, 2);
+}
+
+TEST_F(StoreCli, EvidenceNamesTheStoreWithoutItsPassword) {
+  const auto evidence = temp / "run.json";
+  const auto ran = culprit_cli({"run", "HEAD", "--store=" + url, "--min-runs", "2", "--max-runs",
+                                "2", "--json", evidence.string()});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  std::ifstream in(evidence);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, Not(HasSubstr(server->password())));
+  const auto parsed = nlohmann::json::parse(text);
+  auto masked = url;
+  masked.replace(masked.find(server->password()), server->password().size(), "***");
+  EXPECT_EQ(parsed.at("settings").at("store"), masked);
+  EXPECT_THAT(parsed.at("command").dump(), HasSubstr("--store=" + masked));
+  EXPECT_FALSE(local_store_exists());
 }
 
 TEST_F(StoreCli, StoreCopyTakesALocalHistoryToTheServerOnce) {
