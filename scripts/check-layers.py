@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Fails when a file includes one of a higher layer: the layers of core/ (core/README.md), then
-core above stats, and cli above core. Prints each backward include as FILE:LINE: A -> B."""
+core above stats, and cli above core; and when folders of core/ include each other in a cycle, even
+within one layer (exec -> recipe -> exec). Prints each backward include as FILE:LINE: A -> B, and
+each cycle with one include for each of its steps."""
 import pathlib
 import re
 import sys
@@ -28,9 +30,42 @@ def layer(path):
     return "core", RANK.get(parts[1])
 
 
+def cycles(edges):
+    """The cycles among folders: each strongly connected set of more than one folder, as a list of
+    folders in a cycle through all of them where one exists, else the set sorted."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for to in sorted(edges.get(node, {})):
+            if to not in index:
+                visit(to)
+                low[node] = min(low[node], low[to])
+            elif to in on_stack:
+                low[node] = min(low[node], index[to])
+        if low[node] == index[node]:
+            members = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                members.append(top)
+                if top == node:
+                    break
+            if len(members) > 1:
+                found.append(sorted(members))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
 def main():
     root = pathlib.Path(__file__).resolve().parent.parent
     bad = []
+    edges = {}  # folder -> {folder it includes: first "FILE:LINE" that does}
     for library in ("stats", "core", "cli"):
         for file in sorted((root / library).rglob("*")):
             if file.suffix not in (".cpp", ".hpp", ".h", ".cu", ".cuh"):
@@ -56,12 +91,20 @@ def main():
                     elif to_rank > rank:
                         bad.append(f"{relative}:{number}: layer {rank} includes layer {to_rank}: "
                                    f"{target}")
+                    folder, to_folder = relative.split("/")[1], target.split("/")[1]
+                    if folder != to_folder:
+                        edges.setdefault(folder, {}).setdefault(to_folder, f"{relative}:{number}")
+    for members in cycles(edges):
+        steps = [f"{a} -> {b} ({edges[a][b]})" for a in members for b in members
+                 if b in edges.get(a, {})]
+        bad.append(f"folders include each other: {', '.join(members)}: " + "; ".join(steps))
     for line in bad:
         print(line)
     if bad:
-        print(f"check-layers: {len(bad)} backward includes (see core/README.md)", file=sys.stderr)
+        print(f"check-layers: {len(bad)} backward includes or folder cycles (see core/README.md)",
+              file=sys.stderr)
         return 1
-    print("check-layers: every include goes down the layers")
+    print("check-layers: every include goes down the layers, and no folders include each other")
     return 0
 
 

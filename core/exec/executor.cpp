@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/recipe/command_template.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit {
 namespace {
@@ -33,13 +33,7 @@ std::string describe_outcome(const ExecResult& result, const ExecRequest& reques
 std::string command_line(const ExecRequest& request) {
   if (const auto* shell = std::get_if<std::string>(&request.command))
     return *shell;
-  std::string line;
-  for (const auto& argument : std::get<std::vector<std::string>>(request.command)) {
-    if (!line.empty())
-      line += ' ';
-    line += shell_quote(argument);
-  }
-  return line;
+  return report::shell_command(std::get<std::vector<std::string>>(request.command));
 }
 
 std::string command_name(const ExecRequest& request) {

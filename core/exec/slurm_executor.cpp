@@ -47,22 +47,6 @@ std::vector<Result<ExecResult>> all_failed(std::size_t count, const Error& error
 
 } // namespace
 
-std::vector<std::string> split_arguments(std::string_view text) {
-  std::vector<std::string> words;
-  std::string word;
-  for (const char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
-      if (!word.empty())
-        words.push_back(std::exchange(word, {}));
-    } else {
-      word += c;
-    }
-  }
-  if (!word.empty())
-    words.push_back(std::move(word));
-  return words;
-}
-
 SlurmExecutor::SlurmExecutor(SlurmOptions options, std::string lane)
     : m_options(std::move(options)), m_lane(std::move(lane)) {}
 

@@ -105,7 +105,4 @@ private:
   int m_retries = 0;
 };
 
-// Splits sbatch_args/srun_args given as one string at whitespace ("-p gpu --exclusive").
-std::vector<std::string> split_arguments(std::string_view text);
-
 } // namespace culprit

@@ -9,11 +9,11 @@
 
 #include <toml++/toml.h>
 
-#include "core/exec/slurm_executor.hpp"
 #include "core/recipe/checks.hpp"
 #include "core/recipe/work_expression.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
+#include "core/util/text.hpp"
 
 namespace culprit {
 

@@ -1,7 +1,9 @@
 #pragma once
 // Small operations on text that several layers share.
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace culprit {
 
@@ -14,5 +16,9 @@ constexpr std::string_view trim(std::string_view text,
     return {};
   return text.substr(first, text.find_last_not_of(blanks) + 1 - first);
 }
+
+// The words of `text` split at whitespace, none empty ("-p gpu --exclusive": three words), as
+// sbatch_args and srun_args given as one string are split.
+std::vector<std::string> split_arguments(std::string_view text);
 
 } // namespace culprit

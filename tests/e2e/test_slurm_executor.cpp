@@ -13,6 +13,7 @@
 #include "core/exec/slurm_executor.hpp"
 #include "core/util/fs.hpp"
 #include "core/util/interrupt.hpp"
+#include "core/util/text.hpp"
 #include "tests/support/fake_slurm.hpp"
 #include "tests/support/temp_dir.hpp"
 
