@@ -37,7 +37,8 @@ public:
   }
 
   const toml::node* find(std::string_view key) {
-    m_known.emplace_back(key);
+    if (std::find(m_known.begin(), m_known.end(), key) == m_known.end())
+      m_known.emplace_back(key);
     return m_table == nullptr ? nullptr : m_table->get(key);
   }
 

@@ -63,6 +63,13 @@ TEST(Recipe, UnknownKeysNameTheKeyItsLineAndTheKnownKeys) {
   EXPECT_THAT(section.error().message, HasSubstr("culprit.toml:1: unknown section or key 'bulid'"));
 }
 
+// A key read twice (the executor's srun_args and sbatch_args: a string or a list) is listed once.
+TEST(Recipe, TheKnownKeysOfARefusalAreEachNamedOnce) {
+  auto recipe = parse_recipe("[executor]\nsrun_arg = \"-p gpu\"\n", "culprit.toml");
+  ASSERT_FALSE(recipe);
+  EXPECT_THAT(recipe.error().message, HasSubstr("known keys: kind, srun_args, sbatch_args, "));
+}
+
 TEST(Recipe, WrongTypesNameTheKeyAndLine) {
   auto recipe = parse_recipe("[decide]\n\nmin_runs = \"five\"\n", "c.toml");
   ASSERT_FALSE(recipe);
