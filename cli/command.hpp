@@ -54,5 +54,7 @@ std::unique_ptr<Command> make_regressions_command();
 std::unique_ptr<Command> make_import_command();
 std::unique_ptr<Command> make_store_command();
 std::unique_ptr<Command> make_worker_command();
+// `culprit help`, which shows the page of any of these commands.
+std::unique_ptr<Command> make_help_command(std::vector<std::string> commands);
 
 } // namespace culprit::cli

@@ -14,17 +14,13 @@
 namespace culprit::cli {
 namespace {
 
-std::unique_ptr<Command> make_report() {
-  return make_report_command();
-}
-
 const std::array k_commands = {
     CommandEntry{"init", "write a commented culprit.toml for the repo in hand", make_init_command},
     CommandEntry{"build", "build revisions into the cache; print build keys", make_build_command},
     CommandEntry{"run", "measure one revision; per-case summary with CIs", make_run_command},
     CommandEntry{"compare", "interleaved A/B; per-case ratio, CI, verdict", make_compare_command},
     CommandEntry{"bisect", "find the commit(s) that changed performance", make_bisect_command},
-    CommandEntry{"report", "render evidence as text, markdown or html", make_report},
+    CommandEntry{"report", "render evidence as text, markdown or html", make_report_command},
     CommandEntry{"env", "host fingerprint and noise warnings", make_env_command},
     CommandEntry{"track", "measure a series of commits into the store (nightly use)",
                  make_track_command},
@@ -70,16 +66,22 @@ int run_main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
   std::vector<std::unique_ptr<Command>> commands;
+  std::vector<std::string> names;
+  for (const auto& entry : k_commands)
+    names.emplace_back(entry.name);
   Command* chosen = nullptr;
-  for (const auto& entry : k_commands) {
-    auto* sub = app.add_subcommand(entry.name, entry.summary);
-    auto& command = commands.emplace_back(entry.make());
+  const auto add = [&](const char* name, const char* summary, std::unique_ptr<Command> made) {
+    auto* sub = app.add_subcommand(name, summary);
+    auto& command = commands.emplace_back(std::move(made));
     command->add_flags(*sub);
     // The global options are taken after the command too (`culprit compare A B -q`): what the
     // command does not know falls through to them.
     sub->fallthrough();
     sub->callback([&chosen, raw = command.get()] { chosen = raw; });
-  }
+  };
+  for (const auto& entry : k_commands)
+    add(entry.name, entry.summary, entry.make());
+  add("help", "show the manual page of a command or topic", make_help_command(names));
 
   try {
     app.parse(argc, argv);

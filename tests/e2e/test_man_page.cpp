@@ -1,9 +1,14 @@
-// The man page and the bash completion against the binary: every flag that `culprit COMMAND
-// --help` prints must be in man/culprit.1 and in man/culprit.bash-completion, and the page must
-// render without a groff warning.
+// The manual and the bash completion against the binary: every flag that `culprit COMMAND --help`
+// prints must be in the command's page (man/culprit-COMMAND.1) or in culprit(1), which holds the
+// options many commands share, and in man/culprit.bash-completion; every key of culprit.toml in
+// culprit.toml(5); every page must render without a groff warning, be listed in culprit(1) and be
+// found by `culprit help`.
 
+#include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -21,7 +26,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 
 const std::filesystem::path k_source(testing::source_dir());
-const std::filesystem::path k_man = k_source / "man" / "culprit.1";
+const std::filesystem::path k_man_dir = k_source / "man";
 const std::filesystem::path k_completion = k_source / "man" / "culprit.bash-completion";
 
 std::string read(const std::filesystem::path& file) {
@@ -31,9 +36,9 @@ std::string read(const std::filesystem::path& file) {
   return text.str();
 }
 
-// The page as a reader sees the words: groff's "\-" is a plain hyphen.
-std::string man_text() {
-  auto text = read(k_man);
+// A page as a reader sees the words: groff's "\-" is a plain hyphen.
+std::string man_text(const std::string& page) {
+  auto text = read(k_man_dir / page);
   for (auto at = text.find("\\-"); at != std::string::npos; at = text.find("\\-", at))
     text.erase(at, 1);
   return text;
@@ -107,40 +112,139 @@ std::vector<std::string> complete(const std::vector<std::string>& words) {
   return lines;
 }
 
+// Every page of the manual: man/*.1, *.5 and *.7.
+std::vector<std::filesystem::path> pages() {
+  std::vector<std::filesystem::path> found;
+  for (const auto& entry : std::filesystem::directory_iterator(k_man_dir)) {
+    const auto extension = entry.path().extension().string();
+    if (extension == ".1" || extension == ".5" || extension == ".7")
+      found.push_back(entry.path());
+  }
+  std::ranges::sort(found);
+  return found;
+}
+
+// The sections and the keys of each that culprit.toml accepts, as the binary's own refusals of an
+// unknown section and an unknown key list them.
+std::map<std::string, std::vector<std::string>> recipe_keys() {
+  testing::TempDir dir;
+  const auto git = [&](const std::vector<std::string>& args) {
+    auto argv = std::vector<std::string>{"git", "-c", "user.name=t", "-c", "user.email=t@t"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ASSERT_EQ(testing::run_process(argv, dir.path()).exit_code, 0);
+  };
+  git({"init", "-q"});
+  git({"commit", "-q", "--allow-empty", "-m", "empty"});
+  const auto refusal = [&](const std::string& recipe) {
+    std::ofstream(dir.path() / "culprit.toml") << recipe;
+    const auto out = testing::run_culprit({"build", "HEAD"}, dir.path());
+    EXPECT_EQ(out.exit_code, 2) << out.err;
+    return out.err;
+  };
+  // "...; the sections are [build], [run], ... and [store]"
+  std::map<std::string, std::vector<std::string>> keys;
+  const auto sections = refusal("[no_such_section]\nx = 1\n");
+  for (auto at = sections.find('['); at != std::string::npos; at = sections.find('[', at + 1))
+    keys[sections.substr(at + 1, sections.find(']', at) - at - 1)];
+  for (auto& [section, names] : keys) {
+    // "...unknown key 'no_such_key' in [run]; known keys: command, format, ..."
+    const auto err = refusal("[" + section + "]\nno_such_key = 1\n");
+    const auto list = err.find("known keys: ");
+    EXPECT_NE(list, std::string::npos) << err;
+    std::istringstream in(err.substr(list + 12));
+    for (std::string name; std::getline(in >> std::ws, name, ',');)
+      names.push_back(name.substr(0, name.find_last_not_of(" \n") + 1));
+  }
+  return keys;
+}
+
 TEST(ManPage, DocumentsEveryCommandAndEveryFlagThatHelpPrints) {
-  const auto man = man_text();
+  const auto overview = man_text("culprit.1");
   const auto names = commands();
-  ASSERT_GE(names.size(), 12U);
+  ASSERT_GE(names.size(), 13U);
   for (const auto& flag : flags_of(testing::run_culprit({"--help"}, k_source).out))
-    EXPECT_TRUE(mentions(man, flag)) << "culprit " << flag << " is not in man/culprit.1";
+    EXPECT_TRUE(mentions(overview, flag)) << "culprit " << flag << " is not in culprit(1)";
   for (const auto& command : names) {
-    EXPECT_NE(man.find(".SS \"culprit " + command), std::string::npos)
-        << "no section for culprit " << command;
+    if (command == "help") {
+      EXPECT_TRUE(mentions(overview, "culprit help")) << "culprit help is not in culprit(1)";
+      continue;
+    }
+    const auto page = "culprit-" + command + ".1";
+    ASSERT_TRUE(std::filesystem::exists(k_man_dir / page)) << "no page " << page;
+    const auto text = man_text(page);
+    EXPECT_TRUE(mentions(overview, "culprit-" + command))
+        << "culprit(1) does not list culprit-" << command;
     const auto help = testing::run_culprit({command, "--help"}, k_source);
     EXPECT_EQ(help.exit_code, 0) << command;
     for (const auto& flag : flags_of(help.out))
-      EXPECT_TRUE(mentions(man, flag))
-          << "culprit " << command << " " << flag << " is not in man/culprit.1";
+      EXPECT_TRUE(mentions(text, flag) || mentions(overview, flag))
+          << "culprit " << command << " " << flag << " is not in " << page << " or culprit(1)";
+  }
+}
+
+TEST(ManPage, DocumentsEveryKeyOfTheRecipe) {
+  const auto page = man_text("culprit.toml.5");
+  const auto keys = recipe_keys();
+  ASSERT_GE(keys.size(), 6U);
+  for (const auto& [section, names] : keys) {
+    EXPECT_NE(page.find("[" + section + "]"), std::string::npos)
+        << "[" << section << "] is not in culprit.toml(5)";
+    EXPECT_FALSE(names.empty()) << section;
+    for (const auto& name : names)
+      EXPECT_TRUE(mentions(page, name))
+          << "[" << section << "] " << name << " is not in culprit.toml(5)";
   }
 }
 
 TEST(ManPage, ListsTheExitCodesConfigurationAndFormats) {
-  const auto man = man_text();
-  for (const auto* section :
-       {".SH EXIT STATUS", ".SH CONFIGURATION FILE", ".SH THE CULPRIT JSON-LINES FORMAT",
-        ".SH EVIDENCE", ".SH REPORTS", ".SH ENVIRONMENT", ".SH FILES"})
-    EXPECT_NE(man.find(section), std::string::npos) << section;
+  const auto overview = man_text("culprit.1");
+  for (const auto* section : {".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH SEE ALSO"})
+    EXPECT_NE(overview.find(section), std::string::npos) << section;
   for (const auto* code : {"0", "1", "2", "3", "4", "5", "130"})
-    EXPECT_NE(man.find(std::string(".TP\n.B ") + code + "\n"), std::string::npos) << code;
+    EXPECT_NE(overview.find(std::string(".TP\n.B ") + code + "\n"), std::string::npos) << code;
+  EXPECT_NE(man_text("culprit-harness.7").find(".SH THE CULPRIT JSON-LINES FORMAT"),
+            std::string::npos);
+  EXPECT_NE(man_text("culprit-report.1").find(".SH REPORTS"), std::string::npos);
 }
 
-TEST(ManPage, RendersWithoutGroffWarnings) {
+TEST(ManPage, EveryPageIsListedInTheOverviewAndFoundByHelp) {
+  const auto overview = man_text("culprit.1");
+  const auto all = pages();
+  ASSERT_GE(all.size(), 20U);
+  for (const auto& page : all) {
+    const auto name = page.stem().string();
+    const auto section = page.extension().string().substr(1);
+    if (name != "culprit") {
+      EXPECT_NE(overview.find(".BR " + name + " (" + section + ")"), std::string::npos)
+          << "culprit(1) does not point to " << name << "(" << section << ")";
+    }
+    // The topic `culprit help` takes: a command's name, or the guide's name without "culprit-".
+    auto topic = name == "culprit" ? std::string() : name.substr(8);
+    if (name == "culprit.toml")
+      topic = "toml";
+    std::vector<std::string> args{"help", "--path"};
+    if (!topic.empty())
+      args.push_back(topic);
+    const auto out = testing::run_culprit(args, k_source);
+    EXPECT_EQ(out.exit_code, 0) << name << ": " << out.err;
+    EXPECT_EQ(std::filesystem::path(out.out.substr(0, out.out.find('\n'))),
+              std::filesystem::canonical(page))
+        << name;
+  }
+  const auto unknown = testing::run_culprit({"help", "no-such-topic"}, k_source);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, ::testing::HasSubstr("topics: the commands (init, build"));
+}
+
+TEST(ManPage, EveryPageRendersWithoutGroffWarnings) {
   const auto probe = testing::run_process({"sh", "-c", "command -v groff"}, k_source);
   if (probe.exit_code != 0)
-    GTEST_SKIP() << "groff is not installed (groff-base): the man page was not rendered";
-  const auto out = testing::run_process({"groff", "-man", "-ww", "-z", k_man.string()}, k_source);
-  EXPECT_EQ(out.exit_code, 0);
-  EXPECT_EQ(out.err, "") << "groff warns about man/culprit.1";
+    GTEST_SKIP() << "groff is not installed (groff-base): the pages were not rendered";
+  for (const auto& page : pages()) {
+    const auto out = testing::run_process({"groff", "-man", "-ww", "-z", page.string()}, k_source);
+    EXPECT_EQ(out.exit_code, 0) << page.filename();
+    EXPECT_EQ(out.err, "") << "groff warns about " << page.filename();
+  }
 }
 
 TEST(BashCompletion, CompletesCommandsAndFlags) {
@@ -154,6 +258,8 @@ TEST(BashCompletion, CompletesCommandsAndFlags) {
   EXPECT_THAT(complete({"compare", "--format", "nv"}), ElementsAre("nvbench"));
   EXPECT_THAT(complete({"--col"}), ElementsAre("--color"));
   EXPECT_THAT(complete({"bisect", "--good", "HE"}), Contains("HEAD"));
+  EXPECT_THAT(complete({"help", "stat"}), ElementsAre("statistics"));
+  EXPECT_THAT(complete({"help", "bis"}), ElementsAre("bisect"));
 }
 
 TEST(BashCompletion, OffersEveryFlagThatHelpPrints) {
