@@ -1,6 +1,6 @@
 #pragma once
-// The three-way verdict (README, "The verdict"), and the one call a driver makes to compare two
-// sets of runs of one case.
+// The three-way verdict (culprit-statistics(7), "The verdict"), and the one call a driver makes to
+// compare two sets of runs of one case.
 //
 // Decision rule, for a threshold delta, a confidence c and the metric's direction: with the
 // ratio head / base and its confidence interval [lo, hi] at level c,

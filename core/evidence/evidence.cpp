@@ -1,4 +1,4 @@
-// Writing evidence as JSON (culprit(1), EVIDENCE) by walking the key table of
+// Writing evidence as JSON (culprit-evidence(5)) by walking the key table of
 // core/evidence/keys.hpp; reading it back is core/evidence/read.cpp.
 #include "core/evidence/evidence.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
-// Evidence: the JSON document that records everything a verdict rests on (culprit(1),
-// EVIDENCE). The structs below are the schema: writers fill them, renderers read them, and the key
-// table of core/evidence/keys.hpp is the only place that spells a key; to_json and
+// Evidence: the JSON document that records everything a verdict rests on
+// (culprit-evidence(5)). The structs below are the schema: writers fill them, renderers read them,
+// and the key table of core/evidence/keys.hpp is the only place that spells a key; to_json and
 // evidence_from_json walk it. Keys are stable: new ones may be added, none is ever renamed.
 
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-// The key table of the evidence (culprit(1), EVIDENCE): for each object of the document, the key
+// The key table of the evidence (culprit-evidence(5)): for each object of the document, the key
 // that spells each member and what a reader may expect of it. The writer (evidence.cpp) and the
 // reader (read.cpp) both walk these tables, so a key is spelled once. A dotted name ("repo.path")
 // is a key of a nested object that has no struct of its own.

@@ -1,4 +1,4 @@
-// Reading evidence back (culprit(1), EVIDENCE) by walking the key table of core/evidence/keys.hpp:
+// Reading evidence back (culprit-evidence(5)) by walking the key table of core/evidence/keys.hpp:
 // every key typed and named in its errors, then the invariants of core/evidence/check.cpp. The
 // writer is core/evidence/evidence.cpp.
 #include "core/evidence/evidence.hpp"

@@ -1,4 +1,4 @@
-// Change points of a series (culprit(1), history): E-divisive on the log levels, and steps between
+// Change points of a series (culprit-history(1)): E-divisive on the log levels, and steps between
 // neighbouring points that their replicates resolve; then each step sized, given an interval from
 // the points' replicates, and dropped while it is below min_change or its interval holds no change.
 // The series themselves are built in series.cpp.

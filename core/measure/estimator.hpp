@@ -1,6 +1,6 @@
 #pragma once
-// Which statistic of each run decides a case, and why (README, "Shared machines": interference is
-// one-sided, and the machine is shared).
+// Which statistic of each run decides a case, and why (culprit-statistics(7), "Interference":
+// interference is one-sided, and the machine is shared).
 //
 // The setting is `auto` or a statistic named as in stats/run_statistic.hpp (median, mean, min,
 // max, p1..p99). `auto` looks at the samples of both sides: where either shows one-sided

@@ -1,4 +1,4 @@
-// The flags over a recipe (culprit(1), OPTIONS and CONFIGURATION): each flag replaces its key,
+// The flags over a recipe (culprit(1), RECIPE OPTIONS; culprit.toml(5)): each flag replaces its key,
 // then the whole recipe is checked, the way the file alone is not (the flags may fill what it
 // leaves out). Reading culprit.toml is recipe.cpp.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Reading culprit.toml (culprit(1), CONFIGURATION): every table and key typed, unknown ones
+// Reading culprit.toml (culprit.toml(5)): every table and key typed, unknown ones
 // named with their line; the flags over it are overrides.cpp, the spellings of its values and its
 // hashes recipe_values.cpp.
 #include "core/recipe/recipe.hpp"

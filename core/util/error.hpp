@@ -1,6 +1,6 @@
 #pragma once
 // Errors as values. Every fallible operation in core/ returns Result<T>: an expected value or an
-// Error that carries the exit code of the command-line contract (README, "Exit codes") and a
+// Error that carries the exit code of the command-line contract (culprit(1), EXIT STATUS) and a
 // one-line message that says what went wrong and what to do about it.
 
 #include <expected>

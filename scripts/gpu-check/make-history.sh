@@ -109,7 +109,7 @@ else
            "--case", "softmax/rows=256,cols=128"'
 fi
 cat >"$dir/culprit.toml" <<TOML
-# How culprit builds and measures osprey (see culprit(1)).
+# How culprit builds and measures osprey (see culprit.toml(5)).
 [build]
 command = "sh {src}/build.sh {src} {build} $backend"
 artifacts = ["bench"]

@@ -1,5 +1,5 @@
 // The benchmark programs as processes: their output checked line by line against the culprit
-// JSON-lines format of culprit(1), and their exits on bad input.
+// JSON-lines format of culprit-harness(7), and their exits on bad input.
 
 #include <sys/wait.h>
 
@@ -49,7 +49,7 @@ Process run(const std::string& command) {
 
 const std::string k_cpu_bench = CULPRIT_KERNELS_BENCH_CPU;
 
-// Checks one record against culprit(1), "THE CULPRIT JSON-LINES FORMAT", as the harness writes it:
+// Checks one record against culprit-harness(7), "THE CULPRIT JSON-LINES FORMAT", as the harness writes it:
 // exactly the documented keys, each of its documented type. Returns what is wrong, or "".
 std::string format_violation(const nlohmann::json& record) {
   if (!record.is_object() || !record.contains("type") || !record["type"].is_string())

@@ -38,7 +38,7 @@ inline const char* usage_text() {
          "                     launch is shorter than 10 us\n"
          "  --list             print the selected case names, one per line, and exit\n"
          "  --help             print this help\n"
-         "Output: culprit JSON lines on stdout (see culprit(1)); errors on stderr.\n"
+         "Output: culprit JSON lines on stdout (see culprit-harness(7)); errors on stderr.\n"
          "Exit status: 0 success, 1 a case failed, 2 usage error.\n";
 }
 
