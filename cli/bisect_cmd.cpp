@@ -27,8 +27,8 @@ Result<BisectRange> resolve_range(const git::Repository& repo, const std::string
   CULPRIT_TRY_ASSIGN(range.good, repo.resolve(good_rev));
   CULPRIT_TRY_ASSIGN(range.bad, repo.resolve(bad_rev));
   // Revisions as messages quote them: short, and without control characters.
-  const auto good = report::excerpt(good_rev);
-  const auto bad = report::excerpt(bad_rev);
+  const auto good = excerpt(good_rev);
+  const auto bad = excerpt(bad_rev);
   if (range.good == range.bad)
     return usage_error("--good {} and --bad {} are the same commit; give a good revision from "
                        "before the slowdown",
@@ -73,7 +73,7 @@ public:
     std::optional<BisectRange> range;
     auto context = open_context(global, range);
     if (!context)
-      return report(context.error());
+      return print_failure(context.error());
     auto& ctx = **context;
     print_host_warnings(ctx, global.verbosity);
 
@@ -98,7 +98,7 @@ public:
     if (!outcome && outcome.error().code == ExitCode::interrupted)
       return keep_interrupted(global, ctx, *range, so_far, settings);
     if (!outcome)
-      return report(outcome.error());
+      return print_failure(outcome.error());
     return conclude(global, ctx, *range, *outcome, settings);
   }
 
@@ -149,7 +149,7 @@ private:
           status_line = "confirming a culprit in time";
         progress.update(
             fmt::format("{} ({})", status_line,
-                        report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
+                        counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
       };
     };
     for (auto* lane : lanes)
@@ -169,11 +169,10 @@ private:
           status_line = fmt::format(
               "{}{}: round {} of about {}: {} {}",
               p.cases > 1 ? fmt::format("case {} of {}, ", p.case_index, p.cases) : "",
-              on_terminal(p.case_name), p.round, p.expected_rounds, p.commit.substr(0, 12),
-              info ? on_terminal(report::ellipsize(info->subject, 40)) : std::string());
-          progress.step(
-              fmt::format("{} ({})", status_line,
-                          report::counted(static_cast<std::size_t>(p.runs_made), "run", "runs")));
+              terminal_safe(p.case_name), p.round, p.expected_rounds, p.commit.substr(0, 12),
+              info ? terminal_safe(ellipsize(info->subject, 40)) : std::string());
+          progress.step(fmt::format("{} ({})", status_line,
+                                    counted(static_cast<std::size_t>(p.runs_made), "run", "runs")));
         },
         &so_far);
     for (auto* lane : lanes)
@@ -190,16 +189,16 @@ private:
                const BisectOutcome& outcome, const BisectSettings& settings) {
     auto evidence = bisect_evidence(global, ctx, range, outcome, settings);
     if (!evidence)
-      return report(evidence.error());
+      return print_failure(evidence.error());
     if (auto described =
             describe_culprits(*evidence, ctx.repo, &ctx.builder->cache(), &ctx.executor);
         !described)
-      return report(described.error());
+      return print_failure(described.error());
     auto outputs = m_flags.outputs;
     if (outputs.json.empty() || outputs.json == "-") {
       auto file = save_in_cache(ctx, range, *evidence);
       if (!file)
-        return report(file.error());
+        return print_failure(file.error());
       if (outputs.json.empty())
         outputs.json = file->string();
     }
@@ -212,7 +211,7 @@ private:
     if (auto written = write_report_outputs(*evidence, outputs,
                                             render_options(*evidence, &ctx.repo, global.color));
         !written)
-      return report(written.error());
+      return print_failure(written.error());
     if (outcome.status == BisectStatus::not_reproduced)
       return static_cast<int>(ExitCode::not_reproduced);
     if (outcome.status == BisectStatus::inconclusive)
@@ -267,12 +266,13 @@ private:
     } else {
       file = std::unexpected(saved.error());
     }
-    return report(Error{ExitCode::interrupted,
-                        fmt::format("interrupted; everything measured is kept{}: run the same "
-                                    "command again to resume",
-                                    file ? ", and the evidence so far is in " + file->string()
-                                         : " (the evidence so far could not be written: " +
-                                               file.error().message + ")")});
+    return print_failure(Error{
+        ExitCode::interrupted,
+        fmt::format("interrupted; everything measured is kept{}: run the same "
+                    "command again to resume",
+                    file ? ", and the evidence so far is in " + file->string()
+                         : " (the evidence so far could not be written: " + file.error().message +
+                               ")")});
   }
 
   void print_summary(std::FILE* out, const Evidence& evidence, const BisectOutcome& outcome,
@@ -280,55 +280,54 @@ private:
     const auto& b = *evidence.bisect;
     const bool unconfirmed = outcome.status == BisectStatus::inconclusive && b.candidates.empty();
     if (unconfirmed)
-      print_to(out, "inconclusive: {}\n", on_terminal(outcome.note));
+      print_to(out, "inconclusive: {}\n", terminal_safe(outcome.note));
     if (outcome.status == BisectStatus::not_reproduced)
       print_to(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
                m_improvement ? "faster" : "slower", evidence.settings.threshold * 100,
-               on_terminal(m_good), on_terminal(m_bad));
+               terminal_safe(m_good), terminal_safe(m_bad));
     if (outcome.status == BisectStatus::not_reproduced || unconfirmed) {
       for (const auto& c : evidence.comparisons)
-        print_to(out, "  {}: {}{}{}\n", on_terminal(c.case_name), c.verdict,
+        print_to(out, "  {}: {}{}{}\n", terminal_safe(c.case_name), c.verdict,
                  c.base_runs >= 2 && c.head_runs >= 2
                      ? fmt::format(", ratio {:.3f} [{:.3f}, {:.3f}]", c.ratio, c.ci[0], c.ci[1])
                      : std::string(),
-                 c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
+                 c.note.empty() ? "" : " (" + terminal_safe(c.note) + ")");
     }
     for (const auto& c : b.culprits) {
       print_to(out, "culprit {} {}\n  {} <{}>, {}\n", c.commit.substr(0, 12),
-               on_terminal(c.subject), on_terminal(c.author), on_terminal(c.email),
-               on_terminal(c.date));
+               terminal_safe(c.subject), terminal_safe(c.author), terminal_safe(c.email),
+               terminal_safe(c.date));
       for (const auto& moved : c.cases) {
         const auto share = moved.share ? ", " + report::share_text(evidence, moved) : "";
         if (moved.exact)
           print_to(out, "  case {}: {} {:+.1f}% (exact, identical counts){}\n",
-                   on_terminal(moved.name), moved.metric, (moved.ratio - 1) * 100, share);
+                   terminal_safe(moved.name), moved.metric, (moved.ratio - 1) * 100, share);
         else
           print_to(out, "  case {}: {}{:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
-                   on_terminal(moved.name), moved.in_time.empty() ? "" : moved.metric + " ",
+                   terminal_safe(moved.name), moved.in_time.empty() ? "" : moved.metric + " ",
                    (moved.ratio - 1) * 100, moved.ratio, evidence.settings.confidence * 100,
                    moved.ci[0], moved.ci[1], share);
         for (const auto& line : report::in_time_lines(
                  evidence, moved, fmt::format("{:.0f}% CI", evidence.settings.confidence * 100)))
-          print_to(out, "    {}\n", on_terminal(line));
+          print_to(out, "    {}\n", terminal_safe(line));
         if (const auto counts = report::counters_line(moved); !counts.empty())
-          print_to(out, "    {}\n", on_terminal(counts));
+          print_to(out, "    {}\n", terminal_safe(counts));
         if (const auto move = report::roofline_move(evidence, c.parent, c.commit, moved.name,
                                                     moved.ratio, moved.ci))
-          print_to(out, "    roofline: {}\n", on_terminal(report::move_text(*move)));
+          print_to(out, "    roofline: {}\n", terminal_safe(report::move_text(*move)));
       }
     }
     if (outcome.status == BisectStatus::culprit_found && !outcome.note.empty())
-      print_to(out, "note: {}\n", on_terminal(outcome.note));
+      print_to(out, "note: {}\n", terminal_safe(outcome.note));
     if (!b.candidates.empty()) {
-      print_to(out, "inconclusive: {}; the culprit is one of:\n", on_terminal(outcome.note));
+      print_to(out, "inconclusive: {}; the culprit is one of:\n", terminal_safe(outcome.note));
       for (std::size_t i = 0; i < b.candidates.size(); ++i)
-        print_to(out, "  {}\n", on_terminal(b.candidate_line(i)));
+        print_to(out, "  {}\n", terminal_safe(b.candidate_line(i)));
     }
     print_to(out, "{} in range, {} in {}, {}; evidence: {}\n",
-             report::counted(b.commits_in_range, "commit", "commits"),
-             report::counted(b.steps.size(), "probe", "probes"),
-             report::counted(outcome.rounds, "round", "rounds"),
-             report::counted(evidence.builds.size(), "build", "builds"), on_terminal(where));
+             counted(b.commits_in_range, "commit", "commits"),
+             counted(b.steps.size(), "probe", "probes"), counted(outcome.rounds, "round", "rounds"),
+             counted(evidence.builds.size(), "build", "builds"), terminal_safe(where));
     if (!m_executor_summary.empty())
       print_to(out, "{}\n", m_executor_summary);
   }

@@ -28,19 +28,19 @@ public:
     install_interrupt_handlers();
     auto repo = open_repository(global);
     if (!repo)
-      return report(repo.error());
+      return print_failure(repo.error());
     auto recipe = load_recipe(global, *repo, m_overrides, RecipeUse::build);
     if (!recipe)
-      return report(recipe.error());
+      return print_failure(recipe.error());
     auto cache = repository_cache(global, *repo);
     if (!cache)
-      return report(cache.error());
+      return print_failure(cache.error());
     // Resolve everything first: a typo in the third revision should not cost two builds.
     std::vector<std::string> commits;
     for (const auto& revision : m_revisions) {
       auto commit = repo->resolve(revision);
       if (!commit)
-        return report(commit.error());
+        return print_failure(commit.error());
       commits.push_back(*commit);
     }
 
@@ -52,17 +52,18 @@ public:
     bool all_ok = true;
     for (std::size_t i = 0; i < commits.size(); ++i) {
       if (global.verbosity >= 0 && isatty(fileno(stderr)) != 0)
-        write_stderr(fmt::format("building {} ({})...\n", on_terminal(m_revisions[i]),
+        write_stderr(fmt::format("building {} ({})...\n", terminal_safe(m_revisions[i]),
                                  commits[i].substr(0, 12)));
       auto result = builder.build(commits[i], m_revisions[i], options);
       if (!result)
-        return report(result.error());
+        return print_failure(result.error());
       all_ok = all_ok && result->ok();
-      fmt::print("{} {} {:<15} {:>7.1f}s {}\n", result->commit.substr(0, 12),
-                 result->key.substr(0, 16), to_string(result->status), result->seconds,
-                 on_terminal(result->ok() ? result->artifact_dir.string() : result->log.string()));
+      fmt::print(
+          "{} {} {:<15} {:>7.1f}s {}\n", result->commit.substr(0, 12), result->key.substr(0, 16),
+          to_string(result->status), result->seconds,
+          terminal_safe(result->ok() ? result->artifact_dir.string() : result->log.string()));
       if (!result->ok())
-        print_error(fmt::format("build of {} failed: {}{}", report::excerpt(m_revisions[i]),
+        print_error(fmt::format("build of {} failed: {}{}", excerpt(m_revisions[i]),
                                 result->message,
                                 result->status == BuildStatus::cached_failure
                                     ? " (recorded earlier; pass --rebuild to try again)"

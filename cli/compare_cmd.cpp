@@ -25,32 +25,31 @@ public:
   int run(const GlobalOptions& global) override {
     auto context = MeasureContext::open(global, m_flags, revisions_resolve({m_base, m_head}));
     if (!context)
-      return report(context.error());
+      return print_failure(context.error());
     auto& ctx = **context;
     print_host_warnings(ctx, global.verbosity);
     ProgressLine progress(global.verbosity);
     progress.update(fmt::format("building {}...", m_base));
     auto base = ctx.build_subject(m_base);
     if (!base)
-      return report(base.error());
+      return print_failure(base.error());
     progress.update(fmt::format("building {}...", m_head));
     auto head = ctx.build_subject(m_head);
     if (!head)
-      return report(head.error());
+      return print_failure(head.error());
     ctx.session->sampler().on_run([&](const RunEvent& event) {
       ctx.observe_run(event, progress);
-      progress.update(
-          fmt::format("compare: {}, last {} {}{}",
-                      report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
-                      event.subject->rev, event.warmup ? "(warm-up) " : "",
-                      event.status == store::RunStatus::ok ? "" : "failed"));
+      progress.update(fmt::format("compare: {}, last {} {}{}",
+                                  counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
+                                  event.subject->rev, event.warmup ? "(warm-up) " : "",
+                                  event.status == store::RunStatus::ok ? "" : "failed"));
     });
     const auto settings = ctx.compare_settings();
     auto outcome = compare_subjects(ctx.session->sampler(), *base, *head, settings);
     progress.clear();
     ctx.release_allocations();
     if (!outcome)
-      return report(outcome.error());
+      return print_failure(outcome.error());
 
     Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
     evidence.kind = "compare";
@@ -69,13 +68,13 @@ public:
                                    subject == &*base ? verdict.base_runs : verdict.head_runs,
                                    settings.decide.confidence, settings.decide.seed);
         if (!m)
-          return report(m.error());
+          return print_failure(m.error());
         if (!m->runs.empty())
           evidence.measurements.push_back(std::move(*m));
       }
     }
     if (auto filled = ctx.fill_roofline(evidence); !filled)
-      return report(filled.error());
+      return print_failure(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
     print_to(out, "{}", render_verdict_table(evidence, m_base, m_head));
     if (global.verbosity >= 0)
@@ -85,7 +84,7 @@ public:
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));
         !written)
-      return report(written.error());
+      return print_failure(written.error());
     if (evidence.status == "slower")
       return static_cast<int>(ExitCode::regression);
     if (evidence.status == "inconclusive")

@@ -76,7 +76,7 @@ public:
       probe.cpus = m_options.cpus.empty() ? recipe_cpus(global) : m_options.cpus;
       auto profile = host::probe_noise(probe);
       if (!profile)
-        return report(profile.error());
+        return print_failure(profile.error());
       noise = std::move(*profile);
     }
     const auto host = host::probe_host();
@@ -86,7 +86,7 @@ public:
     if (m_options.peaks) {
       auto measured = measure_peaks(global, host);
       if (!measured)
-        return report(measured.error());
+        return print_failure(measured.error());
       std::tie(peaks, kept) = std::move(*measured);
     }
     if (m_options.json_file != "-") {
@@ -96,8 +96,9 @@ public:
       if (peaks)
         fmt::print("peaks           {}: {:.1f} GFLOP/s FP32, {:.2f} GB/s\n                {}\n"
                    "                {}\n",
-                   on_terminal(peaks->device), peaks->flops_per_second / 1e9,
-                   peaks->bytes_per_second / 1e9, on_terminal(peaks->source), on_terminal(kept));
+                   terminal_safe(peaks->device), peaks->flops_per_second / 1e9,
+                   peaks->bytes_per_second / 1e9, terminal_safe(peaks->source),
+                   terminal_safe(kept));
     }
     if (!m_options.json_file.empty()) {
       auto document = host::render_json(host, warnings);
@@ -109,7 +110,7 @@ public:
                              {"bytes_per_second", peaks->bytes_per_second},
                              {"source", peaks->source}};
       if (auto written = write_json(m_options.json_file, document); !written)
-        return report(written.error());
+        return print_failure(written.error());
     }
     return static_cast<int>(ExitCode::success);
   }

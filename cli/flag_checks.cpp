@@ -14,7 +14,7 @@ namespace {
 
 // The value as a message quotes it: short and printable, whatever was typed.
 std::string shown_value(const std::string& value) {
-  return "'" + report::excerpt(value, 40) + "'";
+  return "'" + excerpt(value, 40) + "'";
 }
 
 // A number as it was typed, read whole by from_chars; nullopt for anything else ("", "1.5x",

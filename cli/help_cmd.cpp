@@ -81,7 +81,7 @@ public:
     const auto page = page_of(m_topic);
     if (!page) {
       print_error(fmt::format("no page for '{}'; topics: the commands ({}), {}",
-                              on_terminal(m_topic), fmt::join(m_commands, ", "),
+                              terminal_safe(m_topic), fmt::join(m_commands, ", "),
                               topics_of_guides()));
       return static_cast<int>(ExitCode::usage);
     }

@@ -66,41 +66,41 @@ public:
         NamedOutput{"--json", m_json}, NamedOutput{"--csv", m_csv},
         NamedOutput{"--markdown", m_markdown}, NamedOutput{"--html", m_html}};
     if (auto writable = check_outputs(outputs); !writable)
-      return report(writable.error());
+      return print_failure(writable.error());
     auto repo = open_repository(global);
     if (!repo)
-      return report(repo.error());
+      return print_failure(repo.error());
     auto options = history_options(global, *repo);
     if (!options)
-      return report(options.error());
+      return print_failure(options.error());
     auto cache = store_location(global, *repo);
     if (!cache)
-      return report(cache.error());
+      return print_failure(cache.error());
     auto history = load(*repo, *cache, *options);
     if (!history)
-      return report(history.error());
+      return print_failure(history.error());
     const auto labels = history::commit_labels(*repo, *history);
     std::vector<history::Regression> regressions;
     if (!m_html.empty()) {
       auto ledger = history::Ledger::open_at(*cache);
       if (!ledger)
-        return report(ledger.error());
+        return print_failure(ledger.error());
       auto held = ledger->regressions();
       if (!held)
-        return report(held.error());
+        return print_failure(held.error());
       regressions = std::move(*held);
     }
     history::RepositoryGraph graph(*repo);
     const auto places = history::place_regressions(*history, regressions, graph);
     if (auto written = write_outputs(*history, labels, regressions, places); !written)
-      return report(written.error());
+      return print_failure(written.error());
     if (global.verbosity >= 0 ||
         (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
       if (auto shown = write_stdout(history::render_text(
               *history, labels,
               m_ascii || !utf8_terminal() ? history::Glyphs::ascii : history::Glyphs::unicode));
           !shown)
-        return report(shown.error());
+        return print_failure(shown.error());
     return 0;
   }
 

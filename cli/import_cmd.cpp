@@ -28,32 +28,32 @@ public:
   int run(const GlobalOptions& global) override {
     auto repo = open_repository(global);
     if (!repo)
-      return report(repo.error());
+      return print_failure(repo.error());
     auto request = make_request(*repo);
     if (!request)
-      return report(request.error());
+      return print_failure(request.error());
     auto cache = store_location(global, *repo);
     if (!cache)
-      return report(cache.error());
+      return print_failure(cache.error());
     auto store = store::Store::open_at(*cache);
     if (!store)
-      return report(store.error());
+      return print_failure(store.error());
     auto ledger = history::Ledger::open_at(*cache);
     if (!ledger)
-      return report(ledger.error());
+      return print_failure(ledger.error());
     auto outcome = history::import_results(*store, *ledger, *request);
     if (!outcome)
-      return report(outcome.error());
+      return print_failure(outcome.error());
     for (const auto& warning : outcome->warnings)
       print_warning(warning);
     if (outcome->already_imported)
-      fmt::print("{} was imported for {} before; nothing to do\n", on_terminal(m_file),
+      fmt::print("{} was imported for {} before; nothing to do\n", terminal_safe(m_file),
                  request->commit.substr(0, 12));
     else
-      fmt::print("imported {} ({}): {}, {} as one run of {} on host {}\n", on_terminal(m_file),
-                 to_string(outcome->format), report::counted(outcome->cases, "case", "cases"),
-                 report::counted(outcome->samples, "sample", "samples"),
-                 request->commit.substr(0, 12), on_terminal(request->host.host_id, 12));
+      fmt::print("imported {} ({}): {}, {} as one run of {} on host {}\n", terminal_safe(m_file),
+                 to_string(outcome->format), counted(outcome->cases, "case", "cases"),
+                 counted(outcome->samples, "sample", "samples"), request->commit.substr(0, 12),
+                 terminal_safe(request->host.host_id, 12));
     return 0;
   }
 

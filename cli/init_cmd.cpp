@@ -21,11 +21,12 @@ public:
   int run(const GlobalOptions& global) override {
     auto repo = open_repository(global);
     if (!repo)
-      return report(repo.error());
+      return print_failure(repo.error());
     const auto path = recipe_path(global, *repo);
     if (path.empty() && !m_stdout)
-      return report(Error{ExitCode::usage, "a bare repository has no working tree to put "
-                                           "culprit.toml in; pass --config FILE or --stdout"});
+      return print_failure(Error{ExitCode::usage,
+                                 "a bare repository has no working tree to put "
+                                 "culprit.toml in; pass --config FILE or --stdout"});
     const auto guess = guess_project(repo->workdir());
     const auto text = initial_recipe(guess);
     if (m_stdout) {
@@ -34,11 +35,11 @@ public:
     }
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !m_force)
-      return report(
+      return print_failure(
           Error{ExitCode::usage,
                 fmt::format("{} exists already; pass --force to replace it", path.string())});
     if (auto written = write_file_atomic(path, text); !written)
-      return report(written.error());
+      return print_failure(written.error());
     const auto data_note =
         guess.data_dirs.empty()
             ? std::string()

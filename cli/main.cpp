@@ -112,7 +112,7 @@ int run_main(int argc, char** argv) {
                         code == static_cast<int>(ExitCode::infrastructure) ||
                         code == static_cast<int>(ExitCode::interrupted);
   if (auto flushed = finish_stdout(); !flushed && !said_why)
-    return report(flushed.error());
+    return print_failure(flushed.error());
   return code;
 }
 

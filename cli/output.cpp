@@ -19,15 +19,8 @@ namespace {
 // (a megabyte of flag) would bury the advice at the end.
 constexpr std::size_t k_max_message_bytes = 600;
 
-// The largest n <= `at` that does not fall inside a UTF-8 sequence of `text`.
-std::size_t character_boundary(std::string_view text, std::size_t at) {
-  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0U) == 0x80U)
-    --at;
-  return at;
-}
-
 std::string one_line(std::string_view message) {
-  auto text = report::terminal_safe(message);
+  auto text = terminal_safe(message);
   if (text.size() <= k_max_message_bytes)
     return text;
   const auto head = character_boundary(text, k_max_message_bytes / 2);
@@ -80,20 +73,9 @@ void print_warning(std::string_view message) {
   write_stderr(fmt::format("culprit: warning: {}\n", one_line(message)));
 }
 
-int report(const Error& error) {
+int print_failure(const Error& error) {
   print_error(error.message);
   return static_cast<int>(error.code);
-}
-
-std::string on_terminal(std::string_view foreign) {
-  return report::terminal_safe(foreign);
-}
-
-std::string on_terminal(std::string_view foreign, std::size_t max_bytes) {
-  auto text = report::terminal_safe(foreign);
-  if (text.size() > max_bytes)
-    text.resize(character_boundary(text, max_bytes));
-  return text;
 }
 
 Status write_stdout(std::string_view text) {

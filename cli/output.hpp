@@ -1,7 +1,8 @@
 #pragma once
 // Where bytes go: results to stdout, messages to stderr. Only cli/ decides this, and every byte
 // that reaches a terminal from outside culprit (revisions, commit subjects, case names, host
-// names, file names) goes through on_terminal(), the one escaping function for terminals.
+// names, file names) goes through terminal_safe() (core/util/escape.hpp), the one escaping
+// function for terminals.
 
 #include <cstdio>
 #include <string>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/util/error.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit::cli {
 
@@ -22,8 +24,8 @@ namespace culprit::cli {
 void write_stderr(std::string_view text);
 void print_error(std::string_view message);
 void print_warning(std::string_view message);
-// Reports an Error and returns its exit code.
-int report(const Error& error);
+// Prints an Error as print_error does and returns its exit code.
+int print_failure(const Error& error);
 
 // A summary onto `stream`, standard output or standard error (summary_stream), never throwing
 // as fmt::print does when a write fails: onto standard error it is a diagnostic (write_stderr);
@@ -34,11 +36,6 @@ template <class... Args>
 void print_to(std::FILE* stream, fmt::format_string<Args...> format, Args&&... args) {
   write_to(stream, fmt::format(format, std::forward<Args>(args)...));
 }
-
-// Foreign text made safe to print on a terminal (report::terminal_safe).
-std::string on_terminal(std::string_view foreign);
-// on_terminal, cut to at most `max_bytes` bytes without splitting a character: a table cell.
-std::string on_terminal(std::string_view foreign, std::size_t max_bytes);
 
 // Writes `text` to standard output and flushes it: a full disk, /dev/full or a closed descriptor
 // is an infrastructure error that says so.

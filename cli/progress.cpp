@@ -29,7 +29,7 @@ void ProgressLine::update(std::string_view text) {
   if (!m_enabled)
     return;
   if (m_terminal) {
-    write_stderr(fmt::format("\r\033[K{}", on_terminal(text)));
+    write_stderr(fmt::format("\r\033[K{}", terminal_safe(text)));
     m_shown = true;
     return;
   }
@@ -51,7 +51,7 @@ void ProgressLine::print_line(std::string_view text) {
   if (text == m_last_text)
     return;
   m_last_text = std::string(text);
-  write_stderr(fmt::format("culprit: {}\n", on_terminal(text)));
+  write_stderr(fmt::format("culprit: {}\n", terminal_safe(text)));
 }
 
 void ProgressLine::clear() {

@@ -51,7 +51,7 @@ template <class Escape> std::string owners_line(const history::Regression& r, Es
 std::string culprit_line(const history::Regression& r, std::size_t width = 0) {
   if (!r.culprit.empty())
     return fmt::format("{}  {}", r.culprit.substr(0, 12),
-                       width == 0 ? on_terminal(r.subject) : on_terminal(r.subject, width));
+                       width == 0 ? terminal_safe(r.subject) : terminal_safe(r.subject, width));
   return fmt::format("not bisected: between {} and {}", r.range_before.substr(0, 12),
                      r.range_after.substr(0, 12));
 }
@@ -89,9 +89,6 @@ nlohmann::json regression_json(const history::Regression& r) {
 
 // One regression in Markdown, ready to paste into a bug.
 std::string regression_markdown(const history::Regression& r) {
-  using report::InTable;
-  using report::markdown_code;
-  using report::markdown_text;
   std::string out = fmt::format("### {} {}: {}\n\n", r.id,
                                 markdown_text(r.culprit.empty() ? "not bisected yet" : r.subject),
                                 history::to_string(r.state));
@@ -123,23 +120,23 @@ std::string regression_markdown(const history::Regression& r) {
 std::string regression_text(const history::Regression& r) {
   std::string out = fmt::format("{} {}  {}\n", r.id, history::to_string(r.state), culprit_line(r));
   out += fmt::format("  {}first seen {}, last seen {}\n",
-                     r.author.empty() ? "" : on_terminal(r.author) + ", ", when(r.first_seen),
+                     r.author.empty() ? "" : terminal_safe(r.author) + ", ", when(r.first_seen),
                      when(r.last_seen));
   if (!r.owners.empty())
     out += fmt::format("  owners: {}\n",
-                       owners_line(r, [](const std::string& o) { return on_terminal(o); }));
+                       owners_line(r, [](const std::string& o) { return terminal_safe(o); }));
   for (const auto& c : r.cases)
     out += fmt::format("  case {}: {} (ratio {:.3f} [{:.3f}, {:.3f}]){}\n",
-                       on_terminal(c.case_name), percent(c.ratio), c.ratio, c.ci[0], c.ci[1],
+                       terminal_safe(c.case_name), percent(c.ratio), c.ratio, c.ci[0], c.ci[1],
                        c.share ? fmt::format(", {:.0f}% of the whole change", *c.share * 100) : "");
   if (!r.fixed_by.empty())
     out += fmt::format("  fixed by {}\n", r.fixed_by.substr(0, 12));
   for (const auto& file : r.evidence)
-    out += fmt::format("  evidence: {}\n", on_terminal(file));
+    out += fmt::format("  evidence: {}\n", terminal_safe(file));
   for (const auto& e : r.events)
-    out +=
-        fmt::format("  {} {}: {}{}\n", when(e.at), on_terminal(e.who), history::to_string(e.state),
-                    e.note.empty() ? "" : " (" + on_terminal(e.note) + ")");
+    out += fmt::format("  {} {}: {}{}\n", when(e.at), terminal_safe(e.who),
+                       history::to_string(e.state),
+                       e.note.empty() ? "" : " (" + terminal_safe(e.note) + ")");
   return out;
 }
 
@@ -167,34 +164,34 @@ public:
     const std::array<NamedOutput, 2> outputs = {NamedOutput{"--json", m_json},
                                                 NamedOutput{"--markdown", m_markdown}};
     if (auto writable = check_outputs(outputs); !writable)
-      return report(writable.error());
+      return print_failure(writable.error());
     if (m_action != "list" && m_id.empty())
-      return report(usage_error("culprit regressions {} needs the regression's id (see "
-                                "'culprit regressions list')",
-                                m_action)
-                        .error());
+      return print_failure(usage_error("culprit regressions {} needs the regression's id (see "
+                                       "'culprit regressions list')",
+                                       m_action)
+                               .error());
     auto states = chosen_states();
     if (!states)
-      return report(states.error());
+      return print_failure(states.error());
     auto repo = open_repository(global);
     if (!repo)
-      return report(repo.error());
+      return print_failure(repo.error());
     auto cache = store_location(global, *repo);
     if (!cache)
-      return report(cache.error());
+      return print_failure(cache.error());
     auto ledger = history::Ledger::open_at(*cache);
     if (!ledger)
-      return report(ledger.error());
+      return print_failure(ledger.error());
     if (m_action == "list")
       return list(*ledger, *states);
     auto found = ledger->regression(m_id);
     if (!found)
-      return report(found.error());
+      return print_failure(found.error());
     if (!*found)
-      return report(usage_error("there is no regression {} in this repository's history; "
-                                "'culprit regressions list --state all' lists them",
-                                report::excerpt(m_id))
-                        .error());
+      return print_failure(usage_error("there is no regression {} in this repository's history; "
+                                       "'culprit regressions list --state all' lists them",
+                                       excerpt(m_id))
+                               .error());
     if (m_action == "show")
       return write({**found});
     return act(*ledger, **found);
@@ -219,7 +216,7 @@ private:
       } else {
         return usage_error("--state {}: give new, confirmed, invalid, bisected, acknowledged, "
                            "wontfix, fixed, went-away, open or all",
-                           report::excerpt(word));
+                           excerpt(word));
       }
     }
     return states;
@@ -228,7 +225,7 @@ private:
   int list(history::Ledger& ledger, const std::vector<history::RegressionState>& states) {
     auto all = ledger.regressions();
     if (!all)
-      return report(all.error());
+      return print_failure(all.error());
     std::vector<history::Regression> chosen;
     for (auto& r : *all) {
       if (std::ranges::find(states, r.state) == states.end())
@@ -246,8 +243,8 @@ private:
     if (m_json != "-") {
       for (const auto& r : chosen)
         print_to(stdout, "{:<9}{:<14}{}  {}\n", r.id, history::to_string(r.state),
-                 culprit_line(r, 60), on_terminal(cases_line(r)));
-      print_to(stdout, "{}\n", report::counted(chosen.size(), "regression", "regressions"));
+                 culprit_line(r, 60), terminal_safe(cases_line(r)));
+      print_to(stdout, "{}\n", counted(chosen.size(), "regression", "regressions"));
     }
     return write(chosen, false);
   }
@@ -264,17 +261,17 @@ private:
       const auto json = json_text(document, 2) + "\n";
       const auto written = m_json == "-" ? write_stdout(json) : write_file_atomic(m_json, json);
       if (!written)
-        return report(written.error());
+        return print_failure(written.error());
     }
     if (!m_markdown.empty()) {
       std::string markdown;
       for (const auto& r : chosen)
         markdown += regression_markdown(r);
       if (auto written = write_file_atomic(m_markdown, markdown); !written)
-        return report(written.error());
+        return print_failure(written.error());
     }
     if (auto flushed = finish_stdout(); !flushed)
-      return report(flushed.error());
+      return print_failure(flushed.error());
     return 0;
   }
 
@@ -284,7 +281,7 @@ private:
                                                 : history::RegressionAction::reopen;
     auto next = history::next_state(regression, action);
     if (!next)
-      return report(next.error());
+      return print_failure(next.error());
     std::string who = m_who;
     if (who.empty()) {
       const char* user = std::getenv("USER");
@@ -297,11 +294,12 @@ private:
                                         .note = m_note,
                                         .commit = std::string()});
         !moved)
-      return report(moved.error());
+      return print_failure(moved.error());
     auto now_held = ledger.regression(regression.id);
     if (!now_held || !*now_held)
-      return report(now_held ? infra_error("{} vanished from the ledger", regression.id).error()
-                             : now_held.error());
+      return print_failure(now_held
+                               ? infra_error("{} vanished from the ledger", regression.id).error()
+                               : now_held.error());
     print_to(stdout, "{}: {} -> {}\n", regression.id, history::to_string(regression.state),
              history::to_string(*next));
     return write({**now_held}, false);

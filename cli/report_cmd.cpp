@@ -30,7 +30,7 @@ public:
     const bool main_output = !m_outputs.any() || !m_format.empty() || !m_output.empty();
     auto format = report::parse_report_format(m_format.empty() ? "text" : m_format);
     if (!format)
-      return report(format.error());
+      return print_failure(format.error());
     // The report itself goes to -o FILE, or to standard output.
     const std::string main_file = !main_output ? "" : m_output.empty() ? "-" : m_output;
     const std::array<NamedOutput, 5> outputs = {
@@ -38,13 +38,13 @@ public:
         NamedOutput{"--json", m_outputs.json}, NamedOutput{"--markdown", m_outputs.markdown},
         NamedOutput{"--html", m_outputs.html}, NamedOutput{"--junit", m_outputs.junit}};
     if (auto writable = check_outputs(outputs); !writable)
-      return report(writable.error());
+      return print_failure(writable.error());
     auto evidence = load_evidence(m_evidence);
     if (!evidence) {
       auto error = evidence.error();
       if (error.message.find(m_evidence) == std::string::npos)
         error.message = fmt::format("{}: {}", m_evidence, error.message);
-      return report(error);
+      return print_failure(error);
     }
     // The repository gives a bisection's commits in order; without it the order is inferred.
     auto repo =
@@ -57,12 +57,12 @@ public:
                        to_file || *format != report::ReportFormat::text ? "never" : global.color);
     if (m_outputs.any())
       if (auto written = write_report_outputs(*evidence, m_outputs, options); !written)
-        return report(written.error());
+        return print_failure(written.error());
     if (!main_output)
       return static_cast<int>(ExitCode::success);
     const auto text = report::render(*evidence, *format, options);
     if (auto written = to_file ? write_file_atomic(m_output, text) : write_stdout(text); !written)
-      return report(written.error());
+      return print_failure(written.error());
     return static_cast<int>(ExitCode::success);
   }
 

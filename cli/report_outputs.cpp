@@ -48,7 +48,7 @@ Status check_outputs(std::span<const NamedOutput> outputs) {
                            "to a file",
                            other->flag, output.flag);
       return usage_error("{} and {} both name {}; give each output a file of its own", other->flag,
-                         output.flag, report::excerpt(output.file, 200));
+                         output.flag, excerpt(output.file, 200));
     }
     seen.emplace_back(&output, std::move(path));
   }

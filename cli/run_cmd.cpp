@@ -38,7 +38,7 @@ Result<Precision> measure_until_precise(Sampler& sampler, const Subject& subject
   Precision out;
   for (std::size_t n = settings.min_runs();;
        n = std::min(n + settings.min_runs(), settings.max_runs())) {
-    const std::vector<Want> wants = {{&subject, n}};
+    const std::vector<RunsWanted> wants = {{&subject, n}};
     CULPRIT_TRY_ASSIGN(const bool complete, sampler.ensure(wants));
     auto selected = select_common_cases(sampler, {&subject}, settings);
     if (!selected && !complete)
@@ -53,7 +53,7 @@ Result<Precision> measure_until_precise(Sampler& sampler, const Subject& subject
                                            settings.decide.seed));
       const double half_width = (m.summary.ci[1] - m.summary.ci[0]) / 2;
       if (m.runs.size() < 2 || half_width > settings.decide.threshold / 2 * m.summary.median)
-        out.wide.push_back(fmt::format("{} ±{:.2g}%", report::excerpt(s.key.case_name),
+        out.wide.push_back(fmt::format("{} ±{:.2g}%", excerpt(s.key.case_name),
                                        100 * half_width / m.summary.median));
       evidence.measurements.push_back(std::move(m));
     }
@@ -69,10 +69,10 @@ void print_summary(std::FILE* out, const Evidence& evidence, double confidence) 
   print_to(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
            fmt::format("{:.0f}% CI", confidence * 100), "runs", "cv", "outliers");
   for (const auto& m : evidence.measurements)
-    print_to(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", on_terminal(m.case_name, 40),
-             report::format_quantity(m.summary.median, m.unit),
-             fmt::format("[{}, {}]", report::format_quantity(m.summary.ci[0], m.unit),
-                         report::format_quantity(m.summary.ci[1], m.unit)),
+    print_to(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", terminal_safe(m.case_name, 40),
+             format_quantity(m.summary.median, m.unit),
+             fmt::format("[{}, {}]", format_quantity(m.summary.ci[0], m.unit),
+                         format_quantity(m.summary.ci[1], m.unit)),
              m.runs.size(), m.summary.cv * 100, m.summary.outliers);
 }
 
@@ -87,20 +87,20 @@ public:
   int run(const GlobalOptions& global) override {
     auto context = MeasureContext::open(global, m_flags, revisions_resolve({m_revision}));
     if (!context)
-      return report(context.error());
+      return print_failure(context.error());
     auto& ctx = **context;
     print_host_warnings(ctx, global.verbosity);
     ProgressLine progress(global.verbosity);
     progress.update(fmt::format("building {}...", m_revision));
     auto subject = ctx.build_subject(m_revision);
     if (!subject)
-      return report(subject.error());
+      return print_failure(subject.error());
     auto& sampler = ctx.session->sampler();
     sampler.on_run([&](const RunEvent& event) {
       ctx.observe_run(event, progress);
-      progress.update(fmt::format(
-          "run: {}{}", report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
-          event.status == store::RunStatus::ok ? "" : " (last failed)"));
+      progress.update(fmt::format("run: {}{}",
+                                  counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
+                                  event.status == store::RunStatus::ok ? "" : " (last failed)"));
     });
     const auto settings = ctx.compare_settings();
     Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
@@ -110,7 +110,7 @@ public:
     evidence.warnings = ctx.session->warnings();
     auto reached = measure_until_precise(sampler, *subject, settings, evidence);
     if (!reached)
-      return report(reached.error());
+      return print_failure(reached.error());
     const auto [budget_hit, precise, wide] = *reached;
     progress.clear();
     ctx.release_allocations();
@@ -128,7 +128,7 @@ public:
     for (const auto& build : ctx.builds)
       evidence.builds.push_back(build_entry(build));
     if (auto filled = ctx.fill_roofline(evidence); !filled)
-      return report(filled.error());
+      return print_failure(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
     print_summary(out, evidence, settings.decide.confidence);
     if (global.verbosity >= 0)
@@ -143,7 +143,7 @@ public:
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo, global.color));
         !written)
-      return report(written.error());
+      return print_failure(written.error());
     return static_cast<int>(budget_hit ? ExitCode::inconclusive : ExitCode::success);
   }
 

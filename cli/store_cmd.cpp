@@ -34,10 +34,10 @@ public:
   int run(const GlobalOptions& global) override {
     auto from = locate(global, m_from, true);
     if (!from)
-      return report(from.error());
+      return print_failure(from.error());
     auto to = locate(global, m_to, false);
     if (!to)
-      return report(to.error());
+      return print_failure(to.error());
     history::CopyOptions options;
     options.on_batch = [&global](const history::CopyCounts& counts) {
       if (global.verbosity > 0)
@@ -47,7 +47,7 @@ public:
     };
     auto copied = history::copy_store(*from, *to, options);
     if (!copied)
-      return report(copied.error());
+      return print_failure(copied.error());
     fmt::print("copied {} runs and {} other rows from {} to {} ({} runs and {} rows were there "
                "already)\n",
                copied->runs_copied, copied->rows_copied, from->describe(), to->describe(),

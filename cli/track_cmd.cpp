@@ -51,7 +51,7 @@ public:
     if (!m_since.empty()) {
       auto since = history::parse_since(m_since);
       if (!since)
-        return report(since.error());
+        return print_failure(since.error());
       selection.since = *since;
     }
     // A range that does not resolve costs no write to the cache. The runs of this session carry
@@ -75,16 +75,16 @@ public:
           return label;
         });
     if (!context)
-      return report(context.error());
+      return print_failure(context.error());
     auto& ctx = **context;
     auto commits = commits_to_track(ctx.repo, selection);
     if (!commits)
-      return report(commits.error());
+      return print_failure(commits.error());
     auto ledger = history::Ledger::open_at(ctx.store);
     if (!ledger)
-      return report(ledger.error());
+      return print_failure(ledger.error());
     if (const auto begun = ledger->begin_session(command_key(), label); !begun)
-      return report(begun.error());
+      return print_failure(begun.error());
     print_host_warnings(ctx, global.verbosity);
     if (!resumed.empty() && global.verbosity >= 0)
       fmt::print("going on with the interrupted session of {}\n", history::session_label(resumed));
@@ -101,7 +101,7 @@ public:
         ctx.observe_run(event, progress);
         progress.update(
             fmt::format("{} ({})", status_line,
-                        report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
+                        counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
       });
     const auto builds = ctx.build_provider();
     auto outcome = history::track_commits(
@@ -114,12 +114,12 @@ public:
     progress.clear();
     ctx.release_allocations();
     if (!outcome && outcome.error().code == ExitCode::interrupted)
-      return report(Error{ExitCode::interrupted, "interrupted; everything measured is kept: "
-                                                 "run the same command again to go on"});
+      return print_failure(Error{ExitCode::interrupted, "interrupted; everything measured is kept: "
+                                                        "run the same command again to go on"});
     if (const auto ended = ledger->end_session(command_key()); !ended)
-      return report(ended.error());
+      return print_failure(ended.error());
     if (!outcome)
-      return report(outcome.error());
+      return print_failure(outcome.error());
     print_outcome(*outcome, commits->size(), settings.runs, global.verbosity);
     if (const auto where = ctx.executor_summary(); !where.empty())
       fmt::print("{}\n", where);
@@ -154,8 +154,8 @@ private:
     CULPRIT_TRY_ASSIGN(const auto range, history::range_commits(repo, m_range));
     auto commits = history::select_commits(range, selection);
     if (commits.empty())
-      return usage_error("no commit of {} was committed since {}", report::excerpt(m_range),
-                         report::excerpt(m_since));
+      return usage_error("no commit of {} was committed since {}", excerpt(m_range),
+                         excerpt(m_since));
     return commits;
   }
 
@@ -172,8 +172,8 @@ private:
                 ? fmt::format(" (log: {})", commit.build.log.string())
                 : std::string()));
     fmt::print("tracked {} of {} of {} ({} runs each; {}){}{}\n", outcome.measured,
-               report::counted(selected, "commit", "commits"), on_terminal(m_range), runs,
-               report::counted(outcome.runs_made, "new run", "new runs"),
+               counted(selected, "commit", "commits"), terminal_safe(m_range), runs,
+               counted(outcome.runs_made, "new run", "new runs"),
                outcome.already_tracked > 0
                    ? fmt::format(", {} tracked before", outcome.already_tracked)
                    : std::string(),
@@ -194,8 +194,8 @@ private:
     }
     if (verbosity >= 0)
       for (const auto& noise : outcome.noise)
-        fmt::print("noise: {}: {} (in {} of {})\n", on_terminal(noise.case_name), noise.summary,
-                   noise.affected, report::counted(noise.measured, "commit", "commits"));
+        fmt::print("noise: {}: {} (in {} of {})\n", terminal_safe(noise.case_name), noise.summary,
+                   noise.affected, counted(noise.measured, "commit", "commits"));
   }
 
   std::string m_range;

@@ -32,15 +32,15 @@ public:
     auto context =
         MeasureContext::open(global, m_flags, [](const git::Repository&) -> Status { return {}; });
     if (!context)
-      return report(context.error());
+      return print_failure(context.error());
     auto& ctx = **context;
     auto& sampler = ctx.session->sampler();
     auto ledger = history::Ledger::open_at(ctx.store);
     if (!ledger)
-      return report(ledger.error());
+      return print_failure(ledger.error());
     auto history = load_history(ctx, *ledger);
     if (!history)
-      return report(history.error());
+      return print_failure(history.error());
     print_host_warnings(ctx, global.verbosity);
 
     history::TriageSettings settings;
@@ -51,9 +51,10 @@ public:
     ctx.release_allocations();
     if (!outcome) {
       if (outcome.error().code == ExitCode::interrupted)
-        return report(Error{ExitCode::interrupted, "interrupted; everything measured is kept: "
-                                                   "run the same command again to resume"});
-      return report(outcome.error());
+        return print_failure(Error{ExitCode::interrupted,
+                                   "interrupted; everything measured is kept: "
+                                   "run the same command again to resume"});
+      return print_failure(outcome.error());
     }
     Evidence header = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
     header.host = ctx.session->host_json();
@@ -62,16 +63,16 @@ public:
     add_output_warnings(ctx, header, global.verbosity);
     auto record_ids = history::regression_record_ids(*ledger, *outcome, settings.host_id);
     if (!record_ids)
-      return report(record_ids.error());
+      return print_failure(record_ids.error());
     auto document =
         history::triage_document(std::move(header), *outcome, ctx.repo, &ctx.builder->cache(),
                                  &ctx.executor, sampler, settings.bisect.compare.decide.confidence,
                                  settings.bisect.compare.decide.seed, *record_ids);
     if (!document)
-      return report(document.error());
+      return print_failure(document.error());
     auto file = write_document(ctx, *document);
     if (!file)
-      return report(file.error());
+      return print_failure(file.error());
     auto regressions =
         history::update_regressions(*ledger, *outcome, *document, *history, settings.host_id,
                                     file->string(), settings.bisect.compare.decide.threshold,
@@ -79,7 +80,7 @@ public:
                                       return ctx.repo.is_ancestor(culprit, fix);
                                     });
     if (!regressions)
-      return report(regressions.error());
+      return print_failure(regressions.error());
     print_summary(summary_stream(m_flags.outputs), *outcome, document->json, *file, *regressions);
     auto others = m_flags.outputs;
     others.json.clear();
@@ -88,7 +89,7 @@ public:
               write_report_outputs(document->evidence, others,
                                    render_options(document->evidence, &ctx.repo, global.color));
           !written)
-        return report(written.error());
+        return print_failure(written.error());
     }
     return exit_code(*outcome);
   }
@@ -106,14 +107,14 @@ private:
       ctx.observe_run(event, progress);
       progress.update(
           fmt::format("{} ({})", status_line,
-                      report::counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
+                      counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
     });
     BuilderProvider builds(*ctx.builder, ctx.build_options);
     history::RepositoryGraph graph(ctx.repo);
     auto outcome = history::run_triage(
         history, builds, sampler, graph, ledger, settings, [&](const history::TriageProgress& p) {
           status_line = fmt::format("change {} of {}: bisecting {}: round {} of about {}",
-                                    p.group + 1, p.groups, on_terminal(p.bisect.case_name),
+                                    p.group + 1, p.groups, terminal_safe(p.bisect.case_name),
                                     p.bisect.round, p.bisect.expected_rounds);
           progress.step(status_line);
         });
@@ -188,12 +189,12 @@ private:
       const auto commit = finding.at("commit").get<std::string>();
       const auto kind = finding.at("kind").get<std::string>();
       print_to(out, "{} {} {}{}\n  {}, {}:\n", kind, commit.substr(0, 12),
-               on_terminal(finding.at("subject").get<std::string>()), record_of(kind, commit),
-               on_terminal(finding.at("author").get<std::string>()),
-               report::counted(cases.size(), "case", "cases"));
+               terminal_safe(finding.at("subject").get<std::string>()), record_of(kind, commit),
+               terminal_safe(finding.at("author").get<std::string>()),
+               counted(cases.size(), "case", "cases"));
       for (const auto& c : cases)
         print_to(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
-                 on_terminal(c.at("case").get<std::string>()),
+                 terminal_safe(c.at("case").get<std::string>()),
                  (c.at("ratio").get<double>() - 1) * 100, c.at("ratio").get<double>(),
                  c.at("ci")[0].get<double>(), c.at("ci")[1].get<double>());
     }
@@ -203,34 +204,34 @@ private:
           change.status == history::TriageStatus::failed)
         print_to(out, "{} {}..{} [{}]: {}{}\n", to_string(change.status),
                  change.change.before.substr(0, 12), change.change.commit.substr(0, 12),
-                 on_terminal(change.change.case_name),
+                 terminal_safe(change.change.case_name),
                  change.change.regression() ? "regression" : "improvement",
-                 change.note.empty() ? "" : " (" + on_terminal(change.note) + ")");
+                 change.note.empty() ? "" : " (" + terminal_safe(change.note) + ")");
     for (std::size_t i = 0; i < regressions.unbisected.size(); ++i) {
       const auto& r = regressions.unbisected[i];
       print_to(out, "{} {}: {} between {} and {}, not bisected{}\n", r.id, to_string(r.state),
-               report::counted(r.cases.size(), "case", "cases"), r.range_before.substr(0, 12),
+               counted(r.cases.size(), "case", "cases"), r.range_before.substr(0, 12),
                r.range_after.substr(0, 12), regressions.unbisected_new[i] ? " [new]" : "");
     }
     for (const auto& fixed : regressions.fixed)
       print_to(out, "fixed {} (culprit {} {}): every case back within the threshold after {}\n",
-               fixed.id, fixed.culprit.substr(0, 12), on_terminal(fixed.subject),
+               fixed.id, fixed.culprit.substr(0, 12), terminal_safe(fixed.subject),
                fixed.fixed_by.substr(0, 12));
     for (const auto& gone : regressions.went_away)
       print_to(out,
                "went away {} (culprit {} {}): every case within the threshold on either side of "
                "it as measured now, with no commit to credit\n",
-               gone.id, gone.culprit.substr(0, 12), on_terminal(gone.subject));
+               gone.id, gone.culprit.substr(0, 12), terminal_safe(gone.subject));
     const auto found = static_cast<std::size_t>(
         std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }));
-    print_to(out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",
-             report::counted(outcome.changes.size(), "change point", "change points"),
-             outcome.changes.size() - outcome.count(history::TriageStatus::handled_before),
-             outcome.count(history::TriageStatus::handled_before),
-             report::counted(found, "regression finding", "regression findings"),
-             report::counted(outcome.findings.size() - found, "improvement finding",
-                             "improvement findings"),
-             on_terminal(file.string()));
+    print_to(
+        out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",
+        counted(outcome.changes.size(), "change point", "change points"),
+        outcome.changes.size() - outcome.count(history::TriageStatus::handled_before),
+        outcome.count(history::TriageStatus::handled_before),
+        counted(found, "regression finding", "regression findings"),
+        counted(outcome.findings.size() - found, "improvement finding", "improvement findings"),
+        terminal_safe(file.string()));
   }
 
   bool m_no_improvements = false;

@@ -18,29 +18,29 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
     levels[{m.commit, m.case_name}] = &m;
   std::size_t width = 4;
   for (const auto& c : evidence.comparisons)
-    width = std::max(width, on_terminal(c.case_name).size());
+    width = std::max(width, terminal_safe(c.case_name).size());
   width = std::min<std::size_t>(width, 60);
   std::string out =
       fmt::format("{:<{}}  {:>12}  {:>12}  {:>7}  {:<17}  {}\n", "case", width,
-                  on_terminal(base_name, 12), on_terminal(head_name, 12), "ratio",
+                  terminal_safe(base_name, 12), terminal_safe(head_name, 12), "ratio",
                   fmt::format("{:.0f}% CI", evidence.settings.confidence * 100), "verdict");
   std::map<std::string, int> counts;
   for (const auto& c : evidence.comparisons) {
     auto level = [&](const std::string& commit) {
       if (c.estimator && c.estimator->blocks > 0)
-        return report::format_quantity(
-            commit == c.head ? c.estimator->head_level : c.estimator->base_level, c.unit);
+        return format_quantity(commit == c.head ? c.estimator->head_level : c.estimator->base_level,
+                               c.unit);
       const auto it = levels.find({commit, c.case_name});
       return it == levels.end() ? std::string("-")
-                                : report::format_quantity(it->second->summary.median, c.unit);
+                                : format_quantity(it->second->summary.median, c.unit);
     };
     // A ratio needs two runs a side (compare_subjects); with fewer, one is not shown.
     const bool has_ratio = c.base_runs >= 2 && c.head_runs >= 2;
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>7}  {:<17}  {}{}\n",
-                       on_terminal(c.case_name, width), width, level(c.base), level(c.head),
+                       terminal_safe(c.case_name, width), width, level(c.base), level(c.head),
                        has_ratio ? fmt::format("{:.3f}", c.ratio) : "-",
                        has_ratio ? fmt::format("[{:.3f}, {:.3f}]", c.ci[0], c.ci[1]) : "-",
-                       c.verdict, c.note.empty() ? "" : " (" + on_terminal(c.note) + ")");
+                       c.verdict, c.note.empty() ? "" : " (" + terminal_safe(c.note) + ")");
     ++counts[c.verdict];
   }
   std::string summary;
@@ -75,11 +75,11 @@ std::string render_reuse_line(const Evidence& evidence, const std::string& base_
   const std::array<const std::string*, 2> names{&base_name, &head_name};
   for (std::size_t side = 0; side < 2; ++side)
     if (unpaired[side] > 0)
-      parts.push_back(
-          fmt::format("{} of {} stored without {} {} left out (unpaired)",
-                      report::counted(static_cast<std::size_t>(unpaired[side]), "run", "runs"),
-                      on_terminal(*names[side], 40), on_terminal(*names[1 - side], 40),
-                      unpaired[side] == 1 ? "was" : "were"));
+      parts.push_back(fmt::format("{} of {} stored without {} {} left out (unpaired)",
+                                  counted(static_cast<std::size_t>(unpaired[side]), "run", "runs"),
+                                  terminal_safe(*names[side], 40),
+                                  terminal_safe(*names[1 - side], 40),
+                                  unpaired[side] == 1 ? "was" : "were"));
   if (parts.empty())
     return {};
   return fmt::format("stored: {}\n", fmt::join(parts, "; "));

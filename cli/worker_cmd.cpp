@@ -111,7 +111,7 @@ public:
 
   int run(const GlobalOptions& /*global*/) override {
     if (auto done = run_batch_dir(m_dir); !done)
-      return report(done.error());
+      return print_failure(done.error());
     return static_cast<int>(ExitCode::success);
   }
 

@@ -79,9 +79,9 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
                                                      stats::run_values(runs.runs[1], statistic)};
         if (compare.statistic().automatic)
           stats::keep_selected_blocks(values, to_stats(selected.direction));
-        CULPRIT_TRY_ASSIGN(
-            culprit.change,
-            lift(stats::compare_paired(values[0], values[1], options), selected.key.case_name));
+        CULPRIT_TRY_ASSIGN(culprit.change,
+                           from_stats(stats::compare_paired(values[0], values[1], options),
+                                      selected.key.case_name));
       }
     }
     const auto* total = confirmation_of(selected);

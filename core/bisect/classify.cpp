@@ -51,9 +51,9 @@ Bisection::position_in(const SelectedCase& selected, Sampler& lane, const Subjec
   // when there are enough of them.
   if (m_settings.compare.statistic().automatic)
     stats::keep_selected_blocks(values, to_stats(selected.direction), k_min_blocks);
-  CULPRIT_TRY_ASSIGN(auto position, lift(stats::paired_step_position(values[0], values[1],
-                                                                     values[2], step_options()),
-                                         selected.key.case_name));
+  CULPRIT_TRY_ASSIGN(auto position, from_stats(stats::paired_step_position(
+                                                   values[0], values[1], values[2], step_options()),
+                                               selected.key.case_name));
   return position;
 }
 
@@ -115,7 +115,7 @@ bool Bisection::exact_case(const SelectedCase& selected) const {
 // The level of a subject from `count` runs whose counts agree exactly; none when they differ.
 Result<std::optional<double>> Bisection::exact_level(const SelectedCase& selected, Sampler& lane,
                                                      const Subject& subject, std::size_t count) {
-  const std::array<Want, 1> want = {Want{&subject, count}};
+  const std::array<RunsWanted, 1> want = {RunsWanted{&subject, count}};
   CULPRIT_TRY_ASSIGN(const bool complete, lane.ensure(want));
   if (!complete)
     return std::nullopt;
@@ -206,7 +206,7 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
     std::vector<LaneWants> wants;
     for (const auto& job : jobs) {
       if (!job.done)
-        wants.push_back({job.lane, {}, BlockWant{{lo.subject, hi.subject, job.probe}, job.n}});
+        wants.push_back({job.lane, {}, BlocksWanted{{lo.subject, hi.subject, job.probe}, job.n}});
     }
     CULPRIT_TRY_ASSIGN(const bool complete, ensure_lanes(wants));
     for (auto& job : jobs) {

@@ -44,7 +44,7 @@ Result<std::vector<std::optional<double>>> counts_of(Sampler& counter, const Sub
 Result<CounterDiff> diff_of(Sampler& counter, const Subject& parent, const Subject& culprit,
                             const std::string& case_name) {
   CounterDiff diff;
-  const std::array<Want, 2> wants = {Want{&parent, 1}, Want{&culprit, 1}};
+  const std::array<RunsWanted, 2> wants = {RunsWanted{&parent, 1}, RunsWanted{&culprit, 1}};
   // Counts do not mind a neighbour: when neither is counted yet and two CPUs are free, the two
   // runs go at once, each on CPUs of its own (under Valgrind a run is 20 to 100 times slower).
   CULPRIT_TRY_ASSIGN(const auto parent_runs, counter.counted_runs(parent));

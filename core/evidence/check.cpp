@@ -37,7 +37,7 @@ Status one_of(std::string_view path, const std::string& value, Words allowed) {
   for (const auto word : allowed)
     if (!word.empty())
       list += (list.empty() ? "" : ", ") + std::string(word);
-  return bad_key(path, fmt::format("is '{}', not one of {}", report::excerpt(value), list));
+  return bad_key(path, fmt::format("is '{}', not one of {}", excerpt(value), list));
 }
 
 Status finite(std::string_view path, double value) {

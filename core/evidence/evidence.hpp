@@ -350,8 +350,8 @@ struct EvidenceBisect {
 struct Evidence {
   std::string schema{k_evidence_schema};
   std::string kind;   // run | compare | bisect | triage
-  std::string status; // no_change | slower | faster | inconclusive | culprit_found |
-                      // not_reproduced | failed
+  std::string status; // measured | no_change | slower | faster | inconclusive | culprit_found |
+                      // not_reproduced | failed | interrupted (check.cpp's k_statuses)
   std::string tool_version;
   std::vector<std::string> command;
   std::string created;

@@ -117,7 +117,7 @@ Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& s
     m.summary.ci = {pooled.front(), pooled.front()};
     return m;
   }
-  CULPRIT_TRY_ASSIGN(const auto summary, lift(stats::summarize(pooled), m.case_name));
+  CULPRIT_TRY_ASSIGN(const auto summary, from_stats(stats::summarize(pooled), m.case_name));
   m.summary.median = summary.median;
   m.summary.mean = summary.mean;
   m.summary.min = summary.min;

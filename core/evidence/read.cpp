@@ -49,7 +49,7 @@ template <std::integral T> Status read_integer(const json& node, const std::stri
   const auto refuse = [&] {
     return usage_error("'{}' in the evidence is {}, not a whole number from {} to {}; it was "
                        "damaged or edited: render the file culprit wrote",
-                       path, report::excerpt(node.dump()), std::numeric_limits<T>::min(),
+                       path, excerpt(node.dump()), std::numeric_limits<T>::min(),
                        std::numeric_limits<T>::max());
   };
   if (node.is_number_unsigned()) {

@@ -33,7 +33,7 @@ std::string describe_outcome(const ExecResult& result, const ExecRequest& reques
 std::string command_line(const ExecRequest& request) {
   if (const auto* shell = std::get_if<std::string>(&request.command))
     return *shell;
-  return report::shell_command(std::get<std::vector<std::string>>(request.command));
+  return shell_command(std::get<std::vector<std::string>>(request.command));
 }
 
 std::string command_name(const ExecRequest& request) {

@@ -166,11 +166,11 @@ Result<LaunchPlan> plan_launch(const ExecRequest& request) {
     if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos)
       return usage_error("invalid environment variable name '{}' for the benchmark; a name is "
                          "not empty and holds no '=' or NUL",
-                         report::excerpt(name));
+                         excerpt(name));
     if (value.find('\0') != std::string::npos)
       return usage_error("the value of the environment variable '{}' for the benchmark holds a "
                          "NUL character, which an environment cannot carry; remove it",
-                         report::excerpt(name));
+                         excerpt(name));
     variables[name] = value;
   }
   LaunchPlan plan;

@@ -16,7 +16,7 @@ namespace culprit::git {
 namespace {
 
 Result<std::string> resolve_error(int rc, std::string_view given, bool shallow) {
-  const auto revision = report::excerpt(given);
+  const auto revision = excerpt(given);
   const std::string hint = shallow ? " (this is a shallow clone: 'git fetch --unshallow' fetches "
                                      "the missing history)"
                                    : "";
@@ -68,7 +68,7 @@ std::set<std::string> held_ancestors(git_repository* repo, const std::string& st
 std::unexpected<Error> history_missing(std::string_view good, std::string_view bad) {
   return usage_error("the history between {} and {} is not all in this shallow clone; run 'git "
                      "fetch --unshallow' (or fetch with a larger --depth) first",
-                     report::excerpt(good), report::excerpt(bad));
+                     excerpt(good), excerpt(bad));
 }
 
 // good..bad in a shallow clone, walked without the parents of its boundary, which libgit2 1.5
@@ -251,7 +251,7 @@ Result<std::string> Repository::resolve(std::string_view revision) const {
   git_object* peeled = nullptr;
   if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) < 0)
     return usage_error("revision '{}' names a {}, not a commit; give a commit, branch or tag",
-                       report::excerpt(revision), git_object_type2string(git_object_type(object)));
+                       excerpt(revision), git_object_type2string(git_object_type(object)));
   const ObjectPtr commit(peeled);
   return oid_to_hex(*git_object_id(commit.get()));
 }
@@ -278,7 +278,7 @@ Result<CommitInfo> Repository::commit_info(std::string_view commit_id) const {
   const char* header = git_commit_message_encoding(commit.get());
   const std::string encoding = header != nullptr ? header : "";
   const auto text = [&](const char* bytes) {
-    return bytes != nullptr ? report::to_utf8(bytes, encoding) : std::string();
+    return bytes != nullptr ? to_utf8(bytes, encoding) : std::string();
   };
   const auto signature = [&](const git_signature* sig) {
     return Signature{text(sig->name), text(sig->email), sig->when.time, sig->when.offset};

@@ -55,7 +55,7 @@ Sampler::plan_rounds(const std::vector<std::vector<const Subject*>>& rounds) {
   return plan;
 }
 
-Result<std::optional<BatchPlan>> Sampler::plan_batch(std::span<const Want> wants) {
+Result<std::optional<BatchPlan>> Sampler::plan_batch(std::span<const RunsWanted> wants) {
   if (interrupt_requested())
     return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
   CULPRIT_TRY_ASSIGN(const auto device, m_executor.device());
@@ -81,7 +81,7 @@ Result<std::optional<BatchPlan>> Sampler::plan_batch(std::span<const Want> wants
   return plan_rounds(rounds);
 }
 
-Result<std::optional<BatchPlan>> Sampler::plan_batch(const BlockWant& want) {
+Result<std::optional<BatchPlan>> Sampler::plan_batch(const BlocksWanted& want) {
   if (interrupt_requested())
     return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
   CULPRIT_TRY_ASSIGN(const auto device, m_executor.device());
@@ -135,7 +135,7 @@ Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResul
   return {};
 }
 
-Result<bool> Sampler::ensure_batched(std::span<const Want> wants) {
+Result<bool> Sampler::ensure_batched(std::span<const RunsWanted> wants) {
   while (true) {
     if (budget_exhausted())
       return false;
@@ -147,7 +147,7 @@ Result<bool> Sampler::ensure_batched(std::span<const Want> wants) {
   }
 }
 
-Result<bool> Sampler::ensure_blocks_batched(const BlockWant& want) {
+Result<bool> Sampler::ensure_blocks_batched(const BlocksWanted& want) {
   while (true) {
     if (budget_exhausted())
       return false;

@@ -144,8 +144,8 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
     if (const auto quick = stats::quick_stop(base, head, rule)) {
       CULPRIT_TRY_ASSIGN(
           auto nominal,
-          lift(stats::compare_paired(base, head, paired_options(settings.decide, direction)),
-               key.case_name));
+          from_stats(stats::compare_paired(base, head, paired_options(settings.decide, direction)),
+                     key.case_name));
       if (nominal.verdict == *quick) {
         verdict.comparison = nominal;
         verdict.verdict = *quick;
@@ -156,15 +156,15 @@ Result<bool> look_at(Sampler& sampler, const std::array<const Subject*, 2>& grou
       }
     }
   }
-  CULPRIT_TRY_ASSIGN(
-      const auto decision,
-      lift(stats::decide_at_look(plan, look,
-                                 [&](double confidence) {
-                                   return stats::compare_paired(
-                                       base, head,
-                                       paired_options(settings.decide, direction, confidence));
-                                 }),
-           key.case_name));
+  CULPRIT_TRY_ASSIGN(const auto decision,
+                     from_stats(stats::decide_at_look(plan, look,
+                                                      [&](double confidence) {
+                                                        return stats::compare_paired(
+                                                            base, head,
+                                                            paired_options(settings.decide,
+                                                                           direction, confidence));
+                                                      }),
+                                key.case_name));
   verdict.comparison = decision.comparison;
   verdict.verdict = decision.comparison.verdict;
   return decision.next == stats::NextStep::stop;
@@ -225,7 +225,8 @@ Status control_false_discoveries(std::vector<Pending>& pending, double confidenc
   }
   if (p_values.size() <= 1)
     return {};
-  CULPRIT_TRY_ASSIGN(const auto fdr, lift(stats::benjamini_hochberg(p_values, 1 - confidence)));
+  CULPRIT_TRY_ASSIGN(const auto fdr,
+                     from_stats(stats::benjamini_hochberg(p_values, 1 - confidence)));
   for (std::size_t j = 0; j < index.size(); ++j) {
     auto& v = pending[index[j]].verdict;
     const bool called = v.verdict == stats::Verdict::slower || v.verdict == stats::Verdict::faster;
@@ -278,9 +279,9 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
   if (base.artifact_id == head.artifact_id)
     return identical_outcome(sampler, base, settings);
   const std::size_t batch = settings.batch > 0 ? settings.batch : settings.min_runs();
-  CULPRIT_TRY_ASSIGN(const auto plan,
-                     lift(stats::make_sequential_plan(settings.min_runs(), settings.max_runs(),
-                                                      batch, settings.decide.confidence)));
+  CULPRIT_TRY_ASSIGN(const auto plan, from_stats(stats::make_sequential_plan(
+                                          settings.min_runs(), settings.max_runs(), batch,
+                                          settings.decide.confidence)));
   const std::array<const Subject*, 2> group = {&base, &head};
   CompareOutcome outcome;
   bool duet = settings.duet == DuetMode::on;

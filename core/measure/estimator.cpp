@@ -49,7 +49,7 @@ Result<StatisticSetting> StatisticSetting::parse(std::string_view text) {
   if (text.size() > k_longest_statistic)
     return usage_error("unknown statistic '{}': use auto, median, mean, min, max or a percentile "
                        "p1 to p99",
-                       report::excerpt(text));
+                       excerpt(text));
   auto statistic = stats::parse_run_statistic(text);
   if (!statistic)
     return usage_error("{}", statistic.error().message);

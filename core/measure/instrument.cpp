@@ -66,7 +66,7 @@ std::vector<std::string> ncu_argv(const std::filesystem::path& ncu,
 // program's). None: the command is run by /bin/sh -c.
 std::optional<std::vector<std::string>> program_words(const ExecRequest& request,
                                                       const std::string& command) {
-  auto words = report::simple_command_words(command);
+  auto words = simple_command_words(command);
   if (!words || request.env.contains("PATH")) // the shell would search the run's own PATH
     return std::nullopt;
   const auto& program = words->front();

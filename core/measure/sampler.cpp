@@ -136,7 +136,7 @@ Sampler::run_round(const std::vector<const Subject*>& subjects, bool duet) {
   return statuses;
 }
 
-Result<bool> Sampler::ensure(std::span<const Want> wants) {
+Result<bool> Sampler::ensure(std::span<const RunsWanted> wants) {
   if (m_executor.ships_batches())
     return ensure_batched(wants);
   std::vector<std::pair<const Subject*, std::size_t>> needs; // subject, runs missing
@@ -166,7 +166,7 @@ Result<bool> Sampler::ensure(std::span<const Want> wants) {
   return true;
 }
 
-Result<bool> Sampler::ensure_blocks(const BlockWant& want) {
+Result<bool> Sampler::ensure_blocks(const BlocksWanted& want) {
   if (m_executor.ships_batches())
     return ensure_blocks_batched(want);
   CULPRIT_TRY_ASSIGN(std::size_t have, complete_blocks(want.group));
@@ -444,7 +444,7 @@ Status Sampler::check_artifacts(const Subject& subject, const std::optional<Tree
   return infra_error(
       "the benchmark changed its artifacts ({}/{}), which every run of this build shares: "
       "write files elsewhere ({}); the build is made again next time",
-      subject.artifact_dir.string(), report::terminal_safe(*changed),
+      subject.artifact_dir.string(), terminal_safe(*changed),
       m_options.run.cwd == RunCwd::artifacts
           ? "with [run] cwd = \"artifacts\" a run starts among them: write to $TMPDIR, or "
             "start in a scratch directory of its own with cwd = \"scratch\""

@@ -82,14 +82,14 @@ struct RunEvent {
   double wall_seconds = 0; // of this run
 };
 
-struct Want {
+struct RunsWanted {
   const Subject* subject = nullptr;
   std::size_t runs = 0; // counted runs it must have
 };
 
 // Blocks of a group of subjects: each block holds one counted run of every subject of the group,
 // made in one round. The subjects must have distinct artifacts.
-struct BlockWant {
+struct BlocksWanted {
   std::vector<const Subject*> group;
   std::size_t blocks = 0; // complete blocks the group must have
   bool duet = false;      // run each block's two runs at once (a group of two, duet_cpus set)
@@ -117,9 +117,9 @@ public:
 
   // Runs what is missing. Returns false when the budget ran out first. Errors: interrupted
   // (ExitCode::interrupted), a subject whose runs keep failing, the store failing.
-  Result<bool> ensure(std::span<const Want> wants);
+  Result<bool> ensure(std::span<const RunsWanted> wants);
   // Makes blocks until the group has want.blocks complete ones; the same return and errors.
-  Result<bool> ensure_blocks(const BlockWant& want);
+  Result<bool> ensure_blocks(const BlocksWanted& want);
   // How many complete blocks the group has (stored runs under the freshness filter included).
   Result<std::size_t> complete_blocks(std::span<const Subject* const> group);
   // The runs of a case in the group's first `first_n` complete blocks (all when 0) in which every
@@ -154,8 +154,8 @@ public:
   // The batch steps of ensure(), for drivers that run several samplers' batches at once
   // (ensure_lanes). plan_batch first moves the sampler to the executor's device (which may ask for
   // an allocation); it returns nullopt when every want is met.
-  Result<std::optional<BatchPlan>> plan_batch(std::span<const Want> wants);
-  Result<std::optional<BatchPlan>> plan_batch(const BlockWant& want);
+  Result<std::optional<BatchPlan>> plan_batch(std::span<const RunsWanted> wants);
+  Result<std::optional<BatchPlan>> plan_batch(const BlocksWanted& want);
   // Imports the outcomes of a planned batch in one transaction. Errors: interrupted (after the
   // finished runs are stored), a batch that could not run, a subject whose runs keep failing.
   Status import_batch(const BatchPlan& plan, std::vector<Result<ExecResult>> outcomes);
@@ -165,8 +165,8 @@ private:
   // nullopt when the budget ran out before the round was done; else each subject's status.
   Result<std::optional<std::vector<store::RunStatus>>>
   run_round(const std::vector<const Subject*>& subjects, bool duet);
-  Result<bool> ensure_batched(std::span<const Want> wants);
-  Result<bool> ensure_blocks_batched(const BlockWant& want);
+  Result<bool> ensure_batched(std::span<const RunsWanted> wants);
+  Result<bool> ensure_blocks_batched(const BlocksWanted& want);
   Result<std::optional<BatchPlan>>
   plan_rounds(const std::vector<std::vector<const Subject*>>& rounds);
   [[nodiscard]] std::vector<const Subject*> shuffled(std::vector<const Subject*> subjects);
@@ -222,8 +222,8 @@ private:
 // Returns false when a budget ran out.
 struct LaneWants {
   Sampler* sampler = nullptr;
-  std::vector<Want> wants;
-  std::optional<BlockWant> blocks; // instead of wants: blocks of a group
+  std::vector<RunsWanted> wants;
+  std::optional<BlocksWanted> blocks; // instead of wants: blocks of a group
 };
 Result<bool> ensure_lanes(std::span<LaneWants> lanes);
 

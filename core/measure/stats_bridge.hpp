@@ -25,7 +25,7 @@ inline Error from_stats(const stats::Error& error, std::string_view context) {
                context.empty() ? error.message : fmt::format("{}: {}", context, error.message)};
 }
 
-template <class T> Result<T> lift(stats::Result<T> result, std::string_view context = {}) {
+template <class T> Result<T> from_stats(stats::Result<T> result, std::string_view context = {}) {
   if (!result)
     return std::unexpected(from_stats(result.error(), context));
   if constexpr (std::is_void_v<T>)

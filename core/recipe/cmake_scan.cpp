@@ -149,8 +149,10 @@ class Scan {
 public:
   explicit Scan(std::filesystem::path top) : m_top(std::move(top)) {}
 
-  void directory(const std::filesystem::path& relative, std::vector<std::string> required,
-                 std::map<std::string, std::string> vars, int depth);
+  // Reads the CMakeLists.txt of `relative` (under the top) and, through add_subdirectory, those
+  // below it, collecting the executables defined where `required` holds.
+  void read_directory(const std::filesystem::path& relative, std::vector<std::string> required,
+                      std::map<std::string, std::string> vars, int depth);
 
   [[nodiscard]] std::vector<BenchmarkTarget> targets() const;
 
@@ -212,8 +214,8 @@ std::vector<std::string> required_by(const std::vector<std::string>& args) {
   return names;
 }
 
-void Scan::directory(const std::filesystem::path& relative, std::vector<std::string> required,
-                     std::map<std::string, std::string> vars, int depth) {
+void Scan::read_directory(const std::filesystem::path& relative, std::vector<std::string> required,
+                          std::map<std::string, std::string> vars, int depth) {
   const auto file = m_top / relative / "CMakeLists.txt";
   std::error_code ec;
   if (depth > k_max_depth || ++m_files > k_max_files ||
@@ -269,7 +271,7 @@ void Scan::directory(const std::filesystem::path& relative, std::vector<std::str
       const auto child = (relative / *sub).lexically_normal();
       if (child.empty() || *child.begin() == ".." || is_vendored(child))
         continue;
-      directory(child, requirements(), vars, depth + 1);
+      read_directory(child, requirements(), vars, depth + 1);
     } else if (name == "add_executable" && args.size() >= 2 && args[1] != "IMPORTED" &&
                args[1] != "ALIAS") {
       const auto target = expand(args[0], vars);
@@ -380,12 +382,12 @@ std::vector<CMakeCommand> parse_cmake_commands(std::string_view text) {
 
 std::vector<BenchmarkTarget> find_benchmark_targets(const std::filesystem::path& top) {
   Scan scan(top);
-  scan.directory(".", {},
-                 {{"CMAKE_BINARY_DIR", "<build>"},
-                  {"PROJECT_BINARY_DIR", "<build>"},
-                  {"CMAKE_SOURCE_DIR", top.string()},
-                  {"PROJECT_SOURCE_DIR", top.string()}},
-                 0);
+  scan.read_directory(".", {},
+                      {{"CMAKE_BINARY_DIR", "<build>"},
+                       {"PROJECT_BINARY_DIR", "<build>"},
+                       {"CMAKE_SOURCE_DIR", top.string()},
+                       {"PROJECT_SOURCE_DIR", top.string()}},
+                      0);
   return scan.targets();
 }
 

@@ -55,7 +55,7 @@ std::string quote_for(ShellContext context, std::string_view value) {
   std::string out;
   switch (context) {
   case ShellContext::plain:
-    return shell_quote(value);
+    return quote_for_sh(value);
   case ShellContext::single_quoted:
     for (const char c : value)
       out += c == '\'' ? std::string_view("'\\''") : std::string_view(&c, 1);
@@ -73,7 +73,7 @@ std::string quote_for(ShellContext context, std::string_view value) {
 
 } // namespace
 
-std::string shell_quote(std::string_view value) {
+std::string quote_for_sh(std::string_view value) {
   if (!value.empty() && std::all_of(value.begin(), value.end(), shell_safe))
     return std::string(value);
   std::string quoted = "'";

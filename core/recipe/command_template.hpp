@@ -32,7 +32,7 @@ Result<std::vector<std::string>> expand_template(const std::vector<std::string>&
                                                  const TemplateValues& values);
 
 // 'it'\''s' style quoting for /bin/sh; plain text stays plain.
-std::string shell_quote(std::string_view value);
+std::string quote_for_sh(std::string_view value);
 
 // CULPRIT_SRC, CULPRIT_BUILD, CULPRIT_COMMIT and CULPRIT_REV.
 std::map<std::string, std::string> template_environment(const TemplateValues& values);

@@ -1,5 +1,5 @@
-// The flags over a recipe (culprit(1), RECIPE OPTIONS; culprit.toml(5)): each flag replaces its key,
-// then the whole recipe is checked, the way the file alone is not (the flags may fill what it
+// The flags over a recipe (culprit(1), RECIPE OPTIONS; culprit.toml(5)): each flag replaces its
+// key, then the whole recipe is checked, the way the file alone is not (the flags may fill what it
 // leaves out). Reading culprit.toml is recipe.cpp.
 #include <algorithm>
 #include <array>
@@ -58,7 +58,7 @@ Status check_roofline(const RooflineRecipe& roofline) {
   if (roofline.compute != "vector" && roofline.compute != "tensor")
     return usage_error(
         R"([roofline] compute '{}' must be "vector" or "tensor" (which peak bounds the cases))",
-        report::excerpt(roofline.compute));
+        excerpt(roofline.compute));
   if (roofline.compute == "tensor" && !roofline.peak_tensor_gflops && roofline.device == "cpu")
     return usage_error("[roofline] compute = \"tensor\" on the CPU needs peak_tensor_gflops: a "
                        "CPU has no tensor-core peak to measure");
@@ -209,7 +209,7 @@ Status check_run(const RunRecipe& run) {
                        : simulated           ? "--instrument valgrind (a simulated CPU)"
                                              : "--instrument perf (hardware counters)");
   if (std::find(std::begin(k_formats), std::end(k_formats), run.format) == std::end(k_formats))
-    return usage_error("unknown format '{}'; use one of {}", report::excerpt(run.format),
+    return usage_error("unknown format '{}'; use one of {}", excerpt(run.format),
                        fmt::join(k_formats, ", "));
   if (!(run.timeout.count() > 0) || run.timeout.count() > k_max_seconds)
     return usage_error("the run timeout must be more than 0 and at most {:g} seconds (a week); "
@@ -217,18 +217,17 @@ Status check_run(const RunRecipe& run) {
                        k_max_seconds);
   if (!run.direction.empty() && run.direction != "lower" && run.direction != "higher")
     return usage_error(R"(direction '{}' must be "lower" or "higher" (which way is better))",
-                       report::excerpt(run.direction));
+                       excerpt(run.direction));
   return {};
 }
 
 Status check_executor(const Recipe& recipe) {
   const auto& executor = recipe.executor;
   if (executor.kind != "local" && executor.kind != "slurm")
-    return usage_error(R"(unknown executor '{}'; use "local" or "slurm")",
-                       report::excerpt(executor.kind));
+    return usage_error(R"(unknown executor '{}'; use "local" or "slurm")", excerpt(executor.kind));
   if (executor.build_on != "local" && executor.build_on != "slurm")
     return usage_error(R"([executor] build_on '{}' must be "local" or "slurm")",
-                       report::excerpt(executor.build_on));
+                       excerpt(executor.build_on));
   if (executor.parallel < 1 || executor.parallel > k_max_parallel)
     return usage_error("--parallel {} is out of range: give a whole number from 1 to {}",
                        executor.parallel, k_max_parallel);

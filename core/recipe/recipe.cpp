@@ -93,15 +93,14 @@ public:
                       m_section, key);
     for (const auto& [name, value] : *table) {
       if (!value.is_string())
-        return error_at(value, "[{}] {}.{} must be a string", m_section, key,
-                        report::excerpt(name.str()));
+        return error_at(value, "[{}] {}.{} must be a string", m_section, key, excerpt(name.str()));
       const std::string_view text = **value.as_string();
       // An environment holds C strings: a NUL would cut the value short without a word.
       if (text.find('\0') != std::string_view::npos)
         return error_at(value,
                         "[{}] {}.{}: the value holds a NUL character (\\u0000), which an "
                         "environment variable cannot carry; remove it",
-                        m_section, key, report::excerpt(name.str()));
+                        m_section, key, excerpt(name.str()));
       out[std::string(name.str())] = text;
     }
     return {};
@@ -150,7 +149,7 @@ public:
     for (const auto& [key, value] : *m_table) {
       if (std::find(m_known.begin(), m_known.end(), key.str()) == m_known.end())
         return usage_error("{}:{}: unknown key '{}' in [{}]; known keys: {}", m_file,
-                           key.source().begin.line, report::excerpt(key.str()), m_section,
+                           key.source().begin.line, excerpt(key.str()), m_section,
                            fmt::join(m_known, ", "));
     }
     return {};
@@ -229,9 +228,9 @@ Result<std::string> work_expression(const TableReader& reader, const toml::node&
     return reader.error_at(node,
                            "[roofline.cases] '{}' {} must be an expression in quotes, like "
                            "\"2*M*N*K\"",
-                           report::excerpt(glob), what);
+                           excerpt(glob), what);
   if (auto parsed = WorkExpression::parse(text); !parsed)
-    return reader.error_at(node, "[roofline.cases] '{}' {}: {}", report::excerpt(glob), what,
+    return reader.error_at(node, "[roofline.cases] '{}' {}: {}", excerpt(glob), what,
                            parsed.error().message);
   return text;
 }
@@ -262,7 +261,7 @@ Status read_roofline(TableReader& reader, RooflineRecipe& roofline) {
         return reader.error_at(value,
                                "[roofline.cases] '{}' must be a table like {{ flops = "
                                "\"2*M*N*K\", bytes = \"4*(M*K+K*N+M*N)\" }}",
-                               report::excerpt(glob.str()));
+                               excerpt(glob.str()));
       RooflineCaseWork entry{.glob = std::string(glob.str()), .flops = {}, .bytes = {}};
       for (const auto& [key, expression] : *work) {
         if (key.str() == "flops") {
@@ -273,12 +272,12 @@ Status read_roofline(TableReader& reader, RooflineRecipe& roofline) {
           return reader.error_at(expression,
                                  "unknown key '{}' in [roofline.cases] '{}'; known "
                                  "keys: flops, bytes",
-                                 report::excerpt(key.str()), report::excerpt(glob.str()));
+                                 excerpt(key.str()), excerpt(glob.str()));
         }
       }
       if (entry.flops.empty() && entry.bytes.empty())
         return reader.error_at(value, "[roofline.cases] '{}' gives neither flops nor bytes",
-                               report::excerpt(glob.str()));
+                               excerpt(glob.str()));
       roofline.cases.push_back(std::move(entry));
     }
   }
@@ -426,7 +425,7 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
     root = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
     return usage_error("{}:{}:{}: {}", file, e.source().begin.line, e.source().begin.column,
-                       report::excerpt(e.description(), 200));
+                       excerpt(e.description(), 200));
   }
   Recipe recipe;
   recipe.source = source;
@@ -436,7 +435,7 @@ Result<Recipe> parse_recipe_text(std::string_view text, const std::filesystem::p
         name != "roofline" && name != "store")
       return usage_error("{}:{}: unknown section or key '{}'; the sections are [build], [run], "
                          "[decide], [executor], [roofline] and [store]",
-                         file, key.source().begin.line, report::excerpt(name));
+                         file, key.source().begin.line, excerpt(name));
     if (!value.is_table())
       return usage_error("{}:{}: '{}' must be a section ([{}])", file, key.source().begin.line,
                          name, name);

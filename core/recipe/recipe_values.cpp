@@ -60,13 +60,13 @@ Result<double> parse_threshold(std::string_view text) {
   const char* end = digits.c_str() + digits.size();
   const auto [ptr, ec] = std::from_chars(digits.c_str(), end, value);
   if (digits.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
-    return usage_error("threshold '{}' is not a number; write 2% or 0.02", report::excerpt(text));
+    return usage_error("threshold '{}' is not a number; write 2% or 0.02", excerpt(text));
   if (percent)
     value /= 100;
   if (value <= 0 || value >= 1)
     return usage_error("threshold {} is out of range: give more than 0 and less than 1 (100%), "
                        "e.g. 2% or 0.02",
-                       report::excerpt(text));
+                       excerpt(text));
   return value;
 }
 

@@ -66,8 +66,8 @@ Result<WorkExpression> WorkExpression::parse(std::string_view text) {
     parser.SetExpr(expression.m_text);
     (void)parser.GetUsedVar(); // parses the whole expression
   } catch (const mu::Parser::exception_type& error) {
-    return usage_error("the work expression '{}' does not parse{}: {}", report::excerpt(text),
-                       where(error), report::excerpt(error.GetMsg()));
+    return usage_error("the work expression '{}' does not parse{}: {}", excerpt(text), where(error),
+                       excerpt(error.GetMsg()));
   }
   expression.m_names = std::move(collector.names);
   std::ranges::sort(expression.m_names);
@@ -83,24 +83,23 @@ Result<double> WorkExpression::evaluate(const std::map<std::string, std::string>
     for (const auto& name : m_names) {
       const auto axis = axes.find(name);
       if (axis == axes.end())
-        return usage_error("'{}' names {}, an axis the case does not have", report::excerpt(m_text),
-                           report::excerpt(name));
+        return usage_error("'{}' names {}, an axis the case does not have", excerpt(m_text),
+                           excerpt(name));
       const auto number = axis_number(axis->second);
       if (!number)
-        return usage_error("'{}' needs axis {} as a number, and it is '{}'",
-                           report::excerpt(m_text), report::excerpt(name),
-                           report::excerpt(axis->second));
+        return usage_error("'{}' needs axis {} as a number, and it is '{}'", excerpt(m_text),
+                           excerpt(name), excerpt(axis->second));
       parser.DefineVar(name, &values.emplace_back(*number));
     }
     parser.SetExpr(m_text);
     const double value = parser.Eval();
     if (!std::isfinite(value) || value < 0)
       return usage_error("'{}' gives {} for this case; work must be a finite number, 0 or more",
-                         report::excerpt(m_text), value);
+                         excerpt(m_text), value);
     return value;
   } catch (const mu::Parser::exception_type& error) {
-    return usage_error("the work expression '{}' cannot be evaluated{}: {}",
-                       report::excerpt(m_text), where(error), report::excerpt(error.GetMsg()));
+    return usage_error("the work expression '{}' cannot be evaluated{}: {}", excerpt(m_text),
+                       where(error), excerpt(error.GetMsg()));
   }
 }
 

@@ -12,9 +12,6 @@
 namespace culprit::history {
 namespace {
 
-using report::html_escape;
-using report::markdown_text;
-
 constexpr double k_width = 760;
 constexpr double k_height = 240;
 constexpr double k_left = 80;
@@ -214,7 +211,7 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
                        "y2=\"{:.1f}\"/><text x=\"{:.1f}\" y=\"{:.1f}\" "
                        "text-anchor=\"end\">{}</text>\n",
                        k_left, y(value), k_width - k_right, y(value), k_left - 6, y(value) + 4,
-                       html_escape(report::format_quantity(value, series.unit)));
+                       html_escape(format_quantity(value, series.unit)));
   }
   out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", k_left,
                      k_top, k_height - k_bottom);
@@ -258,8 +255,8 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
         fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>{}: "
                     "{}, {}, host {}</title></circle>\n",
                     x(static_cast<double>(i)), y(p.median), html_escape(label_of(p.commit, labels)),
-                    html_escape(point_level(p, series.unit)),
-                    report::counted(p.runs, "run", "runs"), html_escape(p.host_id.substr(0, 12)));
+                    html_escape(point_level(p, series.unit)), counted(p.runs, "run", "runs"),
+                    html_escape(p.host_id.substr(0, 12)));
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" "
                      "text-anchor=\"end\">{}</text>\n",
@@ -277,7 +274,7 @@ std::string render_html(const History& history, const CommitLabels& labels,
                   "<h1>Performance history</h1>\n<p>{} series, {}"
                   "{}.</p>\n",
                   k_style, history.series.size(),
-                  report::counted(history.change_points.size(), "change point", "change points"),
+                  counted(history.change_points.size(), "change point", "change points"),
                   history.hosts.size() > 1
                       ? html_escape(fmt::format("; points of {} hosts: {}", history.hosts.size(),
                                                 fmt::join(history.hosts, ", ")))
@@ -289,7 +286,7 @@ std::string render_html(const History& history, const CommitLabels& labels,
     out +=
         fmt::format("<section id=\"{}\"><h2>{} <small>[{}, {}]</small></h2>\n", series_anchor(++n),
                     html_escape(series.case_name), html_escape(series.metric),
-                    report::counted(series.points.size(), "point", "points"));
+                    counted(series.points.size(), "point", "points"));
     out += trend_svg(series, changes, labels, marks_of(history, n, regressions, places));
     out += series_regressions_html(history, n, regressions);
     out += change_table_html(changes, labels) + "</section>\n";
@@ -302,7 +299,7 @@ MarkdownHistory render_markdown(const History& history, const CommitLabels& labe
   MarkdownHistory result;
   auto& out = result.markdown;
   out = fmt::format("# Performance history\n\n{} series, {}.\n", history.series.size(),
-                    report::counted(history.change_points.size(), "change point", "change points"));
+                    counted(history.change_points.size(), "change point", "change points"));
   if (history.hosts.size() > 1)
     out += markdown_text(fmt::format("Points of {} hosts: {}.", history.hosts.size(),
                                      fmt::join(history.hosts, ", "))) +
@@ -318,7 +315,7 @@ MarkdownHistory render_markdown(const History& history, const CommitLabels& labe
     out += fmt::format("\n## {} [{}]\n\n![trend of {}]({})\n\n`{}` {}\n\n",
                        markdown_text(series.case_name), markdown_text(series.metric),
                        markdown_text(series.case_name), chart, sparkline(medians, Glyphs::unicode),
-                       report::counted(series.points.size(), "point", "points"));
+                       counted(series.points.size(), "point", "points"));
     out += change_table_markdown(changes, labels);
     result.charts.emplace_back(chart, trend_svg(series, changes, labels));
   }

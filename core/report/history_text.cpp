@@ -13,9 +13,6 @@
 namespace culprit::history {
 namespace {
 
-using report::csv_text_cell;
-using report::terminal_safe;
-
 constexpr std::array<std::string_view, 8> k_blocks = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
 constexpr std::string_view k_ascii = "_.,-=+*#";
 
@@ -67,7 +64,7 @@ std::vector<std::string> session_notes(const Series& series, double notable) {
       notes.push_back(fmt::format("the session of {} shares no commit with the others, so its {} "
                                   "cannot be aligned: a step at its edge may be the machine",
                                   session_label(session.id),
-                                  report::counted(session.points, "point", "points")));
+                                  counted(session.points, "point", "points")));
       continue;
     }
     if (std::abs(std::log(session.factor)) < std::log1p(notable) || session.anchors.empty())
@@ -80,17 +77,16 @@ std::vector<std::string> session_notes(const Series& series, double notable) {
                                 "its {} are scaled to the newest",
                                 session_label(session.id), std::abs(session.factor - 1) * 100,
                                 session.factor > 1 ? "slower" : "faster", fmt::join(anchors, ", "),
-                                report::counted(session.points, "point", "points")));
+                                counted(session.points, "point", "points")));
   }
   return notes;
 }
 
 std::string point_level(const SeriesPoint& point, std::string_view unit) {
   if (point.runs <= 1)
-    return fmt::format("{} (one run: no interval)", report::format_quantity(point.median, unit));
-  return fmt::format("{} [{}, {}]", report::format_quantity(point.median, unit),
-                     report::format_quantity(point.ci[0], unit),
-                     report::format_quantity(point.ci[1], unit));
+    return fmt::format("{} (one run: no interval)", format_quantity(point.median, unit));
+  return fmt::format("{} [{}, {}]", format_quantity(point.median, unit),
+                     format_quantity(point.ci[0], unit), format_quantity(point.ci[1], unit));
 }
 
 std::vector<ChangePoint> changes_of(const History& history, const Series& series) {
@@ -122,12 +118,11 @@ std::string sparkline(const std::vector<double>& values, Glyphs glyphs, std::siz
 std::string render_text(const History& history, const CommitLabels& labels, Glyphs glyphs) {
   std::string out;
   for (const auto& series : history.series) {
-    out += fmt::format("{} [{}]  {}{}\n", terminal_safe(series.case_name),
-                       terminal_safe(series.metric),
-                       report::counted(series.points.size(), "point", "points"),
-                       series.sessions.size() > 1
-                           ? ", " + report::counted(series.sessions.size(), "session", "sessions")
-                           : std::string());
+    out += fmt::format(
+        "{} [{}]  {}{}\n", terminal_safe(series.case_name), terminal_safe(series.metric),
+        counted(series.points.size(), "point", "points"),
+        series.sessions.size() > 1 ? ", " + counted(series.sessions.size(), "session", "sessions")
+                                   : std::string());
     if (series.points.empty()) {
       out += "  not measured at any tracked commit\n";
       continue;
@@ -153,7 +148,7 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
                          step_text(change), change.p_value,
                          label == labels.end()
                              ? std::string()
-                             : "  " + terminal_safe(report::ellipsize(label->second.subject, 60)),
+                             : "  " + terminal_safe(ellipsize(label->second.subject, 60)),
                          sessions_text(change));
     }
   }
@@ -162,9 +157,8 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
   if (history.hosts.size() > 1)
     out += fmt::format("points of {} hosts: {}\n", history.hosts.size(),
                        fmt::join(history.hosts, ", "));
-  out +=
-      fmt::format("{} series, {}\n", history.series.size(),
-                  report::counted(history.change_points.size(), "change point", "change points"));
+  out += fmt::format("{} series, {}\n", history.series.size(),
+                     counted(history.change_points.size(), "change point", "change points"));
   return out;
 }
 

@@ -87,7 +87,7 @@ public:
   // quotes a benchmark's raw bytes is stored with those bytes replaced by U+FFFD, as evidence
   // writes it, rather than refused with the run.
   void bind_text(int index, std::string_view text) override {
-    auto valid = report::valid_utf8(text);
+    auto valid = valid_utf8(text);
     for (std::size_t at = valid.find('\0'); at != std::string::npos; at = valid.find('\0', at))
       valid.replace(at, 1, "\xEF\xBF\xBD");
     set(index, std::move(valid));

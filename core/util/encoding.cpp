@@ -7,7 +7,7 @@
 
 #include "core/util/escape.hpp"
 
-namespace culprit::report {
+namespace culprit {
 namespace {
 
 bool names_utf8(std::string_view encoding) {
@@ -73,4 +73,4 @@ std::string to_utf8(std::string_view text, std::string_view encoding) {
   return valid_utf8(out);
 }
 
-} // namespace culprit::report
+} // namespace culprit

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace culprit::report {
+namespace culprit {
 namespace {
 
 // The length of the UTF-8 sequence at the start of `s` and its code point; 0 when the bytes
@@ -158,6 +158,19 @@ std::string valid_utf8(std::string_view text) {
 
 std::string terminal_safe(std::string_view text) {
   return transform(text, {});
+}
+
+std::string terminal_safe(std::string_view text, std::size_t max_bytes) {
+  auto safe = terminal_safe(text);
+  if (safe.size() > max_bytes)
+    safe.resize(character_boundary(safe, max_bytes));
+  return safe;
+}
+
+std::size_t character_boundary(std::string_view text, std::size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0U) == 0x80U)
+    --at;
+  return at;
 }
 
 std::string excerpt(std::string_view text, std::size_t max_bytes) {
@@ -316,4 +329,4 @@ std::string github_property(std::string_view text) {
   return transform(text, k_github_property);
 }
 
-} // namespace culprit::report
+} // namespace culprit

@@ -10,12 +10,17 @@
 #include <string_view>
 #include <vector>
 
-namespace culprit::report {
+namespace culprit {
 
 // Text that is safe to print on a terminal: C0 and C1 control characters, DEL and the Unicode
 // bidirectional overrides become visible escapes ("\x1b", "\n", "\u{202e}"), and bytes that are
 // not UTF-8 become "\xNN". Everything else passes unchanged.
 std::string terminal_safe(std::string_view text);
+// terminal_safe, cut to at most `max_bytes` bytes without splitting a character: a table cell.
+std::string terminal_safe(std::string_view text, std::size_t max_bytes);
+
+// The largest n <= `at` that does not fall inside a UTF-8 sequence of `text`.
+std::size_t character_boundary(std::string_view text, std::size_t at);
 
 // `text` with every byte that is not part of a valid UTF-8 sequence replaced by U+FFFD, so that
 // a JSON writer (which refuses invalid UTF-8) and every reader can take it. Valid text is
@@ -76,4 +81,4 @@ std::optional<std::vector<std::string>> simple_command_words(std::string_view co
 std::string github_message(std::string_view text);
 std::string github_property(std::string_view text);
 
-} // namespace culprit::report
+} // namespace culprit

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace culprit::report {
+namespace culprit {
 
 std::string format_ratio(double ratio) {
   return fmt::format("{:.3f}", ratio);
@@ -163,4 +163,4 @@ bool same_commit(std::string_view a, std::string_view b) {
   return shorter >= 7 && a.substr(0, shorter) == b.substr(0, shorter);
 }
 
-} // namespace culprit::report
+} // namespace culprit

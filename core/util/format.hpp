@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace culprit::report {
+namespace culprit {
 
 // "1 case", "2 cases": the count and the word that goes with it.
 std::string counted(std::size_t n, std::string_view one, std::string_view many);
@@ -65,4 +65,4 @@ std::string short_id(std::string_view commit);
 // Two commit ids or prefixes of one: equal when one starts with the other (at least 7 digits).
 bool same_commit(std::string_view a, std::string_view b);
 
-} // namespace culprit::report
+} // namespace culprit

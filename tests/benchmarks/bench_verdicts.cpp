@@ -116,7 +116,7 @@ std::size_t old_method_runs(FakeRig& rig, std::size_t max_runs) {
   const auto head = FakeRig::subject("head");
   const CaseKey key{"kernel", "time"};
   for (std::size_t look = 0; look < plan.runs.size(); ++look) {
-    const std::vector<Want> wants = {{&base, plan.runs[look]}, {&head, plan.runs[look]}};
+    const std::vector<RunsWanted> wants = {{&base, plan.runs[look]}, {&head, plan.runs[look]}};
     if (!rig.sampler().ensure(wants))
       return max_runs;
     const auto b = rig.sampler().runs(base, key, plan.runs[look]);

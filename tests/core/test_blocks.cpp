@@ -56,7 +56,7 @@ TEST(Blocks, StoredRunsCountOnlyInBlocksThatHoldTheWholeGroup) {
   const auto b = FakeRig::subject("b");
   // Ten runs of a alone (a `run` made before), then a comparison of a and b: a's runs are not
   // paired with b's, so both sides are measured afresh, interleaved.
-  const std::vector<Want> alone = {{&a, 10}};
+  const std::vector<RunsWanted> alone = {{&a, 10}};
   ASSERT_TRUE(rig.sampler().ensure(alone));
   const std::array<const Subject*, 2> group = {&a, &b};
   EXPECT_EQ(rig.sampler().complete_blocks(group).value(), 0U);
@@ -183,7 +183,7 @@ TEST(Compare, IdenticalArtifactsAreSameWithoutARun) {
   EXPECT_EQ(outcome->cases[0].selected.key.case_name, k_every_case);
   EXPECT_THAT(outcome->cases[0].note, ::testing::HasSubstr("identical binaries"));
   // With cases stored for the artifact, each of them is named.
-  const std::vector<Want> some = {{&a, 2}};
+  const std::vector<RunsWanted> some = {{&a, 2}};
   ASSERT_TRUE(rig.sampler().ensure(some));
   outcome = compare_subjects(rig.sampler(), a, b, CompareSettings{});
   ASSERT_TRUE(outcome);

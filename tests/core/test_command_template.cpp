@@ -43,9 +43,9 @@ TEST(CommandTemplate, UnknownPlaceholdersAreNamed) {
 }
 
 TEST(CommandTemplate, ShellQuoteSurvivesTheShell) {
-  EXPECT_EQ(shell_quote("plain-path/x.y"), "plain-path/x.y");
-  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
-  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(quote_for_sh("plain-path/x.y"), "plain-path/x.y");
+  EXPECT_EQ(quote_for_sh("it's"), "'it'\\''s'");
+  EXPECT_EQ(quote_for_sh(""), "''");
   EXPECT_EQ(template_environment(k_values).at("CULPRIT_REV"), "v1.2;rm -rf ~");
 }
 

@@ -201,7 +201,7 @@ TEST(BatchSampling, ABatchIsImportedWholeOrNotAtAll) {
   auto& lane = *cluster.lanes[0];
   const auto a = FakeRig::subject("a");
   const auto b = FakeRig::subject("b");
-  const std::vector<Want> wants = {{&a, 2}, {&b, 2}};
+  const std::vector<RunsWanted> wants = {{&a, 2}, {&b, 2}};
   auto plan = lane.plan_batch(wants);
   ASSERT_TRUE(plan && *plan) << (plan ? "" : plan.error().message);
   ASSERT_EQ((*plan)->requests.size(), 4U); // no warm-ups in the rig's sampler

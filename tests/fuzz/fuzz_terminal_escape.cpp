@@ -10,23 +10,23 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace culprit;
   const auto text = fuzz::as_text(data, size);
-  const auto safe = report::terminal_safe(text);
+  const auto safe = terminal_safe(text);
   fuzz::check_inert_on_a_terminal(safe);
-  if (report::terminal_safe(safe) != safe)
+  if (terminal_safe(safe) != safe)
     std::abort(); // what is safe passes unchanged
   const std::size_t limit = size % 97;
-  const auto excerpt = report::excerpt(text, limit);
+  const auto excerpt = excerpt(text, limit);
   fuzz::check_inert_on_a_terminal(excerpt);
   // At most `limit` bytes of the value, then "... (N bytes in all)".
   if (excerpt.size() > limit + std::string("... ( bytes in all)").size() + 20)
     std::abort();
   if (excerpt.size() > limit && excerpt.find("bytes in all)") == std::string::npos)
     std::abort();
-  const auto html = report::html_escape(text);
+  const auto html = html_escape(text);
   fuzz::check_inert_on_a_terminal(html);
   if (html.find_first_of("<>\"'") != std::string::npos)
     std::abort();
-  fuzz::check_inert_on_a_terminal(report::markdown_text(text));
-  fuzz::check_inert_on_a_terminal(report::github_message(text));
+  fuzz::check_inert_on_a_terminal(markdown_text(text));
+  fuzz::check_inert_on_a_terminal(github_message(text));
   return 0;
 }

@@ -57,7 +57,7 @@ TEST_P(CommitEncodings, ABisectionWritesEveryOutputWithTheTextDecoded) {
   EXPECT_EQ(evidence->bisect->culprits[0].subject, param.subject_utf8);
   for (const auto* file : {"out.md", "out.html", "out.xml"}) {
     const auto text = read_all(temp / file);
-    EXPECT_EQ(report::valid_utf8(text), text) << file << " is not UTF-8";
+    EXPECT_EQ(valid_utf8(text), text) << file << " is not UTF-8";
     EXPECT_THAT(text, HasSubstr(culprit.substr(0, 12))) << file;
   }
   const auto report = run_culprit({"report", json.string(), "--format", "markdown"}, temp.path());
@@ -80,13 +80,13 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(ToUtf8, DecodesByTheNamedCharacterSetAndReplacesWhatItCannot) {
-  EXPECT_EQ(report::to_utf8("M\xfcller", "ISO-8859-1"), "M\xc3\xbcller");
-  EXPECT_EQ(report::to_utf8("M\xfcller", "latin1"), "M\xc3\xbcller");
-  EXPECT_EQ(report::to_utf8("\x82\xa0", "Shift_JIS"), "\xe3\x81\x82");
-  EXPECT_EQ(report::to_utf8("M\xc3\xbcller", ""), "M\xc3\xbcller");
-  EXPECT_EQ(report::to_utf8("M\xfcller", "UTF-8"), "M\xef\xbf\xbdller");
-  EXPECT_EQ(report::to_utf8("M\xfcller", "no-such-charset"), "M\xef\xbf\xbdller");
-  EXPECT_EQ(report::valid_utf8("\xc0\xaf ok \xed\xa0\x80"),
+  EXPECT_EQ(to_utf8("M\xfcller", "ISO-8859-1"), "M\xc3\xbcller");
+  EXPECT_EQ(to_utf8("M\xfcller", "latin1"), "M\xc3\xbcller");
+  EXPECT_EQ(to_utf8("\x82\xa0", "Shift_JIS"), "\xe3\x81\x82");
+  EXPECT_EQ(to_utf8("M\xc3\xbcller", ""), "M\xc3\xbcller");
+  EXPECT_EQ(to_utf8("M\xfcller", "UTF-8"), "M\xef\xbf\xbdller");
+  EXPECT_EQ(to_utf8("M\xfcller", "no-such-charset"), "M\xef\xbf\xbdller");
+  EXPECT_EQ(valid_utf8("\xc0\xaf ok \xed\xa0\x80"),
             "\xef\xbf\xbd\xef\xbf\xbd ok \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 }
 

@@ -10,7 +10,6 @@
 namespace culprit::history {
 namespace {
 
-using report::csv_text_cell;
 using ::testing::HasSubstr;
 
 TEST(CsvTextCell, AFormulaIsKeptAsText) {
