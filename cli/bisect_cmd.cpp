@@ -70,21 +70,30 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    std::optional<BisectRange> range;
-    auto context = open_context(global, range);
+    auto context = MeasureContext::open(global, m_flags);
     if (!context)
       return print_failure(context.error());
     auto& ctx = **context;
+    auto range = resolve_bisect_range(ctx.repo());
+    if (!range)
+      return print_failure(range.error());
+    // A session whose runs are this bisection's own: run again, it replays what it found, and
+    // the runs of other commands (a compare of the same commits) never change a closed verdict.
+    if (auto started = ctx.start(fmt::format("bisect:{}..{}{}{}", range->good, range->bad,
+                                             m_all_commits ? ":all-commits" : "",
+                                             m_improvement ? ":improvement" : ""));
+        !started)
+      return print_failure(started.error());
     print_host_warnings(ctx, global.verbosity);
 
     BisectSettings settings;
     settings.compare = ctx.compare_settings();
     settings.improvement = m_improvement;
-    settings.timer = ctx.session->time_sampler();
+    settings.timer = ctx.session().time_sampler();
     BisectOutcome so_far;
     auto outcome = search(global.verbosity, ctx, *range, settings, so_far);
     if (outcome && !m_no_counters && !outcome->culprits.empty())
-      if (auto* counter = ctx.session->counter_sampler(); counter != nullptr) {
+      if (auto* counter = ctx.session().counter_sampler(); counter != nullptr) {
         ProgressLine progress(global.verbosity);
         progress.step("counting the culprits and their parents under Valgrind...");
         if (auto counted = count_culprits(*outcome, *counter); !counted) {
@@ -103,33 +112,19 @@ public:
   }
 
 private:
-  // The recipe, the repository and the range, in a session whose runs are this bisection's own:
-  // run again, it replays what it found, and the runs of other commands (a compare of the same
-  // commits) never change a closed verdict.
-  Result<std::unique_ptr<MeasureContext>> open_context(const GlobalOptions& global,
-                                                       std::optional<BisectRange>& range) {
-    return MeasureContext::open(
-        global, m_flags,
-        [&](const git::Repository& repo) -> Status {
-          // The search walks the first-parent chain; --all-commits descends into the branches
-          // of the merges it names (core/bisect/merges.hpp), and the range counts them all.
-          CULPRIT_TRY_ASSIGN(range, resolve_range(repo, m_good, m_bad, git::History::first_parent));
-          if (m_all_commits) {
-            CULPRIT_TRY_ASSIGN(const auto all,
-                               repo.range(range->good, range->bad, git::History::full_dag));
-            m_commits_in_dag = all.size();
-          }
-          return {};
-        },
-        [&]() -> std::optional<std::string> {
-          return fmt::format("bisect:{}..{}{}{}", range->good, range->bad,
-                             m_all_commits ? ":all-commits" : "",
-                             m_improvement ? ":improvement" : "");
-        });
+  // The range: the search walks the first-parent chain; --all-commits descends into the branches
+  // of the merges it names (core/bisect/merges.hpp), and the range counts them all.
+  Result<BisectRange> resolve_bisect_range(const git::Repository& repo) {
+    CULPRIT_TRY_ASSIGN(auto range, resolve_range(repo, m_good, m_bad, git::History::first_parent));
+    if (m_all_commits) {
+      CULPRIT_TRY_ASSIGN(const auto all, repo.range(range.good, range.bad, git::History::full_dag));
+      m_commits_in_dag = all.size();
+    }
+    return range;
   }
 
   // The bisection, with a progress line: the ends compared, then round after round of probes.
-  Result<BisectOutcome> search(int verbosity, MeasureContext& ctx, const BisectRange& range,
+  Result<BisectOutcome> search(Verbosity verbosity, MeasureContext& ctx, const BisectRange& range,
                                const BisectSettings& settings, BisectOutcome& so_far) {
     ProgressLine progress(verbosity);
     std::string status_line = "building the ends...";
@@ -156,7 +151,7 @@ private:
       lane->on_run(observe(false));
     if (settings.timer != nullptr)
       settings.timer->on_run(observe(true));
-    GitMergeGraph graph(ctx.repo);
+    GitMergeGraph graph(ctx.repo());
     const auto run = [&](auto&&... args) {
       return m_all_commits
                  ? run_bisect_through_merges(range, graph, *builds, lanes, settings, args...)
@@ -165,7 +160,7 @@ private:
     auto outcome = run(
         [&](const BisectProgress& p) {
           searching = true;
-          auto info = ctx.repo.commit_info(p.commit);
+          auto info = ctx.repo().commit_info(p.commit);
           status_line = fmt::format(
               "{}{}: round {} of about {}: {} {}",
               p.cases > 1 ? fmt::format("case {} of {}, ", p.case_index, p.cases) : "",
@@ -191,7 +186,7 @@ private:
     if (!evidence)
       return print_failure(evidence.error());
     if (auto described =
-            describe_culprits(*evidence, ctx.repo, &ctx.builder->cache(), &ctx.executor);
+            describe_culprits(*evidence, ctx.repo(), &ctx.builder().cache(), &ctx.executor());
         !described)
       return print_failure(described.error());
     auto outputs = m_flags.outputs;
@@ -205,11 +200,11 @@ private:
     std::FILE* out = summary_stream(outputs);
     m_executor_summary = ctx.executor_summary();
     print_summary(out, *evidence, outcome, outputs.json == "-" ? "standard output" : outputs.json);
-    if (global.verbosity >= 0)
+    if (global.verbosity != Verbosity::quiet)
       print_to(out, "{}", report::render_noise_lines(*evidence));
     std::fflush(out);
     if (auto written = write_report_outputs(*evidence, outputs,
-                                            render_options(*evidence, &ctx.repo, global.color));
+                                            render_options(*evidence, &ctx.repo(), global.color));
         !written)
       return print_failure(written.error());
     if (outcome.status == BisectStatus::not_reproduced)
@@ -222,12 +217,12 @@ private:
   Result<Evidence> bisect_evidence(const GlobalOptions& global, MeasureContext& ctx,
                                    const BisectRange& range, const BisectOutcome& outcome,
                                    const BisectSettings& settings) const {
-    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
+    Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "bisect";
     evidence.status = std::string(to_string(outcome.status));
-    evidence.host = ctx.session->host_json();
+    evidence.host = ctx.session().host_json();
     evidence.executor = ctx.executor_json();
-    evidence.warnings = ctx.session->warnings();
+    evidence.warnings = ctx.session().warnings();
     add_output_warnings(ctx, evidence, global.verbosity);
     evidence.settings.direction = m_improvement ? "improvement" : "regression";
     CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
@@ -241,7 +236,7 @@ private:
 
   static Result<std::filesystem::path>
   save_in_cache(const MeasureContext& ctx, const BisectRange& range, const Evidence& evidence) {
-    const auto dir = ctx.cache / "evidence";
+    const auto dir = ctx.cache() / "evidence";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     auto file =

@@ -51,7 +51,7 @@ public:
     options.on_message = [](std::string_view message) { print_warning(message); };
     bool all_ok = true;
     for (std::size_t i = 0; i < commits.size(); ++i) {
-      if (global.verbosity >= 0 && isatty(fileno(stderr)) != 0)
+      if (global.verbosity != Verbosity::quiet && isatty(fileno(stderr)) != 0)
         write_stderr(fmt::format("building {} ({})...\n", terminal_safe(m_revisions[i]),
                                  commits[i].substr(0, 12)));
       auto result = builder.build(commits[i], m_revisions[i], options);

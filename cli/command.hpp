@@ -1,6 +1,7 @@
 #pragma once
 // The contract between cli/main.cpp and the one-file-per-subcommand implementations.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,14 +11,20 @@
 
 namespace culprit::cli {
 
+// How much a command says beside its results: -q, nothing but results and errors; -v, more about
+// each step.
+enum class Verbosity : std::uint8_t { quiet, normal, verbose };
+// --color: colour on the terminal when it is one (and NO_COLOR is unset), always, or never.
+enum class ColorWhen : std::uint8_t { automatic, always, never };
+
 // The global flags of the command line (culprit(1), GLOBAL OPTIONS).
 struct GlobalOptions {
   std::string repo = ".";
   std::string config;
   std::string cache_dir;
   std::optional<std::string> store; // --store URL
-  int verbosity = 0;                // -1 quiet, 0 normal, 1+ verbose
-  std::string color = "auto";
+  Verbosity verbosity = Verbosity::normal;
+  ColorWhen color = ColorWhen::automatic;
   std::vector<std::string> argv; // the whole command line, for evidence and reproduction
 };
 

@@ -23,7 +23,7 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    auto context = MeasureContext::open(global, m_flags, revisions_resolve({m_base, m_head}));
+    auto context = MeasureContext::open_started(global, m_flags, {m_base, m_head});
     if (!context)
       return print_failure(context.error());
     auto& ctx = **context;
@@ -37,7 +37,7 @@ public:
     auto head = ctx.build_subject(m_head);
     if (!head)
       return print_failure(head.error());
-    ctx.session->sampler().on_run([&](const RunEvent& event) {
+    ctx.session().sampler().on_run([&](const RunEvent& event) {
       ctx.observe_run(event, progress);
       progress.update(fmt::format("compare: {}, last {} {}{}",
                                   counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
@@ -45,26 +45,26 @@ public:
                                   event.status == store::RunStatus::ok ? "" : "failed"));
     });
     const auto settings = ctx.compare_settings();
-    auto outcome = compare_subjects(ctx.session->sampler(), *base, *head, settings);
+    auto outcome = compare_subjects(ctx.session().sampler(), *base, *head, settings);
     progress.clear();
     ctx.release_allocations();
     if (!outcome)
       return print_failure(outcome.error());
 
-    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
+    Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "compare";
     evidence.status = verdict_status(*outcome);
-    evidence.host = ctx.session->host_json();
+    evidence.host = ctx.session().host_json();
     evidence.executor = ctx.executor_json();
-    evidence.warnings = ctx.session->warnings();
+    evidence.warnings = ctx.session().warnings();
     add_output_warnings(ctx, evidence, global.verbosity);
-    for (const auto& build : ctx.builds)
+    for (const auto& build : ctx.builds())
       evidence.builds.push_back(build_entry(build));
     for (const auto& verdict : outcome->cases) {
       evidence.comparisons.push_back(
           comparison_entry(*base, *head, verdict, evidence.settings.statistic));
       for (const auto* subject : {&*base, &*head}) {
-        auto m = measurement_entry(ctx.session->sampler(), *subject, verdict.selected,
+        auto m = measurement_entry(ctx.session().sampler(), *subject, verdict.selected,
                                    subject == &*base ? verdict.base_runs : verdict.head_runs,
                                    settings.decide.confidence, settings.decide.seed);
         if (!m)
@@ -77,12 +77,12 @@ public:
       return print_failure(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
     print_to(out, "{}", render_verdict_table(evidence, m_base, m_head));
-    if (global.verbosity >= 0)
+    if (global.verbosity != Verbosity::quiet)
       print_to(out, "{}{}{}", report::render_roofline_moves(evidence),
                report::render_noise_lines(evidence), render_reuse_line(evidence, m_base, m_head));
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
-                                            render_options(evidence, &ctx.repo, global.color));
+                                            render_options(evidence, &ctx.repo(), global.color));
         !written)
       return print_failure(written.error());
     if (evidence.status == "slower")

@@ -121,6 +121,7 @@ private:
 
   static std::string topics_of_guides() {
     std::vector<std::string_view> topics;
+    topics.reserve(k_guides.size());
     for (const auto& guide : k_guides)
       topics.push_back(guide.topic);
     return fmt::format("{}", fmt::join(topics, ", "));

@@ -94,7 +94,7 @@ public:
     const auto places = history::place_regressions(*history, regressions, graph);
     if (auto written = write_outputs(*history, labels, regressions, places); !written)
       return print_failure(written.error());
-    if (global.verbosity >= 0 ||
+    if (global.verbosity != Verbosity::quiet ||
         (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
       if (auto shown = write_stdout(history::render_text(
               *history, labels,

@@ -58,15 +58,22 @@ int run_main(int argc, char** argv) {
   app.add_option("--store", global.store,
                  "a shared results store, postgresql://USER@HOST:PORT/DB (default: $CULPRIT_STORE, "
                  "the recipe's [store] url, else SQLite in the cache dir)");
-  const auto quiet = [&global] { global.verbosity = -1; };
-  const auto verbose = [&global] { global.verbosity = 1; };
+  const auto quiet = [&global] { global.verbosity = Verbosity::quiet; };
+  const auto verbose = [&global] { global.verbosity = Verbosity::verbose; };
   app.add_flag_callback("-q,--quiet", quiet, "only results and errors");
   app.add_flag_callback("-v,--verbose", verbose, "say more about each step");
-  app.add_option("--color", global.color, "colour on the terminal: auto, always or never")
+  const auto color = [&global](const std::string& when) {
+    global.color = when == "always"  ? ColorWhen::always
+                   : when == "never" ? ColorWhen::never
+                                     : ColorWhen::automatic;
+  };
+  app.add_option_function<std::string>("--color", color,
+                                       "colour on the terminal: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
   std::vector<std::unique_ptr<Command>> commands;
   std::vector<std::string> names;
+  names.reserve(k_commands.size());
   for (const auto& entry : k_commands)
     names.emplace_back(entry.name);
   Command* chosen = nullptr;

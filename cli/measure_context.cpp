@@ -46,106 +46,70 @@ Result<SlurmOptions> slurm_options(const Recipe& recipe, const std::filesystem::
   return options;
 }
 
-InputCheck revisions_resolve(std::vector<std::string> revisions) {
-  return [revisions = std::move(revisions)](const git::Repository& repo) -> Status {
-    for (const auto& revision : revisions)
-      CULPRIT_TRY(repo.resolve(revision));
-    return {};
-  };
+Status check_revisions(const git::Repository& repo, const std::vector<std::string>& revisions) {
+  for (const auto& revision : revisions)
+    CULPRIT_TRY(repo.resolve(revision));
+  return {};
 }
 
-Result<std::unique_ptr<MeasureContext>>
-MeasureContext::open(const GlobalOptions& global, const MeasureFlags& flags,
-                     const InputCheck& check,
-                     const std::function<std::optional<std::string>()>& runs_label) {
-  install_interrupt_handlers();
-  // Outputs that cannot be written are found before anything is measured.
-  CULPRIT_TRY(flags.outputs.check());
-  CULPRIT_TRY_ASSIGN(auto repo, open_repository(global));
-  std::unique_ptr<MeasureContext> context(new MeasureContext(std::move(repo)));
-  context->m_quiet = global.verbosity < 0;
-  CULPRIT_TRY_ASSIGN(context->recipe,
-                     load_recipe(global, context->repo, flags.overrides, RecipeUse::build_and_run));
-  CULPRIT_TRY(check(context->repo));
-  // Duets need two CPUs: found out before anything is written.
-  std::array<std::vector<int>, 2> duet_cpus;
-  if (context->recipe.run.duet != DuetMode::off && context->recipe.executor.kind == "local" &&
-      !context->recipe.executor.parallel_runs) {
-    auto cpus = host::duet_cpus(context->recipe.run.cpus, host::allowed_cpus());
-    if (cpus)
-      duet_cpus = std::move(*cpus);
-    else if (context->recipe.run.duet == DuetMode::on)
-      return std::unexpected(cpus.error());
+Result<Lanes> Lanes::make(const Recipe& recipe, const std::filesystem::path& cache) {
+  Lanes lanes;
+  const auto& where = recipe.executor;
+  if (where.kind != ExecutorKind::slurm)
+    return lanes;
+  CULPRIT_TRY_ASSIGN(const auto options, slurm_options(recipe, cache));
+  for (int lane = 0; lane < where.parallel; ++lane)
+    lanes.m_slurm.push_back(std::make_unique<SlurmExecutor>(options, fmt::format("lane{}", lane)));
+  if (where.build_on == ExecutorKind::slurm) {
+    auto build_options = options;
+    build_options.hold = false;
+    lanes.m_slurm_builds = std::make_unique<SlurmExecutor>(build_options, "build");
   }
-  CULPRIT_TRY_ASSIGN(context->store, store_location(global, context->repo));
-  context->cache = context->store.cache_dir;
-  const auto& where = context->recipe.executor;
-  Executor* measure_on = &context->executor;
-  Executor* build_on = &context->executor;
-  if (where.kind == "slurm") {
-    CULPRIT_TRY_ASSIGN(const auto options, slurm_options(context->recipe, context->cache));
-    for (int lane = 0; lane < where.parallel; ++lane)
-      context->slurm_lanes.push_back(
-          std::make_unique<SlurmExecutor>(options, fmt::format("lane{}", lane)));
-    measure_on = context->slurm_lanes.front().get();
-    if (where.build_on == "slurm") {
-      auto build_options = options;
-      build_options.hold = false;
-      context->slurm_builds = std::make_unique<SlurmExecutor>(build_options, "build");
-      build_on = context->slurm_builds.get();
-    }
-  }
-  context->builder =
-      std::make_unique<Builder>(context->repo, context->recipe.build, context->cache, *build_on);
-  context->build_options.rebuild = flags.rebuild;
-  context->build_options.on_message = [](std::string_view message) { print_warning(message); };
-  auto label = runs_label ? runs_label() : std::nullopt;
-  // --fresh means the runs of this invocation alone: a time filter would also take the runs of
-  // another command that started a moment later on the same cache, a label of its own does not.
-  if (flags.fresh && !label)
-    label = fmt::format("fresh:{}.{}", store::to_micros(store::now()), ::getpid());
-  CULPRIT_TRY_ASSIGN(context->session, MeasureSession::open(*measure_on, context->recipe,
-                                                            {.repo_cache = context->cache,
-                                                             .store_url = context->store.url,
-                                                             .fresh = flags.fresh,
-                                                             .runs_label = std::move(label),
-                                                             .probe_gpus = true,
-                                                             .duet_cpus = std::move(duet_cpus)}));
-  for (std::size_t lane = 1; lane < context->slurm_lanes.size(); ++lane)
-    context->lane_samplers.push_back(context->session->make_sampler(*context->slurm_lanes[lane]));
-  if (where.kind == "local" && where.parallel_runs) {
-    // Every lane ships its batches, the first included, so that all of them run at once.
-    const auto& host = context->session->sampler().options().host_id;
-    for (int lane = 0; lane < where.parallel; ++lane) {
-      context->local_lanes.push_back(
-          std::make_unique<LocalLaneExecutor>(host, context->session->host_json().dump()));
-      context->lane_samplers.push_back(
-          context->session->make_sampler(*context->local_lanes.back()));
-    }
-  }
-  return context;
-}
-
-std::vector<Sampler*> MeasureContext::lanes() {
-  std::vector<Sampler*> lanes;
-  if (local_lanes.empty())
-    lanes.push_back(&session->sampler());
-  for (const auto& sampler : lane_samplers)
-    lanes.push_back(sampler.get());
-  while (std::cmp_less(lanes.size(), recipe.executor.parallel))
-    lanes.push_back(&session->sampler());
   return lanes;
 }
 
-nlohmann::json MeasureContext::executor_json() const {
-  nlohmann::json out = {{"kind", recipe.executor.kind}, {"parallel", recipe.executor.parallel}};
-  if (recipe.executor.kind != "slurm") {
-    out["parallel_runs"] = recipe.executor.parallel_runs;
-    return out;
+Executor& Lanes::measure_on(LocalExecutor& local) const {
+  return m_slurm.empty() ? static_cast<Executor&>(local) : *m_slurm.front();
+}
+
+Executor& Lanes::build_on(LocalExecutor& local) const {
+  return m_slurm_builds ? static_cast<Executor&>(*m_slurm_builds) : local;
+}
+
+void Lanes::add_samplers(MeasureSession& session, const Recipe& recipe) {
+  for (std::size_t lane = 1; lane < m_slurm.size(); ++lane)
+    m_samplers.push_back(session.make_sampler(*m_slurm[lane]));
+  const auto& where = recipe.executor;
+  if (where.kind == ExecutorKind::local && where.parallel_runs) {
+    // Every lane ships its batches, the first included, so that all of them run at once.
+    const auto& host = session.sampler().options().host_id;
+    for (int lane = 0; lane < where.parallel; ++lane) {
+      m_local.push_back(std::make_unique<LocalLaneExecutor>(host, session.host_json().dump()));
+      m_samplers.push_back(session.make_sampler(*m_local.back()));
+    }
   }
-  out["build_on"] = recipe.executor.build_on;
+}
+
+std::vector<Sampler*> Lanes::samplers(MeasureSession& session, int parallel) const {
+  std::vector<Sampler*> lanes;
+  if (m_local.empty())
+    lanes.push_back(&session.sampler());
+  for (const auto& sampler : m_samplers)
+    lanes.push_back(sampler.get());
+  while (std::cmp_less(lanes.size(), parallel))
+    lanes.push_back(&session.sampler());
+  return lanes;
+}
+
+void Lanes::release() {
+  for (const auto& lane : m_slurm)
+    lane->release();
+  if (m_slurm_builds)
+    m_slurm_builds->release();
+}
+
+nlohmann::json Lanes::jobs_json(int& retries) const {
   nlohmann::json jobs = nlohmann::json::array();
-  int retries = 0;
   auto add = [&](const SlurmExecutor& lane, std::string_view role) {
     retries += lane.retries();
     for (const auto& job : lane.jobs())
@@ -158,36 +122,17 @@ nlohmann::json MeasureContext::executor_json() const {
                       {"runs", job.runs},
                       {"ended", job.ended.empty() ? "held" : job.ended}});
   };
-  for (const auto& lane : slurm_lanes)
+  for (const auto& lane : m_slurm)
     add(*lane, "measure");
-  if (slurm_builds)
-    add(*slurm_builds, "build");
-  out["jobs"] = std::move(jobs);
-  out["retries"] = retries;
-  return out;
+  if (m_slurm_builds)
+    add(*m_slurm_builds, "build");
+  return jobs;
 }
 
-std::unique_ptr<BuildProvider> MeasureContext::build_provider() {
-  const auto& where = recipe.executor;
-  const bool local_builds = where.kind == "local" || where.build_on == "local";
-  if (!local_builds || where.parallel <= 1)
-    return std::make_unique<BuilderProvider>(*builder, build_options);
-  const auto path = repo.workdir().empty() ? repo.common_dir() : repo.workdir();
-  return std::make_unique<BuildPool>(*builder, build_options, path, recipe.build, cache,
-                                     where.parallel);
-}
-
-void MeasureContext::release_allocations() {
-  for (const auto& lane : slurm_lanes)
-    lane->release();
-  if (slurm_builds)
-    slurm_builds->release();
-}
-
-std::string MeasureContext::executor_summary() const {
+std::string Lanes::summary() const {
   std::vector<std::string> jobs;
   int retries = 0;
-  for (const auto& lane : slurm_lanes) {
+  for (const auto& lane : m_slurm) {
     retries += lane->retries();
     for (const auto& job : lane->jobs())
       jobs.push_back(fmt::format("job {} on {}", job.job_id, job.node.empty() ? "?" : job.node));
@@ -199,10 +144,112 @@ std::string MeasureContext::executor_summary() const {
                      retries > 0 ? fmt::format(" ({} retried)", retries) : std::string());
 }
 
+MeasureContext::MeasureContext(git::Repository repo, const MeasureFlags& flags, bool quiet)
+    : m_repo(std::move(repo)), m_fresh(flags.fresh), m_quiet(quiet) {
+  m_build_options.rebuild = flags.rebuild;
+  m_build_options.on_message = [](std::string_view message) { print_warning(message); };
+}
+
+Result<std::unique_ptr<MeasureContext>> MeasureContext::open(const GlobalOptions& global,
+                                                             const MeasureFlags& flags) {
+  install_interrupt_handlers();
+  // Outputs that cannot be written are found before anything is measured.
+  CULPRIT_TRY(flags.outputs.check());
+  CULPRIT_TRY_ASSIGN(auto repo, open_repository(global));
+  std::unique_ptr<MeasureContext> context(
+      new MeasureContext(std::move(repo), flags, global.verbosity == Verbosity::quiet));
+  CULPRIT_TRY_ASSIGN(context->m_recipe, load_recipe(global, context->m_repo, flags.overrides,
+                                                    RecipeUse::build_and_run));
+  context->m_global = global;
+  return context;
+}
+
+Result<std::unique_ptr<MeasureContext>>
+MeasureContext::open_started(const GlobalOptions& global, const MeasureFlags& flags,
+                             const std::vector<std::string>& revisions) {
+  CULPRIT_TRY_ASSIGN(auto context, open(global, flags));
+  CULPRIT_TRY(check_revisions(context->repo(), revisions));
+  CULPRIT_TRY(context->start());
+  return context;
+}
+
+// The lanes' samplers go before the session that made them; the session, before the executors
+// (in m_lanes) it measures on.
+MeasureContext::~MeasureContext() {
+  m_lanes.drop_samplers();
+}
+
+Status MeasureContext::start(std::optional<std::string> runs_label) {
+  // Duets need two CPUs: found out before anything is written.
+  std::array<std::vector<int>, 2> duet_cpus;
+  if (m_recipe.run.duet != DuetMode::off && m_recipe.executor.kind == ExecutorKind::local &&
+      !m_recipe.executor.parallel_runs) {
+    auto cpus = host::duet_cpus(m_recipe.run.cpus, host::allowed_cpus());
+    if (cpus)
+      duet_cpus = std::move(*cpus);
+    else if (m_recipe.run.duet == DuetMode::on)
+      return std::unexpected(cpus.error());
+  }
+  CULPRIT_TRY_ASSIGN(m_store, store_location(m_global, m_repo));
+  CULPRIT_TRY_ASSIGN(m_lanes, Lanes::make(m_recipe, cache()));
+  m_builder =
+      std::make_unique<Builder>(m_repo, m_recipe.build, cache(), m_lanes.build_on(m_executor));
+  // --fresh means the runs of this invocation alone: a time filter would also take the runs of
+  // another command that started a moment later on the same cache, a label of its own does not.
+  if (m_fresh && !runs_label)
+    runs_label = fmt::format("fresh:{}.{}", store::to_micros(store::now()), ::getpid());
+  CULPRIT_TRY_ASSIGN(m_session, MeasureSession::open(m_lanes.measure_on(m_executor), m_recipe,
+                                                     {.repo_cache = cache(),
+                                                      .store_url = m_store.url,
+                                                      .fresh = m_fresh,
+                                                      .runs_label = std::move(runs_label),
+                                                      .probe_gpus = true,
+                                                      .duet_cpus = std::move(duet_cpus)}));
+  m_lanes.add_samplers(*m_session, m_recipe);
+  return {};
+}
+
+std::vector<Sampler*> MeasureContext::lanes() const {
+  return m_lanes.samplers(*m_session, m_recipe.executor.parallel);
+}
+
+nlohmann::json MeasureContext::executor_json() const {
+  const auto& where = m_recipe.executor;
+  nlohmann::json out = {{"kind", to_string(where.kind)}, {"parallel", where.parallel}};
+  if (where.kind != ExecutorKind::slurm) {
+    out["parallel_runs"] = where.parallel_runs;
+    return out;
+  }
+  out["build_on"] = to_string(where.build_on);
+  int retries = 0;
+  out["jobs"] = m_lanes.jobs_json(retries);
+  out["retries"] = retries;
+  return out;
+}
+
+std::unique_ptr<BuildProvider> MeasureContext::build_provider() {
+  const auto& where = m_recipe.executor;
+  const bool local_builds =
+      where.kind == ExecutorKind::local || where.build_on == ExecutorKind::local;
+  if (!local_builds || where.parallel <= 1)
+    return std::make_unique<BuilderProvider>(*m_builder, m_build_options);
+  const auto path = m_repo.workdir().empty() ? m_repo.common_dir() : m_repo.workdir();
+  return std::make_unique<BuildPool>(*m_builder, m_build_options, path, m_recipe.build, cache(),
+                                     where.parallel);
+}
+
+void MeasureContext::release_allocations() {
+  m_lanes.release();
+}
+
+std::string MeasureContext::executor_summary() const {
+  return m_lanes.summary();
+}
+
 Result<Subject> MeasureContext::build_subject(const std::string& revision) {
-  CULPRIT_TRY_ASSIGN(const auto commit, repo.resolve(revision));
-  CULPRIT_TRY_ASSIGN(auto built, builder->build(commit, revision, build_options));
-  builds.push_back(built);
+  CULPRIT_TRY_ASSIGN(const auto commit, m_repo.resolve(revision));
+  CULPRIT_TRY_ASSIGN(auto built, m_builder->build(commit, revision, m_build_options));
+  m_builds.push_back(built);
   if (!built.ok())
     return infra_error("cannot build {} ({}): {}{}", revision, commit.substr(0, 12), built.message,
                        built.status == BuildStatus::cached_failure
@@ -212,29 +259,29 @@ Result<Subject> MeasureContext::build_subject(const std::string& revision) {
 }
 
 CompareSettings MeasureContext::compare_settings() const {
-  return compare_settings_of(recipe);
+  return compare_settings_of(m_recipe);
 }
 
 Status MeasureContext::fill_roofline(Evidence& evidence) {
   if (!m_peaks) {
-    PeakSetup setup{.recipe = recipe.roofline,
-                    .host_id = session->sampler().options().host_id,
-                    .cpus = recipe.run.cpus,
+    PeakSetup setup{.recipe = m_recipe.roofline,
+                    .host_id = m_session->sampler().options().host_id,
+                    .cpus = m_recipe.run.cpus,
                     .gpu_names = {}};
-    for (const auto& gpu : session->host().gpu.gpus)
+    for (const auto& gpu : m_session->host().gpu.gpus)
       setup.gpu_names.push_back(gpu.name);
-    m_peaks = std::make_unique<PeakResolver>(session->store(), std::move(setup));
+    m_peaks = std::make_unique<PeakResolver>(m_session->store(), std::move(setup));
   }
-  RooflineInputs inputs{.store = session->store(),
-                        .recipe_hash = session->sampler().options().recipe_hash,
-                        .host_id = session->sampler().options().host_id,
-                        .recipe = recipe.roofline,
+  RooflineInputs inputs{.store = m_session->store(),
+                        .recipe_hash = m_session->sampler().options().recipe_hash,
+                        .host_id = m_session->sampler().options().host_id,
+                        .recipe = m_recipe.roofline,
                         .peaks = *m_peaks};
   return culprit::fill_roofline(evidence, inputs);
 }
 
 void MeasureContext::observe_run(const RunEvent& event, ProgressLine& progress) {
-  if (m_quiet || m_slow_suite_said || !recipe.run.cases.empty() ||
+  if (m_quiet || m_slow_suite_said || !m_recipe.run.cases.empty() ||
       event.status != store::RunStatus::ok || !(event.wall_seconds > k_slow_suite_seconds))
     return;
   m_slow_suite_said = true;
@@ -245,24 +292,24 @@ void MeasureContext::observe_run(const RunEvent& event, ProgressLine& progress) 
                            event.wall_seconds));
 }
 
-void add_output_warnings(MeasureContext& ctx, Evidence& evidence, int verbosity) {
+void add_output_warnings(MeasureContext& ctx, Evidence& evidence, Verbosity verbosity) {
   for (const auto* sampler : ctx.lanes())
     for (auto& warning : sampler->output_warnings()) {
       if (std::ranges::find(evidence.warnings, warning) != evidence.warnings.end())
         continue;
-      if (verbosity >= 0)
+      if (verbosity != Verbosity::quiet)
         print_warning(warning);
       evidence.warnings.push_back(std::move(warning));
     }
 }
 
-void print_host_warnings(const MeasureContext& ctx, int verbosity) {
-  const auto& warnings = ctx.session->warnings();
-  if (verbosity < 0 || warnings.empty())
+void print_host_warnings(const MeasureContext& ctx, Verbosity verbosity) {
+  const auto& warnings = ctx.session().warnings();
+  if (verbosity == Verbosity::quiet || warnings.empty())
     return;
   // The same warning about the same host, every command, is noise: it is said once an hour per
   // cache unless it changes (or with -v); the evidence keeps it every time.
-  const auto said = ctx.cache / "host-warning";
+  const auto said = ctx.cache() / "host-warning";
   // What the warnings say, without their figures: a load average of 2.9 then 3.1 is no change.
   auto text = fmt::format("{}", fmt::join(warnings, "\n"));
   std::erase_if(text, [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
@@ -270,7 +317,7 @@ void print_host_warnings(const MeasureContext& ctx, int verbosity) {
   const auto written = std::filesystem::last_write_time(said, ec);
   const bool recent =
       !ec && std::filesystem::file_time_type::clock::now() - written < k_host_warning_every;
-  if (verbosity == 0 && recent && read_file(said).value_or("") == text)
+  if (verbosity == Verbosity::normal && recent && read_file(said).value_or("") == text)
     return;
   for (const auto& warning : warnings)
     print_warning(warning);

@@ -1,13 +1,12 @@
 #pragma once
-// What run, compare and bisect share: the repository, the recipe, the cache, a builder, and a
-// measurement session over the local executor.
-
-#include <functional>
+// What the measuring commands share (MeasureContext), and where their runs go (Lanes).
 
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "cli/progress.hpp"
@@ -35,29 +34,72 @@ struct MeasureFlags {
 // Adds --fresh, --rebuild, the output flags and the recipe flags to a measuring command.
 void add_measure_flags(CLI::App& sub, MeasureFlags& flags);
 
-// Checks what a command was given (its revisions) against the repository before the cache is
-// written: a typo costs no build, no run and no write.
-using InputCheck = std::function<Status(const git::Repository&)>;
+// Checks that every revision resolves to a commit: a typo costs no build, no run and no write.
+Status check_revisions(const git::Repository& repo, const std::vector<std::string>& revisions);
 
-// An InputCheck that every revision resolves to a commit.
-InputCheck revisions_resolve(std::vector<std::string> revisions);
+// Where a command's runs go: one sampler per lane (--parallel K). With the Slurm executor a lane
+// is an allocation of its own (and builds may have one more); with --parallel-runs a lane is a
+// local executor whose batches run at once beside the others'; otherwise every lane is the
+// session's one sampler, and the runs of a round go one after the other on this machine.
+class Lanes {
+public:
+  // The executors of the recipe's [executor]; none is started until a batch needs it.
+  static Result<Lanes> make(const Recipe& recipe, const std::filesystem::path& cache);
 
+  // Where the first lane measures and where builds run: a Slurm allocation, or `local`.
+  [[nodiscard]] Executor& measure_on(LocalExecutor& local) const;
+  [[nodiscard]] Executor& build_on(LocalExecutor& local) const;
+  // Makes the samplers of the lanes after the first (Slurm), or of every local lane, once the
+  // session is open.
+  void add_samplers(MeasureSession& session, const Recipe& recipe);
+  // K samplers, K = [executor] parallel.
+  [[nodiscard]] std::vector<Sampler*> samplers(MeasureSession& session, int parallel) const;
+  // Destroys the samplers add_samplers made, before the session they came from.
+  void drop_samplers() { m_samplers.clear(); }
+
+  // Gives back every Slurm allocation held (scancel).
+  void release();
+  // The Slurm jobs for the evidence (Evidence::executor's "jobs"), and how many were retried.
+  [[nodiscard]] nlohmann::json jobs_json(int& retries) const;
+  // "measured on 2 Slurm allocations: job 41 on gpu07, ..."; empty when nothing ran on Slurm.
+  [[nodiscard]] std::string summary() const;
+
+private:
+  std::vector<std::unique_ptr<SlurmExecutor>> m_slurm;
+  std::unique_ptr<SlurmExecutor> m_slurm_builds;           // [executor] build_on = "slurm"
+  std::vector<std::unique_ptr<LocalLaneExecutor>> m_local; // --parallel-runs
+  std::vector<std::unique_ptr<Sampler>> m_samplers; // their samplers (Slurm: after the first)
+};
+
+// What run, compare, bisect, track and triage share: the repository, the recipe, the cache and
+// the store, the builder, the measurement session and its lanes. A command opens it, checks what
+// it was given against repo() (nothing is written before that), then starts it.
 class MeasureContext {
 public:
-  // `runs_label`, asked after `check` passed, names the runs this command makes and is the only
-  // ones it counts (SessionOptions::runs_label); without it every stored run counts.
+  // Checks that the outputs can be written, opens the repository and loads the recipe.
+  static Result<std::unique_ptr<MeasureContext>> open(const GlobalOptions& global,
+                                                      const MeasureFlags& flags);
+  // open, check_revisions, then start with no label of its own: what run and compare do.
   static Result<std::unique_ptr<MeasureContext>>
-  open(const GlobalOptions& global, const MeasureFlags& flags, const InputCheck& check,
-       const std::function<std::optional<std::string>()>& runs_label = {});
+  open_started(const GlobalOptions& global, const MeasureFlags& flags,
+               const std::vector<std::string>& revisions);
+  ~MeasureContext();
+  MeasureContext(const MeasureContext&) = delete;
+  MeasureContext& operator=(const MeasureContext&) = delete;
+  MeasureContext(MeasureContext&&) = delete;
+  MeasureContext& operator=(MeasureContext&&) = delete;
+  // Starts measuring: the store, the executors and lanes, the builder and the session. The runs
+  // this command makes carry `runs_label` and are the only ones it counts
+  // (SessionOptions::runs_label); without it every stored run counts, unless --fresh.
+  Status start(std::optional<std::string> runs_label = std::nullopt);
 
   // Resolves and builds `revision`; a failed build is an infrastructure error that says where
   // the log is.
   Result<Subject> build_subject(const std::string& revision);
   [[nodiscard]] CompareSettings compare_settings() const;
 
-  // Samplers of the lanes a driver may measure on at once (--parallel K): with Slurm, one per
-  // allocation; locally the session's sampler K times (runs stay serial on one machine).
-  [[nodiscard]] std::vector<Sampler*> lanes();
+  // The samplers of the lanes a driver may measure on at once (Lanes::samplers).
+  [[nodiscard]] std::vector<Sampler*> lanes() const;
 
   // What drivers build through: with --parallel K and local builds, a pool that builds a round's
   // commits in up to three slots at once; otherwise the builder, one commit at a time.
@@ -69,23 +111,10 @@ public:
   // One line for people when runs happened elsewhere ("measured on 2 Slurm allocations: job 41
   // on gpu07, ..."); empty for the local executor.
   [[nodiscard]] std::string executor_summary() const;
-  // Where each measurement of the evidence stands against its roofline (core/measure/
-  // roofline_fill.hpp); the CPU's peaks are measured at most once, and only when a case has work.
+  // Where each measurement of the evidence stands against its roofline
+  // (core/evidence/roofline_fill.hpp); the CPU's peaks are measured at most once, and only when
+  // a case has work.
   Status fill_roofline(Evidence& evidence);
-
-  git::Repository repo;
-  Recipe recipe;
-  std::filesystem::path cache;
-  store::Location store;  // where the results live: the cache's files or a shared server
-  LocalExecutor executor; // builds (unless built on Slurm), culprit's own commands, local runs
-  std::vector<std::unique_ptr<SlurmExecutor>> slurm_lanes;
-  std::unique_ptr<SlurmExecutor> slurm_builds; // [executor] build_on = "slurm"
-  std::unique_ptr<Builder> builder;
-  std::unique_ptr<MeasureSession> session;
-  std::vector<std::unique_ptr<LocalLaneExecutor>> local_lanes; // --parallel-runs
-  std::vector<std::unique_ptr<Sampler>> lane_samplers;         // lanes after the first
-  BuildOptions build_options;
-  std::vector<BuildResult> builds;
 
   // Called from each command's run callback: once per command, when one run of a suite that no
   // case filter narrows takes longer than k_slow_suite_seconds, a note that says how to measure
@@ -93,19 +122,45 @@ public:
   void observe_run(const RunEvent& event, ProgressLine& progress);
   static constexpr double k_slow_suite_seconds = 5.0;
 
+  [[nodiscard]] const git::Repository& repo() const { return m_repo; }
+  [[nodiscard]] const Recipe& recipe() const { return m_recipe; }
+  [[nodiscard]] const std::filesystem::path& cache() const { return m_store.cache_dir; }
+  // Where the results live: the cache's files or a shared server.
+  [[nodiscard]] const store::Location& store() const { return m_store; }
+  // Builds (unless built on Slurm), culprit's own commands (nm), local runs.
+  [[nodiscard]] LocalExecutor& executor() { return m_executor; }
+  [[nodiscard]] Builder& builder() { return *m_builder; }
+  [[nodiscard]] const BuildOptions& build_options() const { return m_build_options; }
+  [[nodiscard]] MeasureSession& session() { return *m_session; }
+  [[nodiscard]] const MeasureSession& session() const { return *m_session; }
+  // What build_subject built, in order.
+  [[nodiscard]] const std::vector<BuildResult>& builds() const { return m_builds; }
+
 private:
-  explicit MeasureContext(git::Repository r) : repo(std::move(r)) {}
+  MeasureContext(git::Repository repo, const MeasureFlags& flags, bool quiet);
+
+  GlobalOptions m_global; // --repo, --config, --cache-dir and --store, for start()
+  git::Repository m_repo;
+  Recipe m_recipe;
+  bool m_fresh = false;
   bool m_quiet = false;
+  store::Location m_store;
+  LocalExecutor m_executor;
+  Lanes m_lanes;
+  std::unique_ptr<Builder> m_builder;
+  BuildOptions m_build_options;
+  std::unique_ptr<MeasureSession> m_session;
+  std::vector<BuildResult> m_builds;
   bool m_slow_suite_said = false;
   std::unique_ptr<PeakResolver> m_peaks;
 };
 
 // Prints the host's noise warnings (unless quiet): once an hour per cache while they stay the
 // same, every time with -v.
-void print_host_warnings(const MeasureContext& ctx, int verbosity);
+void print_host_warnings(const MeasureContext& ctx, Verbosity verbosity);
 // Adds to the evidence's warnings what the benchmark's output said beside its samples (skipped
 // cases, GPU samples dropped while the clock was throttled: each sampler's output_warnings, each
 // line once), and prints each on stderr unless quiet. Call it once the runs are made.
-void add_output_warnings(MeasureContext& ctx, Evidence& evidence, int verbosity);
+void add_output_warnings(MeasureContext& ctx, Evidence& evidence, Verbosity verbosity);
 
 } // namespace culprit::cli

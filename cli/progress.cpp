@@ -14,11 +14,12 @@ constexpr auto k_line_every = std::chrono::seconds(30);
 
 } // namespace
 
-ProgressLine::ProgressLine(int verbosity)
+ProgressLine::ProgressLine(Verbosity verbosity)
     : ProgressLine(verbosity, isatty(STDERR_FILENO) != 0, k_line_every) {}
 
-ProgressLine::ProgressLine(int verbosity, bool terminal, std::chrono::steady_clock::duration every)
-    : m_enabled(verbosity >= 0), m_terminal(m_enabled && terminal), m_every(every),
+ProgressLine::ProgressLine(Verbosity verbosity, bool terminal,
+                           std::chrono::steady_clock::duration every)
+    : m_enabled(verbosity != Verbosity::quiet), m_terminal(m_enabled && terminal), m_every(every),
       m_last_line(std::chrono::steady_clock::now()) {}
 
 ProgressLine::~ProgressLine() {

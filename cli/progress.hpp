@@ -8,13 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "cli/command.hpp"
+
 namespace culprit::cli {
 
 class ProgressLine {
 public:
-  explicit ProgressLine(int verbosity);
+  explicit ProgressLine(Verbosity verbosity);
   // For tests: whether stderr is a terminal, and how often a line comes without a step.
-  ProgressLine(int verbosity, bool terminal, std::chrono::steady_clock::duration every);
+  ProgressLine(Verbosity verbosity, bool terminal, std::chrono::steady_clock::duration every);
   ~ProgressLine();
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;

@@ -52,9 +52,9 @@ public:
     if (!repo && !evidence->repo_path.empty())
       repo = git::Repository::open(global.repo);
     const bool to_file = !m_output.empty() && m_output != "-";
-    const auto options =
-        render_options(*evidence, repo ? &*repo : nullptr,
-                       to_file || *format != report::ReportFormat::text ? "never" : global.color);
+    const auto options = render_options(
+        *evidence, repo ? &*repo : nullptr,
+        to_file || *format != report::ReportFormat::text ? ColorWhen::never : global.color);
     if (m_outputs.any())
       if (auto written = write_report_outputs(*evidence, m_outputs, options); !written)
         return print_failure(written.error());

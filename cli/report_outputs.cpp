@@ -85,11 +85,11 @@ void add_report_output_flags(CLI::App& sub, ReportOutputs& outputs) {
 }
 
 report::RenderOptions render_options(const Evidence& evidence, const git::Repository* repo,
-                                     std::string_view color, std::FILE* stream) {
+                                     ColorWhen color, std::FILE* stream) {
   report::RenderOptions options;
   const bool no_color = std::getenv("NO_COLOR") != nullptr && *std::getenv("NO_COLOR") != '\0';
-  options.color =
-      color == "always" || (color == "auto" && !no_color && isatty(fileno(stream)) != 0);
+  options.color = color == ColorWhen::always ||
+                  (color == ColorWhen::automatic && !no_color && isatty(fileno(stream)) != 0);
   if (repo != nullptr && evidence.bisect)
     if (auto range =
             repo->range(evidence.bisect->good, evidence.bisect->bad, git::History::full_dag))

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/command.hpp"
 #include "core/evidence/evidence.hpp"
 #include "core/git/repository.hpp"
 #include "core/report/view.hpp"
@@ -48,7 +49,8 @@ Status check_outputs(std::span<const NamedOutput> outputs);
 // commits (null or unknown commits: the order is inferred), colour when `color` is "always", or
 // "auto" with `stream` on a terminal and no NO_COLOR in the environment.
 report::RenderOptions render_options(const Evidence& evidence, const git::Repository* repo,
-                                     std::string_view color = "never", std::FILE* stream = stdout);
+                                     ColorWhen color = ColorWhen::never,
+                                     std::FILE* stream = stdout);
 
 // Where a command prints its summary for people: standard error when one of the outputs goes to
 // standard output ('-'), so that `--json - | jq` reads JSON alone; standard output otherwise.

@@ -85,7 +85,7 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
-    auto context = MeasureContext::open(global, m_flags, revisions_resolve({m_revision}));
+    auto context = MeasureContext::open_started(global, m_flags, {m_revision});
     if (!context)
       return print_failure(context.error());
     auto& ctx = **context;
@@ -95,7 +95,7 @@ public:
     auto subject = ctx.build_subject(m_revision);
     if (!subject)
       return print_failure(subject.error());
-    auto& sampler = ctx.session->sampler();
+    auto& sampler = ctx.session().sampler();
     sampler.on_run([&](const RunEvent& event) {
       ctx.observe_run(event, progress);
       progress.update(fmt::format("run: {}{}",
@@ -103,11 +103,11 @@ public:
                                   event.status == store::RunStatus::ok ? "" : " (last failed)"));
     });
     const auto settings = ctx.compare_settings();
-    Evidence evidence = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
+    Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "run";
     evidence.status = "measured";
-    evidence.host = ctx.session->host_json();
-    evidence.warnings = ctx.session->warnings();
+    evidence.host = ctx.session().host_json();
+    evidence.warnings = ctx.session().warnings();
     auto reached = measure_until_precise(sampler, *subject, settings, evidence);
     if (!reached)
       return print_failure(reached.error());
@@ -125,14 +125,15 @@ public:
                       settings.max_runs(), settings.decide.confidence * 100,
                       settings.decide.threshold * 50, fmt::join(wide, ", ")));
     evidence.executor = ctx.executor_json();
-    for (const auto& build : ctx.builds)
+    for (const auto& build : ctx.builds())
       evidence.builds.push_back(build_entry(build));
     if (auto filled = ctx.fill_roofline(evidence); !filled)
       return print_failure(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
     print_summary(out, evidence, settings.decide.confidence);
-    if (global.verbosity >= 0)
-      print_to(out, "{}{}", report::render_roofline_table(evidence, global.verbosity > 0),
+    if (global.verbosity != Verbosity::quiet)
+      print_to(out, "{}{}",
+               report::render_roofline_table(evidence, global.verbosity == Verbosity::verbose),
                report::render_noise_lines(evidence));
     if (budget_hit)
       print_warning(precise ? "the time budget ran out before the runs asked for were made"
@@ -141,7 +142,7 @@ public:
       print_warning(evidence.warnings.back());
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
-                                            render_options(evidence, &ctx.repo, global.color));
+                                            render_options(evidence, &ctx.repo(), global.color));
         !written)
       return print_failure(written.error());
     return static_cast<int>(budget_hit ? ExitCode::inconclusive : ExitCode::success);

@@ -40,7 +40,7 @@ public:
       return print_failure(to.error());
     history::CopyOptions options;
     options.on_batch = [&global](const history::CopyCounts& counts) {
-      if (global.verbosity > 0)
+      if (global.verbosity == Verbosity::verbose)
         fmt::print(stderr, "store copy: {} runs so far\n",
                    counts.runs_copied + counts.runs_present);
       return !interrupt_requested();

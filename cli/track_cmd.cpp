@@ -58,39 +58,31 @@ public:
     // its label, so that history can tell them from other nights' runs of the same commit.
     // An interrupted track of the same command goes on in its session, so that the runs it made
     // count and no commit is measured twice over.
-    const git::Repository* checked = nullptr;
-    std::string resumed;
-    std::string label;
-    auto context = MeasureContext::open(
-        global, m_flags,
-        [&](const git::Repository& repo) -> Status {
-          CULPRIT_TRY(history::range_commits(repo, m_range));
-          checked = &repo;
-          return {};
-        },
-        [&] -> std::optional<std::string> {
-          const auto unfinished = session_to_resume(global, *checked);
-          resumed = unfinished.value_or("");
-          label = unfinished.value_or(history::new_session_label());
-          return label;
-        });
+    auto context = MeasureContext::open(global, m_flags);
     if (!context)
       return print_failure(context.error());
     auto& ctx = **context;
-    auto commits = commits_to_track(ctx.repo, selection);
+    if (auto range = history::range_commits(ctx.repo(), m_range); !range)
+      return print_failure(range.error());
+    const auto unfinished = session_to_resume(global, ctx.repo());
+    const std::string resumed = unfinished.value_or("");
+    const std::string label = unfinished.value_or(history::new_session_label());
+    if (auto started = ctx.start(label); !started)
+      return print_failure(started.error());
+    auto commits = commits_to_track(ctx.repo(), selection);
     if (!commits)
       return print_failure(commits.error());
-    auto ledger = history::Ledger::open_at(ctx.store);
+    auto ledger = history::Ledger::open_at(ctx.store());
     if (!ledger)
       return print_failure(ledger.error());
     if (const auto begun = ledger->begin_session(command_key(), label); !begun)
       return print_failure(begun.error());
     print_host_warnings(ctx, global.verbosity);
-    if (!resumed.empty() && global.verbosity >= 0)
+    if (!resumed.empty() && global.verbosity != Verbosity::quiet)
       fmt::print("going on with the interrupted session of {}\n", history::session_label(resumed));
 
     history::TrackSettings settings;
-    settings.runs = m_runs > 0 ? m_runs : static_cast<std::size_t>(ctx.recipe.decide.min_runs);
+    settings.runs = m_runs > 0 ? m_runs : static_cast<std::size_t>(ctx.recipe().decide.min_runs);
     settings.anchors = m_anchors;
     settings.remeasure = m_flags.fresh;
     ProgressLine progress(global.verbosity);
@@ -162,7 +154,7 @@ private:
   // What was tracked: builds that failed, the counts, the anchors (or why there are none) and the
   // cases whose runs showed interference.
   void print_outcome(const history::TrackOutcome& outcome, std::size_t selected, std::size_t runs,
-                     int verbosity) const {
+                     Verbosity verbosity) const {
     for (const auto& commit : outcome.commits)
       if (!commit.build.ok())
         print_warning(fmt::format(
@@ -179,7 +171,7 @@ private:
                    : std::string(),
                outcome.failed_builds > 0 ? fmt::format(", {} did not build", outcome.failed_builds)
                                          : std::string());
-    if (!outcome.anchors.empty() && verbosity >= 0) {
+    if (!outcome.anchors.empty() && verbosity != Verbosity::quiet) {
       std::vector<std::string> shown;
       shown.reserve(outcome.anchors.size());
       for (const auto& anchor : outcome.anchors)
@@ -188,11 +180,11 @@ private:
                  "history can tell a change of the machine from a change of the code\n",
                  fmt::join(shown, ", "));
     } else if (outcome.measured > 0 && outcome.already_tracked + outcome.anchors.size() > 0 &&
-               m_anchors == 0 && verbosity >= 0) {
+               m_anchors == 0 && verbosity != Verbosity::quiet) {
       print_warning("--anchors 0: no commit tracked before was measured again, so history "
                     "cannot align this session with the earlier ones");
     }
-    if (verbosity >= 0)
+    if (verbosity != Verbosity::quiet)
       for (const auto& noise : outcome.noise)
         fmt::print("noise: {}: {} (in {} of {})\n", terminal_safe(noise.case_name), noise.summary,
                    noise.affected, counted(noise.measured, "commit", "commits"));

@@ -29,13 +29,12 @@ public:
 
   int run(const GlobalOptions& global) override {
     // Triage takes no revision: what it works on is the tracked history.
-    auto context =
-        MeasureContext::open(global, m_flags, [](const git::Repository&) -> Status { return {}; });
+    auto context = MeasureContext::open_started(global, m_flags, {});
     if (!context)
       return print_failure(context.error());
     auto& ctx = **context;
-    auto& sampler = ctx.session->sampler();
-    auto ledger = history::Ledger::open_at(ctx.store);
+    auto& sampler = ctx.session().sampler();
+    auto ledger = history::Ledger::open_at(ctx.store());
     if (!ledger)
       return print_failure(ledger.error());
     auto history = load_history(ctx, *ledger);
@@ -56,18 +55,18 @@ public:
                                    "run the same command again to resume"});
       return print_failure(outcome.error());
     }
-    Evidence header = evidence_header(global.argv, ctx.repo, ctx.recipe, ctx.store);
-    header.host = ctx.session->host_json();
+    Evidence header = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
+    header.host = ctx.session().host_json();
     header.executor = ctx.executor_json();
-    header.warnings = ctx.session->warnings();
+    header.warnings = ctx.session().warnings();
     add_output_warnings(ctx, header, global.verbosity);
     auto record_ids = history::regression_record_ids(*ledger, *outcome, settings.host_id);
     if (!record_ids)
       return print_failure(record_ids.error());
-    auto document =
-        history::triage_document(std::move(header), *outcome, ctx.repo, &ctx.builder->cache(),
-                                 &ctx.executor, sampler, settings.bisect.compare.decide.confidence,
-                                 settings.bisect.compare.decide.seed, *record_ids);
+    auto document = history::triage_document(std::move(header), *outcome, ctx.repo(),
+                                             &ctx.builder().cache(), &ctx.executor(), sampler,
+                                             settings.bisect.compare.decide.confidence,
+                                             settings.bisect.compare.decide.seed, *record_ids);
     if (!document)
       return print_failure(document.error());
     auto file = write_document(ctx, *document);
@@ -77,7 +76,7 @@ public:
         history::update_regressions(*ledger, *outcome, *document, *history, settings.host_id,
                                     file->string(), settings.bisect.compare.decide.threshold,
                                     [&ctx](const std::string& culprit, const std::string& fix) {
-                                      return ctx.repo.is_ancestor(culprit, fix);
+                                      return ctx.repo().is_ancestor(culprit, fix);
                                     });
     if (!regressions)
       return print_failure(regressions.error());
@@ -87,7 +86,7 @@ public:
     if (others.any()) {
       if (auto written =
               write_report_outputs(document->evidence, others,
-                                   render_options(document->evidence, &ctx.repo, global.color));
+                                   render_options(document->evidence, &ctx.repo(), global.color));
           !written)
         return print_failure(written.error());
     }
@@ -96,11 +95,11 @@ public:
 
 private:
   // Each change point confirmed and bisected, with a progress line.
-  static Result<history::TriageOutcome> search(int verbosity, MeasureContext& ctx,
+  static Result<history::TriageOutcome> search(Verbosity verbosity, MeasureContext& ctx,
                                                const history::History& history,
                                                history::Ledger& ledger,
                                                const history::TriageSettings& settings) {
-    auto& sampler = ctx.session->sampler();
+    auto& sampler = ctx.session().sampler();
     ProgressLine progress(verbosity);
     std::string status_line = "confirming change points...";
     sampler.on_run([&](const RunEvent& event) {
@@ -109,8 +108,8 @@ private:
           fmt::format("{} ({})", status_line,
                       counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
     });
-    BuilderProvider builds(*ctx.builder, ctx.build_options);
-    history::RepositoryGraph graph(ctx.repo);
+    BuilderProvider builds(ctx.builder(), ctx.build_options());
+    history::RepositoryGraph graph(ctx.repo());
     auto outcome = history::run_triage(
         history, builds, sampler, graph, ledger, settings, [&](const history::TriageProgress& p) {
           status_line = fmt::format("change {} of {}: bisecting {}: round {} of about {}",
@@ -131,9 +130,10 @@ private:
     auto stamp = utc_now_iso8601();
     std::ranges::replace(stamp, ':', '-');
     const auto& json_flag = m_flags.outputs.json;
-    std::filesystem::path file = json_flag.empty() || json_flag == "-"
-                                     ? ctx.cache / "evidence" / fmt::format("triage-{}.json", stamp)
-                                     : std::filesystem::path(json_flag);
+    std::filesystem::path file =
+        json_flag.empty() || json_flag == "-"
+            ? ctx.cache() / "evidence" / fmt::format("triage-{}.json", stamp)
+            : std::filesystem::path(json_flag);
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
     const std::string text = json_text(document.json, 2) + "\n";
@@ -157,17 +157,17 @@ private:
   // The change points of this host's tracked history.
   static Result<history::History> load_history(MeasureContext& ctx, history::Ledger& ledger) {
     history::HistoryOptions options;
-    options.case_globs = ctx.recipe.run.cases;
-    options.metric = ctx.recipe.run.metric;
-    options.host = ctx.session->sampler().options().host_id;
-    options.decide_by(ctx.recipe.decide);
+    options.case_globs = ctx.recipe().run.cases;
+    options.metric = ctx.recipe().run.metric;
+    options.host = ctx.session().sampler().options().host_id;
+    options.decide_by(ctx.recipe().decide);
     CULPRIT_TRY_ASSIGN(const auto tracked, ledger.tracked());
     CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
     if (points.empty())
       return usage_error("nothing is tracked on this host ({}); run 'culprit track OLD..NEW' "
                          "first",
                          options.host->substr(0, 12));
-    return history::load_history(ctx.session->store(), points, options);
+    return history::load_history(ctx.session().store(), points, options);
   }
 
   static void print_summary(std::FILE* out, const history::TriageOutcome& outcome,

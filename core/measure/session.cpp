@@ -82,7 +82,7 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
     session->m_time_sampler =
         std::make_unique<Sampler>(executor, *session->m_store, std::move(timed));
   }
-  if (recipe.run.instrument == Instrument::time && recipe.executor.kind == "local") {
+  if (recipe.run.instrument == Instrument::time && recipe.executor.kind == ExecutorKind::local) {
     // Valgrind installed: the same runs counted, for the counter diff of a culprit.
     if (auto valgrind = find_valgrind()) {
       auto counted = sampler;

@@ -113,8 +113,6 @@ void apply_other_flags(Recipe& recipe, const RecipeOverrides& o) {
     recipe.run.cwd = *o.cwd;
   if (o.instrument)
     recipe.run.instrument = *o.instrument;
-  if (o.executor)
-    recipe.executor.kind = *o.executor;
   if (o.parallel)
     recipe.executor.parallel = *o.parallel;
   if (o.parallel_runs)
@@ -223,11 +221,6 @@ Status check_run(const RunRecipe& run) {
 
 Status check_executor(const Recipe& recipe) {
   const auto& executor = recipe.executor;
-  if (executor.kind != "local" && executor.kind != "slurm")
-    return usage_error(R"(unknown executor '{}'; use "local" or "slurm")", excerpt(executor.kind));
-  if (executor.build_on != "local" && executor.build_on != "slurm")
-    return usage_error(R"([executor] build_on '{}' must be "local" or "slurm")",
-                       excerpt(executor.build_on));
   if (executor.parallel < 1 || executor.parallel > k_max_parallel)
     return usage_error("--parallel {} is out of range: give a whole number from 1 to {}",
                        executor.parallel, k_max_parallel);
@@ -237,13 +230,13 @@ Status check_executor(const Recipe& recipe) {
       return usage_error("counts need no duet (a duet would share the CPU's counters and caches "
                          "between two revisions): turn off --duet ([run] duet) or use "
                          "--instrument time");
-    if (executor.kind == "slurm")
+    if (executor.kind == ExecutorKind::slurm)
       return usage_error("--instrument {} runs on this machine only for now: use the local "
                          "executor (--executor local), or --instrument time",
                          name);
   }
   if (recipe.run.duet == DuetMode::on) {
-    if (executor.kind == "slurm" || executor.parallel_runs)
+    if (executor.kind == ExecutorKind::slurm || executor.parallel_runs)
       return usage_error("duets run on this machine only: turn off --duet ([run] duet) or use "
                          "the local executor without --parallel-runs");
     if (recipe.run.format == "nvbench" || recipe.run.metric.find("gpu") != std::string::npos)
@@ -258,6 +251,12 @@ Status check_executor(const Recipe& recipe) {
 Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   CULPRIT_TRY(apply_decide_flags(recipe.decide, o));
   apply_other_flags(recipe, o);
+  if (o.executor) {
+    const auto kind = parse_executor_kind(*o.executor);
+    if (!kind)
+      return usage_error(R"(unknown executor '{}'; use "local" or "slurm")", excerpt(*o.executor));
+    recipe.executor.kind = *kind;
+  }
   // What a counting instrument is for: its counts decide unless another metric is named, and two
   // runs a side whose counts agree decide exactly, so the first look comes after two unless
   // --min-runs or the recipe asks for another.

@@ -182,7 +182,8 @@ Status read_build(TableReader& reader, BuildRecipe& build) {
 }
 
 Status read_executor(TableReader& reader, ExecutorRecipe& executor) {
-  CULPRIT_TRY(reader.read("kind", executor.kind));
+  CULPRIT_TRY(reader.read_choice("kind", executor.kind, &parse_executor_kind,
+                                 R"("local" (the default) or "slurm")"));
   for (const auto& [key, out] : {std::pair{"srun_args", &executor.srun_args},
                                  std::pair{"sbatch_args", &executor.sbatch_args}}) {
     if (const auto* node = reader.find(key); node != nullptr && node->is_string())
@@ -190,7 +191,8 @@ Status read_executor(TableReader& reader, ExecutorRecipe& executor) {
     else
       CULPRIT_TRY(reader.read(key, *out));
   }
-  CULPRIT_TRY(reader.read("build_on", executor.build_on));
+  CULPRIT_TRY(reader.read_choice("build_on", executor.build_on, &parse_executor_kind,
+                                 R"("local" (the default) or "slurm")"));
   CULPRIT_TRY(reader.read("parallel_runs", executor.parallel_runs));
   std::optional<std::int64_t> number;
   for (const auto& [key, out] : {std::pair{"parallel", &executor.parallel},

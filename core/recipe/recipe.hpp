@@ -96,12 +96,17 @@ struct DecideOptions {
 
 // Where builds and runs happen (an executor: local or Slurm). Not part of any hash: the
 // same build and run on a cluster measure the same thing, and runs are keyed by device anyway.
+// Where builds or runs happen: this machine, or allocations of a Slurm cluster.
+enum class ExecutorKind : std::uint8_t { local, slurm };
+std::string_view to_string(ExecutorKind kind);
+std::optional<ExecutorKind> parse_executor_kind(std::string_view text);
+
 struct ExecutorRecipe {
-  std::string kind = "local";           // local | slurm
-  std::vector<std::string> srun_args;   // for each Slurm step (a string is split at spaces)
-  std::vector<std::string> sbatch_args; // for each allocation, e.g. -p gpu --gres=gpu:1
-  std::string build_on = "local";       // local | slurm: where builds run with kind = "slurm"
-  int parallel = 1;                     // probes per bisection round; lanes; build slots
+  ExecutorKind kind = ExecutorKind::local;
+  std::vector<std::string> srun_args;          // for each Slurm step (a string is split at spaces)
+  std::vector<std::string> sbatch_args;        // for each allocation, e.g. -p gpu --gres=gpu:1
+  ExecutorKind build_on = ExecutorKind::local; // where builds run with kind = slurm
+  int parallel = 1;                            // probes per bisection round; lanes; build slots
   bool parallel_runs = false; // local: measure the lanes at once (they disturb each other)
   int max_attempts = 3;       // allocations tried for one batch
   std::chrono::duration<double> queue_timeout{600.0}; // for an allocation to be granted

@@ -28,7 +28,18 @@ constexpr std::array<Spelling<Instrument>, 4> k_instruments = {{{Instrument::tim
                                                                 {Instrument::perf, "perf"},
                                                                 {Instrument::ncu, "ncu"}}};
 
+constexpr std::array<Spelling<ExecutorKind>, 2> k_executor_kinds = {
+    {{ExecutorKind::local, "local"}, {ExecutorKind::slurm, "slurm"}}};
+
 } // namespace
+
+std::string_view to_string(ExecutorKind kind) {
+  return name_in(k_executor_kinds, kind);
+}
+
+std::optional<ExecutorKind> parse_executor_kind(std::string_view text) {
+  return value_in(k_executor_kinds, text);
+}
 
 std::string_view to_string(DuetMode mode) {
   return name_in(k_duet_modes, mode);

@@ -63,6 +63,24 @@ TEST(Recipe, UnknownKeysNameTheKeyItsLineAndTheKnownKeys) {
   EXPECT_THAT(section.error().message, HasSubstr("culprit.toml:1: unknown section or key 'bulid'"));
 }
 
+// The executor's kind and build_on are one of two words, named with the line that got them wrong.
+TEST(Recipe, AnUnknownExecutorIsRefusedAtItsLine) {
+  auto kind = parse_recipe("[executor]\nkind = \"kubernetes\"\n", "culprit.toml");
+  ASSERT_FALSE(kind);
+  EXPECT_EQ(kind.error().code, ExitCode::usage);
+  EXPECT_THAT(
+      kind.error().message,
+      HasSubstr(R"(culprit.toml:2: [executor] kind must be "local" (the default) or "slurm")"));
+  auto build_on = parse_recipe("[executor]\nkind = \"slurm\"\nbuild_on = \"cloud\"\n", "x.toml");
+  ASSERT_FALSE(build_on);
+  EXPECT_THAT(build_on.error().message, HasSubstr("x.toml:3: [executor] build_on must be"));
+  auto slurm = parse_recipe("[executor]\nkind = \"slurm\"\nbuild_on = \"slurm\"\n", "x.toml");
+  ASSERT_TRUE(slurm) << slurm.error().message;
+  EXPECT_EQ(slurm->executor.kind, ExecutorKind::slurm);
+  EXPECT_EQ(slurm->executor.build_on, ExecutorKind::slurm);
+  EXPECT_EQ(to_string(ExecutorKind::local), "local");
+}
+
 // A key read twice (the executor's srun_args and sbatch_args: a string or a list) is listed once.
 TEST(Recipe, TheKnownKeysOfARefusalAreEachNamedOnce) {
   auto recipe = parse_recipe("[executor]\nsrun_arg = \"-p gpu\"\n", "culprit.toml");

@@ -1,7 +1,7 @@
 #pragma once
 // Running a benchmark program: choose the cases (defaults or a suite, filtered by --case),
-// measure each, and write culprit JSON lines (format version 1, see culprit-harness(7)) to stdout: a
-// header record, then for each case a case record followed by its sample records, or a skip
+// measure each, and write culprit JSON lines (format version 1, see culprit-harness(7)) to stdout:
+// a header record, then for each case a case record followed by its sample records, or a skip
 // record for a case the device cannot run.
 
 #include <exception>
