@@ -49,8 +49,9 @@ Process run(const std::string& command) {
 
 const std::string k_cpu_bench = CULPRIT_KERNELS_BENCH_CPU;
 
-// Checks one record against culprit-harness(7), "THE CULPRIT JSON-LINES FORMAT", as the harness writes it:
-// exactly the documented keys, each of its documented type. Returns what is wrong, or "".
+// Checks one record against culprit-harness(7), "THE CULPRIT JSON-LINES FORMAT", as the harness
+// writes it: exactly the documented keys, each of its documented type. Returns what is wrong, or
+// "".
 std::string format_violation(const nlohmann::json& record) {
   if (!record.is_object() || !record.contains("type") || !record["type"].is_string())
     return "a record is an object with a string key type";
