@@ -12,7 +12,7 @@
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
 #include "core/report/report.hpp"
-#include "core/report/roofline.hpp"
+#include "core/report/roofline_text.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 

@@ -4,10 +4,10 @@
 #include "cli/measure_context.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
-#include "cli/verdict_table.hpp"
 #include "core/evidence/fill.hpp"
 #include "core/report/report.hpp"
-#include "core/report/roofline.hpp"
+#include "core/report/roofline_text.hpp"
+#include "core/report/verdict_table.hpp"
 #include "core/util/format.hpp"
 
 namespace culprit::cli {
@@ -76,10 +76,11 @@ public:
     if (auto filled = ctx.fill_roofline(evidence); !filled)
       return print_failure(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
-    print_to(out, "{}", render_verdict_table(evidence, m_base, m_head));
+    print_to(out, "{}", report::render_verdict_table(evidence, m_base, m_head));
     if (global.verbosity != Verbosity::quiet)
       print_to(out, "{}{}{}", report::render_roofline_moves(evidence),
-               report::render_noise_lines(evidence), render_reuse_line(evidence, m_base, m_head));
+               report::render_noise_lines(evidence),
+               report::render_reuse_line(evidence, m_base, m_head));
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo(), global.color));

@@ -15,9 +15,10 @@
 #include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
 #include "core/host/fingerprint.hpp"
+#include "core/host/json.hpp"
 #include "core/host/noise.hpp"
 #include "core/host/noise_probe.hpp"
-#include "core/host/render.hpp"
+#include "core/report/host_text.hpp"
 #include "core/roofline/peaks.hpp"
 #include "core/util/error.hpp"
 #include "core/util/fs.hpp"
@@ -90,9 +91,9 @@ public:
       std::tie(peaks, kept) = std::move(*measured);
     }
     if (m_options.json_file != "-") {
-      std::fputs(host::render_text(host, warnings).c_str(), stdout);
+      std::fputs(report::render_host_text(host, warnings).c_str(), stdout);
       if (noise)
-        std::fputs(host::render_noise_text(*noise).c_str(), stdout);
+        std::fputs(report::render_noise_profile(*noise).c_str(), stdout);
       if (peaks)
         fmt::print("peaks           {}: {:.1f} GFLOP/s FP32, {:.2f} GB/s\n                {}\n"
                    "                {}\n",

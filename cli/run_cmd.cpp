@@ -15,7 +15,7 @@
 #include "core/evidence/fill.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/report/report.hpp"
-#include "core/report/roofline.hpp"
+#include "core/report/roofline_text.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 

@@ -8,7 +8,7 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/evidence/fill.hpp"
-#include "core/evidence/triage.hpp"
+#include "core/evidence/triage_document.hpp"
 #include "core/history/git_support.hpp"
 #include "core/util/clock.hpp"
 #include "core/util/format.hpp"

@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
+#include "core/host/json.hpp"
 #include "core/host/noise.hpp"
-#include "core/host/render.hpp"
 #include "core/measure/instrument.hpp"
 #include "core/measure/parse_options.hpp"
 #include "core/util/fs.hpp"

@@ -7,7 +7,7 @@
 #include "core/report/html_style.hpp"
 #include "core/report/plots.hpp"
 #include "core/report/report.hpp"
-#include "core/report/roofline.hpp"
+#include "core/report/roofline_text.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/report/report.hpp"
-#include "core/report/roofline.hpp"
+#include "core/report/roofline_text.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 

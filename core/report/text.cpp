@@ -6,7 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "core/report/report.hpp"
-#include "core/report/roofline.hpp"
+#include "core/report/roofline_text.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 

@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/evidence/triage.hpp"
+#include "core/evidence/triage_document.hpp"
 #include "core/history/ledger.hpp"
 #include "core/history/regressions.hpp"
 #include "core/history/triage.hpp"

@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/host/render.hpp"
+#include "core/host/json.hpp"
+#include "core/report/host_text.hpp"
 #include "tests/core/host/host_fixture.hpp"
 
 namespace culprit::host {
@@ -131,7 +132,7 @@ TEST(ClocksLocked, ByApplicationClocksOrTheirReason) {
 
 TEST(Render, TextShowsEveryFactAndWarning) {
   const auto host = fixture_host("powersave-busy", "two-gpus");
-  const auto text = render_text(host, noise_warnings(host));
+  const auto text = report::render_host_text(host, noise_warnings(host));
   for (const auto* expected :
        {"host            laptop (id ", "kernel          6.5.0-14-generic",
         "cpu             11th Gen Intel(R) Core(TM) i7-1165G7 @ 2.80GHz, 4 logical cores (2 "
@@ -146,8 +147,9 @@ TEST(Render, TextShowsEveryFactAndWarning) {
         "persistence off, MIG off, ECC on, clocks locked no, clock event reasons: gpu_idle",
         "warning: CPU frequency governor is powersave"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
-  EXPECT_NE(render_text(fixture_host("bare-metal-quiet"), {}).find("no noise warnings"),
-            std::string::npos);
+  EXPECT_NE(
+      report::render_host_text(fixture_host("bare-metal-quiet"), {}).find("no noise warnings"),
+      std::string::npos);
 }
 
 TEST(Render, JsonCarriesTheWarnings) {

@@ -1,10 +1,10 @@
-// The roofline in reports and on the terminal (core/report/roofline.hpp), and in the evidence.
+// The roofline in reports and on the terminal (core/report/roofline_text.hpp), and in the evidence.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "core/report/report.hpp"
-#include "core/report/roofline.hpp"
+#include "core/report/roofline_text.hpp"
 #include "tests/support/evidence_samples.hpp"
 
 namespace culprit::report {

@@ -1,4 +1,4 @@
-#include "core/report/roofline.hpp"
+#include "core/report/roofline_text.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,10 @@
-#include "core/host/render.hpp"
+#include "core/report/host_text.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -15,8 +13,12 @@
 #include "core/host/gpu.hpp"
 #include "core/host/noise.hpp"
 
-namespace culprit::host {
+namespace culprit::report {
 namespace {
+
+using host::CpuFacts;
+using host::GpuFacts;
+using host::Virtualization;
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
@@ -76,20 +78,21 @@ void gpu_lines(std::string& out, const GpuFacts& gpu) {
            or_unknown(gpu.power_limit_w, "{:.0f}"), or_unknown(gpu.temperature_c, "{:.0f}")));
   std::string reasons = "?";
   if (gpu.reasons) {
-    const auto names = reason_names(*gpu.reasons);
+    const auto names = host::reason_names(*gpu.reasons);
     reasons = names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
   }
   line(out, "",
        fmt::format("persistence {}, MIG {}, ECC {}, clocks locked {}, clock event reasons: {}",
                    on_off(gpu.persistence_mode), on_off(gpu.mig_mode), on_off(gpu.ecc_mode),
-                   gpu_clocks_look_locked(gpu) ? "yes" : "no", reasons));
+                   host::gpu_clocks_look_locked(gpu) ? "yes" : "no", reasons));
 }
 
 } // namespace
 
-std::string render_text(const HostFingerprint& host, const std::vector<NoiseWarning>& warnings) {
+std::string render_host_text(const host::HostFingerprint& host,
+                             const std::vector<host::NoiseWarning>& warnings) {
   std::string out;
-  line(out, "host", fmt::format("{} (id {})", host.hostname, host_id(host).substr(0, 12)));
+  line(out, "host", fmt::format("{} (id {})", host.hostname, host::host_id(host).substr(0, 12)));
   line(out, "kernel", host.kernel.empty() ? "?" : host.kernel);
   line(out, "cpu", cpu_line(host.cpu));
   line(out, "frequency", frequency_line(host.cpu));
@@ -121,19 +124,7 @@ std::string render_text(const HostFingerprint& host, const std::vector<NoiseWarn
   return out;
 }
 
-nlohmann::json render_json(const HostFingerprint& host, const std::vector<NoiseWarning>& warnings) {
-  auto json = to_json(host);
-  auto& list = json["warnings"] = nlohmann::json::array();
-  for (const auto& warning : warnings)
-    list.push_back({{"id", warning.id}, {"message", warning.message}});
-  return json;
-}
-
-} // namespace culprit::host
-
-namespace culprit::host {
-
-std::string render_noise_text(const NoiseProfile& profile) {
+std::string render_noise_profile(const host::NoiseProfile& profile) {
   const auto& i = profile.interference;
   std::string out =
       fmt::format("machine noise over {:g} s: a calibration loop of {:.0f} us, {} times{}{}\n",
@@ -168,33 +159,4 @@ std::string render_noise_text(const NoiseProfile& profile) {
   return out;
 }
 
-nlohmann::json noise_json(const NoiseProfile& profile) {
-  const auto& i = profile.interference;
-  nlohmann::json doc = {{"seconds", profile.seconds},
-                        {"iteration_seconds", profile.iteration_seconds},
-                        {"iterations", profile.iterations},
-                        {"cpu", profile.cpu ? nlohmann::json(*profile.cpu) : nlohmann::json()},
-                        {"one_sided", i.one_sided},
-                        {"skewness", i.skewness},
-                        {"spread", i.spread},
-                        {"states", nullptr},
-                        {"drift", nullptr},
-                        {"duet", nullptr},
-                        {"advice", profile.advice}};
-  if (const auto& states = i.states)
-    doc["states"] = {{"fast_seconds", states->fast},
-                     {"slow_seconds", states->slow},
-                     {"slow_share", states->slow_share},
-                     {"separation", states->separation},
-                     {"stretch_seconds", profile.switch_seconds}};
-  if (const auto& drift = i.drift)
-    doc["drift"] = {{"change", drift->change}, {"tau", drift->tau}, {"p_value", drift->p_value}};
-  if (const auto& d = profile.duet)
-    doc["duet"] = {{"cpus", d->cpus},
-                   {"same_state", d->same_state},
-                   {"spread_side_by_side", d->spread_duet},
-                   {"spread_one_after_the_other", d->spread_apart}};
-  return doc;
-}
-
-} // namespace culprit::host
+} // namespace culprit::report

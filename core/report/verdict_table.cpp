@@ -1,4 +1,4 @@
-#include "cli/verdict_table.hpp"
+#include "core/report/verdict_table.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/output.hpp"
+#include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 
-namespace culprit::cli {
+namespace culprit::report {
 
 std::string render_verdict_table(const Evidence& evidence, const std::string& base_name,
                                  const std::string& head_name) {
@@ -85,4 +85,4 @@ std::string render_reuse_line(const Evidence& evidence, const std::string& base_
   return fmt::format("stored: {}\n", fmt::join(parts, "; "));
 }
 
-} // namespace culprit::cli
+} // namespace culprit::report

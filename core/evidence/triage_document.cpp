@@ -1,4 +1,4 @@
-#include "core/evidence/triage.hpp"
+#include "core/evidence/triage_document.hpp"
 
 #include <algorithm>
 #include <map>

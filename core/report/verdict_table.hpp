@@ -6,7 +6,7 @@
 
 #include "core/evidence/evidence.hpp"
 
-namespace culprit::cli {
+namespace culprit::report {
 
 // What the comparison took from the store, when it took or left out anything: "stored: 10 of 20
 // blocks were made by an earlier command; 15 runs of HEAD stored without HEAD~5 were left out
@@ -17,4 +17,4 @@ std::string render_reuse_line(const Evidence& evidence, const std::string& base_
 std::string render_verdict_table(const Evidence& evidence, const std::string& base_name,
                                  const std::string& head_name);
 
-} // namespace culprit::cli
+} // namespace culprit::report
