@@ -15,12 +15,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (terminal_safe(safe) != safe)
     std::abort(); // what is safe passes unchanged
   const std::size_t limit = size % 97;
-  const auto excerpt = excerpt(text, limit);
-  fuzz::check_inert_on_a_terminal(excerpt);
+  const auto cut = excerpt(text, limit);
+  fuzz::check_inert_on_a_terminal(cut);
   // At most `limit` bytes of the value, then "... (N bytes in all)".
-  if (excerpt.size() > limit + std::string("... ( bytes in all)").size() + 20)
+  if (cut.size() > limit + std::string("... ( bytes in all)").size() + 20)
     std::abort();
-  if (excerpt.size() > limit && excerpt.find("bytes in all)") == std::string::npos)
+  if (cut.size() > limit && cut.find("bytes in all)") == std::string::npos)
     std::abort();
   const auto html = html_escape(text);
   fuzz::check_inert_on_a_terminal(html);
