@@ -166,7 +166,10 @@ TEST(ManPage, DocumentsEveryCommandAndEveryFlagThatHelpPrints) {
     EXPECT_TRUE(mentions(overview, flag)) << "culprit " << flag << " is not in culprit(1)";
   for (const auto& command : names) {
     if (command == "help") {
+      // Its page is the overview's own.
       EXPECT_TRUE(mentions(overview, "culprit help")) << "culprit help is not in culprit(1)";
+      for (const auto& flag : flags_of(testing::run_culprit({"help", "--help"}, k_source).out))
+        EXPECT_TRUE(mentions(overview, flag)) << "culprit help " << flag << " is not in culprit(1)";
       continue;
     }
     const auto page = "culprit-" + command + ".1";
