@@ -22,7 +22,7 @@ die() {
 }
 
 usage() {
-  echo "usage: postgres-server.sh start|stop DIR" >&2
+  echo "usage: postgres-server.sh start|restart|stop DIR" >&2
   exit 2
 }
 
