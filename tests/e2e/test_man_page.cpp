@@ -5,7 +5,6 @@
 // found by `culprit help`.
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/manual.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/source_tree.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -28,21 +28,6 @@ using ::testing::ElementsAre;
 const std::filesystem::path k_source(testing::source_dir());
 const std::filesystem::path k_man_dir = k_source / "man";
 const std::filesystem::path k_completion = k_source / "man" / "culprit.bash-completion";
-
-std::string read(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// A page as a reader sees the words: groff's "\-" is a plain hyphen.
-std::string man_text(const std::string& page) {
-  auto text = read(k_man_dir / page);
-  for (auto at = text.find("\\-"); at != std::string::npos; at = text.find("\\-", at))
-    text.erase(at, 1);
-  return text;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -86,15 +71,7 @@ std::set<std::string> flags_of(const std::string& help) {
 
 // Whether `flag` stands in `text` as a word of its own ("-o" is not in "-old" or "foo-o").
 bool mentions(const std::string& text, const std::string& flag) {
-  const auto word_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
-  };
-  for (auto at = text.find(flag); at != std::string::npos; at = text.find(flag, at + 1)) {
-    const auto end = at + flag.size();
-    if ((at == 0 || !word_char(text[at - 1])) && (end == text.size() || !word_char(text[end])))
-      return true;
-  }
-  return false;
+  return testing::names_word(text, flag, "-");
 }
 
 // What the completion offers for `culprit WORDS... CURRENT<TAB>`.
@@ -159,7 +136,7 @@ std::map<std::string, std::vector<std::string>> recipe_keys() {
 }
 
 TEST(ManPage, DocumentsEveryCommandAndEveryFlagThatHelpPrints) {
-  const auto overview = man_text("culprit.1");
+  const auto overview = testing::manual_page("culprit.1");
   const auto names = commands();
   ASSERT_GE(names.size(), 13U);
   for (const auto& flag : flags_of(testing::run_culprit({"--help"}, k_source).out))
@@ -174,7 +151,7 @@ TEST(ManPage, DocumentsEveryCommandAndEveryFlagThatHelpPrints) {
     }
     const auto page = "culprit-" + command + ".1";
     ASSERT_TRUE(std::filesystem::exists(k_man_dir / page)) << "no page " << page;
-    const auto text = man_text(page);
+    const auto text = testing::manual_page(page);
     EXPECT_TRUE(mentions(overview, "culprit-" + command))
         << "culprit(1) does not list culprit-" << command;
     const auto help = testing::run_culprit({command, "--help"}, k_source);
@@ -186,7 +163,7 @@ TEST(ManPage, DocumentsEveryCommandAndEveryFlagThatHelpPrints) {
 }
 
 TEST(ManPage, DocumentsEveryKeyOfTheRecipe) {
-  const auto page = man_text("culprit.toml.5");
+  const auto page = testing::manual_page("culprit.toml.5");
   const auto keys = recipe_keys();
   ASSERT_GE(keys.size(), 6U);
   for (const auto& [section, names] : keys) {
@@ -200,18 +177,18 @@ TEST(ManPage, DocumentsEveryKeyOfTheRecipe) {
 }
 
 TEST(ManPage, ListsTheExitCodesConfigurationAndFormats) {
-  const auto overview = man_text("culprit.1");
+  const auto overview = testing::manual_page("culprit.1");
   for (const auto* section : {".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH SEE ALSO"})
     EXPECT_NE(overview.find(section), std::string::npos) << section;
   for (const auto* code : {"0", "1", "2", "3", "4", "5", "130"})
     EXPECT_NE(overview.find(std::string(".TP\n.B ") + code + "\n"), std::string::npos) << code;
-  EXPECT_NE(man_text("culprit-harness.7").find(".SH THE CULPRIT JSON-LINES FORMAT"),
+  EXPECT_NE(testing::manual_page("culprit-harness.7").find(".SH THE CULPRIT JSON-LINES FORMAT"),
             std::string::npos);
-  EXPECT_NE(man_text("culprit-report.1").find(".SH REPORTS"), std::string::npos);
+  EXPECT_NE(testing::manual_page("culprit-report.1").find(".SH REPORTS"), std::string::npos);
 }
 
 TEST(ManPage, EveryPageIsListedInTheOverviewAndFoundByHelp) {
-  const auto overview = man_text("culprit.1");
+  const auto overview = testing::manual_page("culprit.1");
   const auto all = pages();
   ASSERT_GE(all.size(), 20U);
   for (const auto& page : all) {
