@@ -108,8 +108,9 @@ void Lanes::release() {
     m_slurm_builds->release();
 }
 
-nlohmann::json Lanes::jobs_json(int& retries) const {
+void Lanes::describe_jobs(nlohmann::json& executor) const {
   nlohmann::json jobs = nlohmann::json::array();
+  int retries = 0;
   auto add = [&](const SlurmExecutor& lane, std::string_view role) {
     retries += lane.retries();
     for (const auto& job : lane.jobs())
@@ -126,7 +127,8 @@ nlohmann::json Lanes::jobs_json(int& retries) const {
     add(*lane, "measure");
   if (m_slurm_builds)
     add(*m_slurm_builds, "build");
-  return jobs;
+  executor["jobs"] = std::move(jobs);
+  executor["retries"] = retries;
 }
 
 std::string Lanes::summary() const {
@@ -221,9 +223,7 @@ nlohmann::json MeasureContext::executor_json() const {
     return out;
   }
   out["build_on"] = to_string(where.build_on);
-  int retries = 0;
-  out["jobs"] = m_lanes.jobs_json(retries);
-  out["retries"] = retries;
+  m_lanes.describe_jobs(out);
   return out;
 }
 

@@ -59,8 +59,9 @@ public:
 
   // Gives back every Slurm allocation held (scancel).
   void release();
-  // The Slurm jobs for the evidence (Evidence::executor's "jobs"), and how many were retried.
-  [[nodiscard]] nlohmann::json jobs_json(int& retries) const;
+  // Adds the Slurm jobs ("jobs") and how many batches were retried ("retries") to the evidence's
+  // executor object (Evidence::executor).
+  void describe_jobs(nlohmann::json& executor) const;
   // "measured on 2 Slurm allocations: job 41 on gpu07, ..."; empty when nothing ran on Slurm.
   [[nodiscard]] std::string summary() const;
 

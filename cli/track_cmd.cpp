@@ -54,24 +54,22 @@ public:
         return print_failure(since.error());
       selection.since = *since;
     }
-    // A range that does not resolve costs no write to the cache. The runs of this session carry
-    // its label, so that history can tell them from other nights' runs of the same commit.
-    // An interrupted track of the same command goes on in its session, so that the runs it made
-    // count and no commit is measured twice over.
+    // A range that does not resolve, or selects nothing, costs no write to the cache. The runs of
+    // this session carry its label, so that history can tell them from other nights' runs of the
+    // same commit. An interrupted track of the same command goes on in its session, so that the
+    // runs it made count and no commit is measured twice over.
     auto context = MeasureContext::open(global, m_flags);
     if (!context)
       return print_failure(context.error());
     auto& ctx = **context;
-    if (auto range = history::range_commits(ctx.repo(), m_range); !range)
-      return print_failure(range.error());
+    auto commits = commits_to_track(ctx.repo(), selection);
+    if (!commits)
+      return print_failure(commits.error());
     const auto unfinished = session_to_resume(global, ctx.repo());
     const std::string resumed = unfinished.value_or("");
     const std::string label = unfinished.value_or(history::new_session_label());
     if (auto started = ctx.start(label); !started)
       return print_failure(started.error());
-    auto commits = commits_to_track(ctx.repo(), selection);
-    if (!commits)
-      return print_failure(commits.error());
     auto ledger = history::Ledger::open_at(ctx.store());
     if (!ledger)
       return print_failure(ledger.error());

@@ -161,10 +161,7 @@ std::string terminal_safe(std::string_view text) {
 }
 
 std::string terminal_safe(std::string_view text, std::size_t max_bytes) {
-  auto safe = terminal_safe(text);
-  if (safe.size() > max_bytes)
-    safe.resize(character_boundary(safe, max_bytes));
-  return safe;
+  return transform(text, {}, max_bytes);
 }
 
 std::size_t character_boundary(std::string_view text, std::size_t at) {

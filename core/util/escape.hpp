@@ -16,7 +16,8 @@ namespace culprit {
 // bidirectional overrides become visible escapes ("\x1b", "\n", "\u{202e}"), and bytes that are
 // not UTF-8 become "\xNN". Everything else passes unchanged.
 std::string terminal_safe(std::string_view text);
-// terminal_safe, cut to at most `max_bytes` bytes without splitting a character: a table cell.
+// terminal_safe, cut to at most `max_bytes` bytes before the character (or escape) that would
+// pass them, as excerpt cuts but without its note: a table cell.
 std::string terminal_safe(std::string_view text, std::size_t max_bytes);
 
 // The largest n <= `at` that does not fall inside a UTF-8 sequence of `text`.

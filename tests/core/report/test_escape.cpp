@@ -40,6 +40,15 @@ TEST(Escape, AnExcerptIsShortPrintableAndSaysHowLongTheValueWas) {
   EXPECT_EQ(excerpt(std::string(78, 'a') + "\xc3\xbc", 80), std::string(78, 'a') + "\xc3\xbc");
 }
 
+// A table cell: cut as an excerpt is, without its note.
+TEST(Escape, ATerminalCellIsCutBeforeACharacterOrEscapeThatWouldPassItsWidth) {
+  EXPECT_EQ(terminal_safe("sgemm/M=128", 40), "sgemm/M=128");
+  EXPECT_EQ(terminal_safe(std::string(10, 'a') + "\x1b[2J", 12), std::string(10, 'a'));
+  EXPECT_EQ(terminal_safe(std::string(10, 'a') + "\xc3\xbc", 11), std::string(10, 'a'));
+  EXPECT_EQ(terminal_safe(std::string(10, 'a') + "\xc3\xbc", 12),
+            std::string(10, 'a') + "\xc3\xbc");
+}
+
 TEST(Escape, CsvFieldsAreQuotedOnlyWhenTheyMustBe) {
   EXPECT_EQ(csv_field("gemm/M=128"), "gemm/M=128");
   EXPECT_EQ(csv_field("gemm,\"tall\""), "\"gemm,\"\"tall\"\"\"");
