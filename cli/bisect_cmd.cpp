@@ -12,7 +12,6 @@
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
 #include "core/report/report.hpp"
-#include "core/report/roofline_text.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 
@@ -198,10 +197,8 @@ private:
         outputs.json = file->string();
     }
     std::FILE* out = summary_stream(outputs);
-    m_executor_summary = ctx.executor_summary();
-    print_summary(out, *evidence, outcome, outputs.json == "-" ? "standard output" : outputs.json);
-    if (global.verbosity != Verbosity::quiet)
-      print_to(out, "{}", report::render_noise_lines(*evidence));
+    print_to(out, "{}",
+             report::render_summary(*evidence, summary_options(global.verbosity, outputs.json)));
     std::fflush(out);
     if (auto written = write_report_outputs(*evidence, outputs,
                                             render_options(*evidence, &ctx.repo(), global.color));
@@ -219,6 +216,7 @@ private:
                                    const BisectSettings& settings) const {
     Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "bisect";
+    evidence.revisions = {m_good, m_bad};
     evidence.status = std::string(to_string(outcome.status));
     evidence.host = ctx.session().host_json();
     evidence.executor = ctx.executor_json();
@@ -269,65 +267,6 @@ private:
                          : " (the evidence so far could not be written: " + file.error().message +
                                ")")});
   }
-
-  void print_summary(std::FILE* out, const Evidence& evidence, const BisectOutcome& outcome,
-                     const std::string& where) const {
-    const auto& b = *evidence.bisect;
-    const bool unconfirmed = outcome.status == BisectStatus::inconclusive && b.candidates.empty();
-    if (unconfirmed)
-      print_to(out, "inconclusive: {}\n", terminal_safe(outcome.note));
-    if (outcome.status == BisectStatus::not_reproduced)
-      print_to(out, "not reproduced: no case is {} beyond {:.1f}% between {} and {}\n",
-               m_improvement ? "faster" : "slower", evidence.settings.threshold * 100,
-               terminal_safe(m_good), terminal_safe(m_bad));
-    if (outcome.status == BisectStatus::not_reproduced || unconfirmed) {
-      for (const auto& c : evidence.comparisons)
-        print_to(out, "  {}: {}{}{}\n", terminal_safe(c.case_name), c.verdict,
-                 c.base_runs >= 2 && c.head_runs >= 2
-                     ? fmt::format(", ratio {:.3f} [{:.3f}, {:.3f}]", c.ratio, c.ci[0], c.ci[1])
-                     : std::string(),
-                 c.note.empty() ? "" : " (" + terminal_safe(c.note) + ")");
-    }
-    for (const auto& c : b.culprits) {
-      print_to(out, "culprit {} {}\n  {} <{}>, {}\n", c.commit.substr(0, 12),
-               terminal_safe(c.subject), terminal_safe(c.author), terminal_safe(c.email),
-               terminal_safe(c.date));
-      for (const auto& moved : c.cases) {
-        const auto share = moved.share ? ", " + report::share_text(evidence, moved) : "";
-        if (moved.exact)
-          print_to(out, "  case {}: {} {:+.1f}% (exact, identical counts){}\n",
-                   terminal_safe(moved.name), moved.metric, (moved.ratio - 1) * 100, share);
-        else
-          print_to(out, "  case {}: {}{:+.1f}% (ratio {:.3f}, {:.0f}% CI [{:.3f}, {:.3f}]){}\n",
-                   terminal_safe(moved.name), moved.in_time.empty() ? "" : moved.metric + " ",
-                   (moved.ratio - 1) * 100, moved.ratio, evidence.settings.confidence * 100,
-                   moved.ci[0], moved.ci[1], share);
-        for (const auto& line : report::in_time_lines(
-                 evidence, moved, fmt::format("{:.0f}% CI", evidence.settings.confidence * 100)))
-          print_to(out, "    {}\n", terminal_safe(line));
-        if (const auto counts = report::counters_line(moved); !counts.empty())
-          print_to(out, "    {}\n", terminal_safe(counts));
-        if (const auto move = report::roofline_move(evidence, c.parent, c.commit, moved.name,
-                                                    moved.ratio, moved.ci))
-          print_to(out, "    roofline: {}\n", terminal_safe(report::move_text(*move)));
-      }
-    }
-    if (outcome.status == BisectStatus::culprit_found && !outcome.note.empty())
-      print_to(out, "note: {}\n", terminal_safe(outcome.note));
-    if (!b.candidates.empty()) {
-      print_to(out, "inconclusive: {}; the culprit is one of:\n", terminal_safe(outcome.note));
-      for (std::size_t i = 0; i < b.candidates.size(); ++i)
-        print_to(out, "  {}\n", terminal_safe(b.candidate_line(i)));
-    }
-    print_to(out, "{} in range, {} in {}, {}; evidence: {}\n",
-             counted(b.commits_in_range, "commit", "commits"),
-             counted(b.steps.size(), "probe", "probes"), counted(outcome.rounds, "round", "rounds"),
-             counted(evidence.builds.size(), "build", "builds"), terminal_safe(where));
-    if (!m_executor_summary.empty())
-      print_to(out, "{}\n", m_executor_summary);
-  }
-
-  std::string m_executor_summary;
 
   std::string m_good;
   std::string m_bad;

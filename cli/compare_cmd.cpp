@@ -6,8 +6,6 @@
 #include "cli/progress.hpp"
 #include "core/evidence/fill.hpp"
 #include "core/report/report.hpp"
-#include "core/report/roofline_text.hpp"
-#include "core/report/verdict_table.hpp"
 #include "core/util/format.hpp"
 
 namespace culprit::cli {
@@ -53,6 +51,7 @@ public:
 
     Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "compare";
+    evidence.revisions = {m_base, m_head};
     evidence.status = verdict_status(*outcome);
     evidence.host = ctx.session().host_json();
     evidence.executor = ctx.executor_json();
@@ -76,11 +75,7 @@ public:
     if (auto filled = ctx.fill_roofline(evidence); !filled)
       return print_failure(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
-    print_to(out, "{}", report::render_verdict_table(evidence, m_base, m_head));
-    if (global.verbosity != Verbosity::quiet)
-      print_to(out, "{}{}{}", report::render_roofline_moves(evidence),
-               report::render_noise_lines(evidence),
-               report::render_reuse_line(evidence, m_base, m_head));
+    print_to(out, "{}", report::render_summary(evidence, summary_options(global.verbosity)));
     std::fflush(out);
     if (auto written = write_report_outputs(evidence, m_flags.outputs,
                                             render_options(evidence, &ctx.repo(), global.color));

@@ -131,21 +131,6 @@ void Lanes::describe_jobs(nlohmann::json& executor) const {
   executor["retries"] = retries;
 }
 
-std::string Lanes::summary() const {
-  std::vector<std::string> jobs;
-  int retries = 0;
-  for (const auto& lane : m_slurm) {
-    retries += lane->retries();
-    for (const auto& job : lane->jobs())
-      jobs.push_back(fmt::format("job {} on {}", job.job_id, job.node.empty() ? "?" : job.node));
-  }
-  if (jobs.empty())
-    return {};
-  return fmt::format("measured on {} Slurm allocation{}: {}{}", jobs.size(),
-                     jobs.size() == 1 ? "" : "s", fmt::join(jobs, ", "),
-                     retries > 0 ? fmt::format(" ({} retried)", retries) : std::string());
-}
-
 MeasureContext::MeasureContext(git::Repository repo, const MeasureFlags& flags, bool quiet)
     : m_repo(std::move(repo)), m_fresh(flags.fresh), m_quiet(quiet) {
   m_build_options.rebuild = flags.rebuild;
@@ -240,10 +225,6 @@ std::unique_ptr<BuildProvider> MeasureContext::build_provider() {
 
 void MeasureContext::release_allocations() {
   m_lanes.release();
-}
-
-std::string MeasureContext::executor_summary() const {
-  return m_lanes.summary();
 }
 
 Result<Subject> MeasureContext::build_subject(const std::string& revision) {

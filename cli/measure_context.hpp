@@ -62,8 +62,6 @@ public:
   // Adds the Slurm jobs ("jobs") and how many batches were retried ("retries") to the evidence's
   // executor object (Evidence::executor).
   void describe_jobs(nlohmann::json& executor) const;
-  // "measured on 2 Slurm allocations: job 41 on gpu07, ..."; empty when nothing ran on Slurm.
-  [[nodiscard]] std::string summary() const;
 
 private:
   std::vector<std::unique_ptr<SlurmExecutor>> m_slurm;
@@ -105,13 +103,11 @@ public:
   // What drivers build through: with --parallel K and local builds, a pool that builds a round's
   // commits in up to three slots at once; otherwise the builder, one commit at a time.
   [[nodiscard]] std::unique_ptr<BuildProvider> build_provider();
-  // For the evidence: where builds and runs happened (Evidence::executor).
+  // For the evidence: where builds and runs happened (Evidence::executor); the summary names the
+  // Slurm allocations from it (report::render_executor_line).
   [[nodiscard]] nlohmann::json executor_json() const;
   // Gives back every Slurm allocation held (scancel): measuring is over.
   void release_allocations();
-  // One line for people when runs happened elsewhere ("measured on 2 Slurm allocations: job 41
-  // on gpu07, ..."); empty for the local executor.
-  [[nodiscard]] std::string executor_summary() const;
   // Where each measurement of the evidence stands against its roofline
   // (core/evidence/roofline_fill.hpp); the CPU's peaks are measured at most once, and only when
   // a case has work.

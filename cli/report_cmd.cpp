@@ -18,7 +18,8 @@ public:
     sub.add_option("evidence", m_evidence, "the evidence JSON that --json wrote")
         ->required()
         ->option_text("EVIDENCE.json");
-    sub.add_option("--format", m_format, "text (default), markdown, html or junit")
+    sub.add_option("--format", m_format,
+                   "text (default), markdown, html, junit, or summary: what the command printed")
         ->option_text("FORMAT");
     sub.add_option("-o,--output", m_output, "write to FILE instead of stdout (atomically)")
         ->option_text("FILE");
@@ -39,7 +40,10 @@ public:
         NamedOutput{"--html", m_outputs.html}, NamedOutput{"--junit", m_outputs.junit}};
     if (auto writable = check_outputs(outputs); !writable)
       return print_failure(writable.error());
-    auto evidence = load_evidence(m_evidence);
+    // The JSON is kept: a triage document's summary comes from its own keys.
+    auto document = load_evidence_json(m_evidence);
+    auto evidence = document ? evidence_from_json(*document)
+                             : Result<Evidence>(std::unexpected(document.error()));
     if (!evidence) {
       auto error = evidence.error();
       if (error.message.find(m_evidence) == std::string::npos)
@@ -52,15 +56,22 @@ public:
     if (!repo && !evidence->repo_path.empty())
       repo = git::Repository::open(global.repo);
     const bool to_file = !m_output.empty() && m_output != "-";
-    const auto options = render_options(
+    auto options = render_options(
         *evidence, repo ? &*repo : nullptr,
         to_file || *format != report::ReportFormat::text ? ColorWhen::never : global.color);
+    // The summary as the command printed it: with its -q or -v, and naming this file where its
+    // evidence is.
+    const auto as_printed = summary_options(global.verbosity, m_evidence);
+    options.detail = as_printed.detail;
+    options.evidence_file = as_printed.evidence_file;
     if (m_outputs.any())
       if (auto written = write_report_outputs(*evidence, m_outputs, options); !written)
         return print_failure(written.error());
     if (!main_output)
       return static_cast<int>(ExitCode::success);
-    const auto text = report::render(*evidence, *format, options);
+    const auto text = *format == report::ReportFormat::summary && evidence->kind == "triage"
+                          ? report::render_triage_summary(*document, options)
+                          : report::render(*evidence, *format, options);
     if (auto written = to_file ? write_file_atomic(m_output, text) : write_stdout(text); !written)
       return print_failure(written.error());
     return static_cast<int>(ExitCode::success);

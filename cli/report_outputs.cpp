@@ -97,6 +97,15 @@ report::RenderOptions render_options(const Evidence& evidence, const git::Reposi
   return options;
 }
 
+report::RenderOptions summary_options(Verbosity verbosity, const std::string& json) {
+  report::RenderOptions options;
+  options.detail = verbosity == Verbosity::quiet     ? report::Detail::quiet
+                   : verbosity == Verbosity::verbose ? report::Detail::verbose
+                                                     : report::Detail::normal;
+  options.evidence_file = json == "-" ? "standard output" : json;
+  return options;
+}
+
 std::FILE* summary_stream(const ReportOutputs& outputs) {
   const bool any_stdout =
       outputs.json == "-" || outputs.markdown == "-" || outputs.html == "-" || outputs.junit == "-";

@@ -52,6 +52,10 @@ report::RenderOptions render_options(const Evidence& evidence, const git::Reposi
                                      ColorWhen color = ColorWhen::never,
                                      std::FILE* stream = stdout);
 
+// The summary's options as a command prints it: its -q or -v, and where its evidence went
+// (`json`: the --json FILE, '-' for standard output).
+report::RenderOptions summary_options(Verbosity verbosity, const std::string& json = {});
+
 // Where a command prints its summary for people: standard error when one of the outputs goes to
 // standard output ('-'), so that `--json - | jq` reads JSON alone; standard output otherwise.
 std::FILE* summary_stream(const ReportOutputs& outputs);

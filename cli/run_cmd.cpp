@@ -15,7 +15,6 @@
 #include "core/evidence/fill.hpp"
 #include "core/measure/case_select.hpp"
 #include "core/report/report.hpp"
-#include "core/report/roofline_text.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 
@@ -64,18 +63,6 @@ Result<Precision> measure_until_precise(Sampler& sampler, const Subject& subject
   }
 }
 
-// One row per case: its median, interval, runs, spread and outliers.
-void print_summary(std::FILE* out, const Evidence& evidence, double confidence) {
-  print_to(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
-           fmt::format("{:.0f}% CI", confidence * 100), "runs", "cv", "outliers");
-  for (const auto& m : evidence.measurements)
-    print_to(out, "{:<40}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", terminal_safe(m.case_name, 40),
-             format_quantity(m.summary.median, m.unit),
-             fmt::format("[{}, {}]", format_quantity(m.summary.ci[0], m.unit),
-                         format_quantity(m.summary.ci[1], m.unit)),
-             m.runs.size(), m.summary.cv * 100, m.summary.outliers);
-}
-
 class RunCommand final : public Command {
 public:
   [[nodiscard]] bool handles_interrupts() const override { return true; }
@@ -105,6 +92,7 @@ public:
     const auto settings = ctx.compare_settings();
     Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "run";
+    evidence.revisions = {m_revision};
     evidence.status = "measured";
     evidence.host = ctx.session().host_json();
     evidence.warnings = ctx.session().warnings();
@@ -130,11 +118,7 @@ public:
     if (auto filled = ctx.fill_roofline(evidence); !filled)
       return print_failure(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);
-    print_summary(out, evidence, settings.decide.confidence);
-    if (global.verbosity != Verbosity::quiet)
-      print_to(out, "{}{}",
-               report::render_roofline_table(evidence, global.verbosity == Verbosity::verbose),
-               report::render_noise_lines(evidence));
+    print_to(out, "{}", report::render_summary(evidence, summary_options(global.verbosity)));
     if (budget_hit)
       print_warning(precise ? "the time budget ran out before the runs asked for were made"
                             : "the time budget ran out before every interval was narrow enough");

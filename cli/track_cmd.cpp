@@ -11,9 +11,12 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/recipe_flags.hpp"
+#include "cli/report_outputs.hpp"
+#include "core/evidence/fill.hpp"
 #include "core/history/git_support.hpp"
 #include "core/history/series.hpp"
 #include "core/history/track.hpp"
+#include "core/report/report.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 
@@ -44,9 +47,16 @@ public:
     sub.add_flag("--fresh", m_flags.fresh,
                  "measure every selected commit again, also those tracked before");
     sub.add_flag("--rebuild", m_flags.rebuild, "build again even when a build is cached or failed");
+    sub.add_option("--json", m_flags.outputs.json,
+                   "write the session's evidence to FILE ('-': stdout); 'culprit report FILE "
+                   "--format summary' prints this summary again")
+        ->option_text("FILE")
+        ->group("Output");
   }
 
   int run(const GlobalOptions& global) override {
+    if (auto writable = m_flags.outputs.check(); !writable)
+      return print_failure(writable.error());
     history::Selection selection{.every = m_every, .since = std::nullopt};
     if (!m_since.empty()) {
       auto since = history::parse_since(m_since);
@@ -77,7 +87,8 @@ public:
       return print_failure(begun.error());
     print_host_warnings(ctx, global.verbosity);
     if (!resumed.empty() && global.verbosity != Verbosity::quiet)
-      fmt::print("going on with the interrupted session of {}\n", history::session_label(resumed));
+      write_stderr(fmt::format("culprit: note: going on with the interrupted session of {}\n",
+                               history::session_label(resumed)));
 
     history::TrackSettings settings;
     settings.runs = m_runs > 0 ? m_runs : static_cast<std::size_t>(ctx.recipe().decide.min_runs);
@@ -110,9 +121,16 @@ public:
       return print_failure(ended.error());
     if (!outcome)
       return print_failure(outcome.error());
-    print_outcome(*outcome, commits->size(), settings.runs, global.verbosity);
-    if (const auto where = ctx.executor_summary(); !where.empty())
-      fmt::print("{}\n", where);
+    warn_about(*outcome, global.verbosity);
+    const auto evidence =
+        track_evidence(global, ctx, *outcome, commits->size(), settings, label, !resumed.empty());
+    const auto& json = m_flags.outputs.json;
+    std::FILE* out = summary_stream(m_flags.outputs);
+    print_to(out, "{}", report::render_summary(evidence, summary_options(global.verbosity, json)));
+    std::fflush(out);
+    if (!json.empty())
+      if (auto written = write_report_outputs(evidence, m_flags.outputs); !written)
+        return print_failure(written.error());
     return 0;
   }
 
@@ -149,10 +167,9 @@ private:
     return commits;
   }
 
-  // What was tracked: builds that failed, the counts, the anchors (or why there are none) and the
-  // cases whose runs showed interference.
-  void print_outcome(const history::TrackOutcome& outcome, std::size_t selected, std::size_t runs,
-                     Verbosity verbosity) const {
+  // What the summary does not say: builds that failed, and that --anchors 0 leaves this session
+  // unaligned with the earlier ones.
+  void warn_about(const history::TrackOutcome& outcome, Verbosity verbosity) const {
     for (const auto& commit : outcome.commits)
       if (!commit.build.ok())
         print_warning(fmt::format(
@@ -161,31 +178,44 @@ private:
             commit.build.message.find(commit.build.log.string()) == std::string::npos
                 ? fmt::format(" (log: {})", commit.build.log.string())
                 : std::string()));
-    fmt::print("tracked {} of {} of {} ({} runs each; {}){}{}\n", outcome.measured,
-               counted(selected, "commit", "commits"), terminal_safe(m_range), runs,
-               counted(outcome.runs_made, "new run", "new runs"),
-               outcome.already_tracked > 0
-                   ? fmt::format(", {} tracked before", outcome.already_tracked)
-                   : std::string(),
-               outcome.failed_builds > 0 ? fmt::format(", {} did not build", outcome.failed_builds)
-                                         : std::string());
-    if (!outcome.anchors.empty() && verbosity != Verbosity::quiet) {
-      std::vector<std::string> shown;
-      shown.reserve(outcome.anchors.size());
-      for (const auto& anchor : outcome.anchors)
-        shown.push_back(anchor.substr(0, 12));
-      fmt::print("anchored on {}: tracked before and measured again in this session, so that "
-                 "history can tell a change of the machine from a change of the code\n",
-                 fmt::join(shown, ", "));
-    } else if (outcome.measured > 0 && outcome.already_tracked + outcome.anchors.size() > 0 &&
-               m_anchors == 0 && verbosity != Verbosity::quiet) {
+    if (outcome.anchors.empty() && outcome.measured > 0 && outcome.already_tracked > 0 &&
+        m_anchors == 0 && verbosity != Verbosity::quiet)
       print_warning("--anchors 0: no commit tracked before was measured again, so history "
                     "cannot align this session with the earlier ones");
-    }
-    if (verbosity != Verbosity::quiet)
-      for (const auto& noise : outcome.noise)
-        fmt::print("noise: {}: {} (in {} of {})\n", terminal_safe(noise.case_name), noise.summary,
-                   noise.affected, counted(noise.measured, "commit", "commits"));
+  }
+
+  // The session as evidence: what the summary says, the builds, and where it ran. Its runs stay
+  // in the store, where `culprit history` reads them.
+  Evidence track_evidence(const GlobalOptions& global, MeasureContext& ctx,
+                          const history::TrackOutcome& outcome, std::size_t selected,
+                          const history::TrackSettings& settings, const std::string& label,
+                          bool resumed) const {
+    Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
+    evidence.kind = "track";
+    evidence.status = "measured";
+    evidence.revisions = {m_range};
+    evidence.host = ctx.session().host_json();
+    evidence.executor = ctx.executor_json();
+    evidence.warnings = ctx.session().warnings();
+    add_output_warnings(ctx, evidence, global.verbosity);
+    for (const auto& commit : outcome.commits)
+      evidence.builds.push_back(build_entry(commit.build));
+    EvidenceTrack t;
+    t.session = label;
+    t.resumed = resumed;
+    t.selected = static_cast<int>(selected);
+    t.measured = static_cast<int>(outcome.measured);
+    t.runs = static_cast<int>(settings.runs);
+    t.runs_made = outcome.runs_made;
+    t.already_tracked = static_cast<int>(outcome.already_tracked);
+    t.failed_builds = static_cast<int>(outcome.failed_builds);
+    t.anchors_wanted = static_cast<int>(m_anchors);
+    t.anchors = outcome.anchors;
+    for (const auto& noise : outcome.noise)
+      t.noise.push_back({noise.case_name, noise.summary, static_cast<int>(noise.affected),
+                         static_cast<int>(noise.measured)});
+    evidence.track = std::move(t);
+    return evidence;
   }
 
   std::string m_range;

@@ -10,6 +10,7 @@
 #include "core/evidence/fill.hpp"
 #include "core/evidence/triage_document.hpp"
 #include "core/history/git_support.hpp"
+#include "core/report/report.hpp"
 #include "core/util/clock.hpp"
 #include "core/util/format.hpp"
 #include "core/util/fs.hpp"
@@ -69,18 +70,24 @@ public:
                                              settings.bisect.compare.decide.seed, *record_ids);
     if (!document)
       return print_failure(document.error());
-    auto file = write_document(ctx, *document);
-    if (!file)
-      return print_failure(file.error());
+    // Written before the ledger names it, and again with what became of the records.
+    const auto file = document_path(ctx);
+    if (auto written = write_document(file, *document, false); !written)
+      return print_failure(written.error());
     auto regressions =
         history::update_regressions(*ledger, *outcome, *document, *history, settings.host_id,
-                                    file->string(), settings.bisect.compare.decide.threshold,
+                                    file.string(), settings.bisect.compare.decide.threshold,
                                     [&ctx](const std::string& culprit, const std::string& fix) {
                                       return ctx.repo().is_ancestor(culprit, fix);
                                     });
     if (!regressions)
       return print_failure(regressions.error());
-    print_summary(summary_stream(m_flags.outputs), *outcome, document->json, *file, *regressions);
+    history::add_regressions(*document, *regressions);
+    if (auto rewritten = write_document(file, *document, true); !rewritten)
+      return print_failure(rewritten.error());
+    print_to(summary_stream(m_flags.outputs), "{}",
+             report::render_triage_summary(document->json,
+                                           summary_options(global.verbosity, file.string())));
     auto others = m_flags.outputs;
     others.json.clear();
     if (others.any()) {
@@ -122,25 +129,28 @@ private:
     return outcome;
   }
 
-  // The triage document has keys of its own (change_points, findings), so it is written here,
-  // in the cache unless --json says where; the other formats render its common part like any
-  // evidence.
-  Result<std::filesystem::path> write_document(const MeasureContext& ctx,
-                                               const history::TriageDocument& document) const {
+  // The triage document has keys of its own (change_points, findings, regressions), so it is
+  // written here, in the cache unless --json says where; the other formats render its common part
+  // like any evidence.
+  [[nodiscard]] std::filesystem::path document_path(const MeasureContext& ctx) const {
     auto stamp = utc_now_iso8601();
     std::ranges::replace(stamp, ':', '-');
     const auto& json_flag = m_flags.outputs.json;
-    std::filesystem::path file =
-        json_flag.empty() || json_flag == "-"
-            ? ctx.cache() / "evidence" / fmt::format("triage-{}.json", stamp)
-            : std::filesystem::path(json_flag);
+    return json_flag.empty() || json_flag == "-"
+               ? ctx.cache() / "evidence" / fmt::format("triage-{}.json", stamp)
+               : std::filesystem::path(json_flag);
+  }
+
+  // Atomically; `show`: also on standard output, when --json says '-'.
+  Status write_document(const std::filesystem::path& file, const history::TriageDocument& document,
+                        bool show) const {
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);
     const std::string text = json_text(document.json, 2) + "\n";
     CULPRIT_TRY(write_file_atomic(file, text));
-    if (json_flag == "-")
+    if (show && m_flags.outputs.json == "-")
       CULPRIT_TRY(write_stdout(text));
-    return file;
+    return {};
   }
 
   // 1 for a new regression, else what kept a change point from an answer.
@@ -168,70 +178,6 @@ private:
                          "first",
                          options.host->substr(0, 12));
     return history::load_history(ctx.session().store(), points, options);
-  }
-
-  static void print_summary(std::FILE* out, const history::TriageOutcome& outcome,
-                            const nlohmann::json& document, const std::filesystem::path& file,
-                            const history::RegressionUpdate& regressions) {
-    // The regression record a finding is: its id, and whether this triage first found it.
-    const auto record_of = [&](const std::string& kind, const std::string& commit) -> std::string {
-      if (kind != "regression")
-        return "";
-      for (const auto* list : {&regressions.recorded, &regressions.seen})
-        for (const auto& r : *list)
-          if (r.culprit == commit)
-            return fmt::format(" [{}{}]", r.id, list == &regressions.recorded ? ", new" : "");
-      return "";
-    };
-    for (const auto& finding : document.at("findings")) {
-      // A finding is one commit: its bisect holds that one culprit, with every case it moved.
-      const auto& cases = finding.at("bisect").at("culprits").at(0).at("cases");
-      const auto commit = finding.at("commit").get<std::string>();
-      const auto kind = finding.at("kind").get<std::string>();
-      print_to(out, "{} {} {}{}\n  {}, {}:\n", kind, commit.substr(0, 12),
-               terminal_safe(finding.at("subject").get<std::string>()), record_of(kind, commit),
-               terminal_safe(finding.at("author").get<std::string>()),
-               counted(cases.size(), "case", "cases"));
-      for (const auto& c : cases)
-        print_to(out, "    {}: {:+.1f}% (ratio {:.3f} [{:.3f}, {:.3f}])\n",
-                 terminal_safe(c.at("case").get<std::string>()),
-                 (c.at("ratio").get<double>() - 1) * 100, c.at("ratio").get<double>(),
-                 c.at("ci")[0].get<double>(), c.at("ci")[1].get<double>());
-    }
-    for (const auto& change : outcome.changes)
-      if (change.status == history::TriageStatus::not_confirmed ||
-          change.status == history::TriageStatus::inconclusive ||
-          change.status == history::TriageStatus::failed)
-        print_to(out, "{} {}..{} [{}]: {}{}\n", to_string(change.status),
-                 change.change.before.substr(0, 12), change.change.commit.substr(0, 12),
-                 terminal_safe(change.change.case_name),
-                 change.change.regression() ? "regression" : "improvement",
-                 change.note.empty() ? "" : " (" + terminal_safe(change.note) + ")");
-    for (std::size_t i = 0; i < regressions.unbisected.size(); ++i) {
-      const auto& r = regressions.unbisected[i];
-      print_to(out, "{} {}: {} between {} and {}, not bisected{}\n", r.id, to_string(r.state),
-               counted(r.cases.size(), "case", "cases"), r.range_before.substr(0, 12),
-               r.range_after.substr(0, 12), regressions.unbisected_new[i] ? " [new]" : "");
-    }
-    for (const auto& fixed : regressions.fixed)
-      print_to(out, "fixed {} (culprit {} {}): every case back within the threshold after {}\n",
-               fixed.id, fixed.culprit.substr(0, 12), terminal_safe(fixed.subject),
-               fixed.fixed_by.substr(0, 12));
-    for (const auto& gone : regressions.went_away)
-      print_to(out,
-               "went away {} (culprit {} {}): every case within the threshold on either side of "
-               "it as measured now, with no commit to credit\n",
-               gone.id, gone.culprit.substr(0, 12), terminal_safe(gone.subject));
-    const auto found = static_cast<std::size_t>(
-        std::ranges::count_if(outcome.findings, [](const auto& f) { return f.regression; }));
-    print_to(
-        out, "{}: {} new, {} handled before; {}, {}; evidence: {}\n",
-        counted(outcome.changes.size(), "change point", "change points"),
-        outcome.changes.size() - outcome.count(history::TriageStatus::handled_before),
-        outcome.count(history::TriageStatus::handled_before),
-        counted(found, "regression finding", "regression findings"),
-        counted(outcome.findings.size() - found, "improvement finding", "improvement findings"),
-        terminal_safe(file.string()));
   }
 
   bool m_no_improvements = false;

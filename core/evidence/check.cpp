@@ -14,7 +14,7 @@ namespace culprit {
 namespace {
 
 using Words = std::span<const std::string_view>;
-constexpr std::array<std::string_view, 4> k_kinds = {"run", "compare", "bisect", "triage"};
+constexpr std::array<std::string_view, 5> k_kinds = {"run", "compare", "bisect", "track", "triage"};
 constexpr std::array<std::string_view, 9> k_statuses = {
     "measured",      "no_change",      "slower", "faster",     "inconclusive",
     "culprit_found", "not_reproduced", "failed", "interrupted"};
@@ -171,6 +171,19 @@ Status check_evidence(const Evidence& e) {
   CULPRIT_TRY(one_of("status", e.status, k_statuses));
   if (e.kind == "bisect" && !e.bisect)
     return bad_key("bisect", "is missing, and evidence of kind bisect needs it");
+  if (e.kind == "track" && !e.track)
+    return bad_key("track", "is missing, and evidence of kind track needs it");
+  if (e.track) {
+    const auto& t = *e.track;
+    for (const auto& [key, count] : {std::pair{"selected", t.selected},
+                                     {"measured", t.measured},
+                                     {"runs", t.runs},
+                                     {"runs_made", t.runs_made},
+                                     {"already_tracked", t.already_tracked},
+                                     {"failed_builds", t.failed_builds},
+                                     {"anchors_wanted", t.anchors_wanted}})
+      CULPRIT_TRY(at_least(fmt::format("track.{}", key), count, 0));
+  }
   CULPRIT_TRY(check_settings(e.settings));
   for (std::size_t i = 0; i < e.builds.size(); ++i)
     CULPRIT_TRY(at_least(fmt::format("builds[{}].seconds", i), e.builds[i].seconds, 0));

@@ -343,13 +343,40 @@ struct EvidenceBisect {
   std::vector<std::string> candidates; // when skips or the budget leave more than one
   // The subject of each candidate, in the same order (from the repository, like a culprit's).
   std::vector<std::string> candidate_subjects;
+  // Why the search ended as it did, when there is more to say than the status: the culprit was
+  // located by counts but not confirmed in time, the budget ran out, ... (empty when nothing).
+  std::string note;
   // `commit` and its subject, when the evidence has it: "1a2b3c4d5e6f subject".
   [[nodiscard]] std::string candidate_line(std::size_t i, std::size_t id_length = 12) const;
 };
 
+// A case whose runs showed interference in a track session.
+struct EvidenceTrackNoise {
+  std::string case_name;
+  std::string summary; // the interference, as the noise: line says it
+  int affected = 0;    // commits whose runs showed it
+  int measured = 0;    // commits measured
+};
+
+// What a track session did (kind "track"); its runs are in the store, under `session`, and
+// `culprit history` shows them.
+struct EvidenceTrack {
+  std::string session;     // the label its runs are stored under
+  bool resumed = false;    // it went on with an interrupted session of the same command
+  int selected = 0;        // commits the selection (--every, --since) kept
+  int measured = 0;        // new commits measured (anchors not counted)
+  int runs = 0;            // counted runs per commit
+  int runs_made = 0;       // new runs, warm-ups included
+  int already_tracked = 0; // commits of the selection tracked before, left alone
+  int failed_builds = 0;
+  int anchors_wanted = 0;           // --anchors
+  std::vector<std::string> anchors; // tracked before and measured again in this session
+  std::vector<EvidenceTrackNoise> noise;
+};
+
 struct Evidence {
   std::string schema{k_evidence_schema};
-  std::string kind;   // run | compare | bisect | triage
+  std::string kind;   // run | compare | bisect | track | triage
   std::string status; // measured | no_change | slower | faster | inconclusive | culprit_found |
                       // not_reproduced | failed | interrupted (check.cpp's k_statuses)
   std::string tool_version;
@@ -357,6 +384,9 @@ struct Evidence {
   std::string created;
   std::string repo_path;
   std::string repo_head;
+  // The revisions as the command was given them, in its order: run [REV], compare [BASE, HEAD],
+  // bisect [GOOD, BAD]. The summary names them as the user did (empty in older evidence).
+  std::vector<std::string> revisions;
   nlohmann::json host = nlohmann::json::object(); // the host fingerprint as `culprit env` gives it
   // Where builds and runs happened: {"kind": "local"}, or for Slurm {"kind": "slurm", "parallel":
   // K, "retries": N, "jobs": [{"job_id", "node", "gpus", "host_id", "batches", "runs", "ended"}]}.
@@ -366,6 +396,7 @@ struct Evidence {
   std::vector<EvidenceMeasurement> measurements;
   std::vector<EvidenceComparison> comparisons;
   std::optional<EvidenceBisect> bisect;
+  std::optional<EvidenceTrack> track;
   std::vector<std::string> warnings;
   std::vector<EvidencePeaks> roofline_peaks; // those the measurements' rooflines used
 };
@@ -381,6 +412,10 @@ Result<Evidence> evidence_from_json(const nlohmann::json& json);
 // usage error names the first key that breaks one.
 Status check_evidence(const Evidence& evidence);
 Result<Evidence> load_evidence(const std::filesystem::path& file);
+// The document as JSON, before it is read as evidence: what a triage document has beyond the
+// common part (change_points, findings, regressions) is kept. Not a file, or not JSON, is a usage
+// error.
+Result<nlohmann::json> load_evidence_json(const std::filesystem::path& file);
 // Written atomically: readers see the old file or the whole new one.
 Status save_evidence(const Evidence& evidence, const std::filesystem::path& file);
 

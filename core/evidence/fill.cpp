@@ -273,6 +273,7 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
   b.commits_in_range = static_cast<int>(range.commits.size());
   b.rounds = static_cast<int>(outcome.rounds);
   b.parallel = static_cast<int>(outcome.lanes);
+  b.note = outcome.note;
   for (const auto& c : outcome.cases)
     b.cases.push_back(c.key.case_name);
   for (const auto& step : outcome.steps) {

@@ -314,7 +314,29 @@ constexpr auto keys_of(std::type_identity<EvidenceBisect> /*unused*/) {
                     required("steps", &S::steps),
                     required("culprits", &S::culprits),
                     optional("candidates", &S::candidates),
-                    optional("candidate_subjects", &S::candidate_subjects)};
+                    optional("candidate_subjects", &S::candidate_subjects),
+                    omitted("note", &S::note)};
+}
+
+constexpr auto keys_of(std::type_identity<EvidenceTrackNoise> /*unused*/) {
+  using S = EvidenceTrackNoise;
+  return std::tuple{required("case", &S::case_name), required("summary", &S::summary),
+                    required("affected", &S::affected), required("measured", &S::measured)};
+}
+
+constexpr auto keys_of(std::type_identity<EvidenceTrack> /*unused*/) {
+  using S = EvidenceTrack;
+  return std::tuple{required("session", &S::session),
+                    required("resumed", &S::resumed),
+                    required("selected", &S::selected),
+                    required("measured", &S::measured),
+                    required("runs", &S::runs),
+                    required("runs_made", &S::runs_made),
+                    required("already_tracked", &S::already_tracked),
+                    required("failed_builds", &S::failed_builds),
+                    required("anchors_wanted", &S::anchors_wanted),
+                    required("anchors", &S::anchors),
+                    required("noise", &S::noise)};
 }
 
 // The document itself. "tool.name" (always "culprit"), "host" and "executor" (JSON objects kept
@@ -329,13 +351,15 @@ constexpr auto keys_of(std::type_identity<Evidence> /*unused*/) {
                     required("created", &S::created),
                     required("repo.path", &S::repo_path),
                     required("repo.head", &S::repo_head),
+                    omitted("revisions", &S::revisions),
                     required("settings", &S::settings),
                     required("builds", &S::builds),
                     required("measurements", &S::measurements),
                     required("comparisons", &S::comparisons),
                     optional("warnings", &S::warnings),
                     omitted("roofline_peaks", &S::roofline_peaks),
-                    omitted("bisect", &S::bisect)};
+                    omitted("bisect", &S::bisect),
+                    omitted("track", &S::track)};
 }
 
 // The types that are JSON objects with a key table.

@@ -172,7 +172,7 @@ Result<Evidence> evidence_from_json(const nlohmann::json& doc) {
   return e;
 }
 
-Result<Evidence> load_evidence(const std::filesystem::path& file) {
+Result<json> load_evidence_json(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
     return usage_error("no evidence file at {}; give the path that --json wrote", file.string());
@@ -186,6 +186,11 @@ Result<Evidence> load_evidence(const std::filesystem::path& file) {
     return usage_error("{} is not JSON (at byte {}); give a file that culprit wrote with --json",
                        file.string(), e.byte);
   }
+  return doc;
+}
+
+Result<Evidence> load_evidence(const std::filesystem::path& file) {
+  CULPRIT_TRY_ASSIGN(const auto doc, load_evidence_json(file));
   return evidence_from_json(doc);
 }
 

@@ -336,4 +336,38 @@ Result<RegressionUpdate> update_regressions(
   return update;
 }
 
+void add_regressions(TriageDocument& document, const RegressionUpdate& update) {
+  const auto ids = [](const std::vector<Regression>& list) {
+    json out = json::array();
+    for (const auto& r : list)
+      out.push_back({{"id", r.id}, {"culprit", r.culprit}});
+    return out;
+  };
+  const auto closed = [](const std::vector<Regression>& list, bool with_fix) {
+    json out = json::array();
+    for (const auto& r : list) {
+      json entry = {{"id", r.id}, {"culprit", r.culprit}, {"subject", r.subject}};
+      if (with_fix)
+        entry["fixed_by"] = r.fixed_by;
+      out.push_back(std::move(entry));
+    }
+    return out;
+  };
+  json unbisected = json::array();
+  for (std::size_t i = 0; i < update.unbisected.size(); ++i) {
+    const auto& r = update.unbisected[i];
+    unbisected.push_back({{"id", r.id},
+                          {"state", to_string(r.state)},
+                          {"cases", r.cases.size()},
+                          {"before", r.range_before},
+                          {"after", r.range_after},
+                          {"new", i < update.unbisected_new.size() && update.unbisected_new[i]}});
+  }
+  document.json["regressions"] = {{"recorded", ids(update.recorded)},
+                                  {"seen", ids(update.seen)},
+                                  {"unbisected", std::move(unbisected)},
+                                  {"fixed", closed(update.fixed, true)},
+                                  {"went_away", closed(update.went_away, false)}};
+}
+
 } // namespace culprit::history

@@ -4,7 +4,11 @@
 //   "change_points": [{case, metric, unit, before, after, ratio, p_value, kind, status,
 //                      culprits, note}]  every change point looked at, and what became of it;
 //   "findings": [{kind, commit, subject, author, cases, bisect: {good, bad, commits_in_range,
-//                 cases, steps, culprits}}]  one per culprit commit, regressions first.
+//                 cases, steps, culprits}}]  one per culprit commit, regressions first;
+//   "regressions": {recorded, seen: [{id, culprit}], unbisected: [{id, state, cases, before,
+//                   after, new}], fixed: [{id, culprit, subject, fixed_by}], went_away: [{id,
+//                   culprit, subject}]}  what the triage did to the records the ledger keeps
+//                   (add_regressions; absent in documents from before it was written).
 // Builds, measurements and confirmations of every bisection are in the usual lists.
 
 #include <cstdint>
@@ -73,5 +77,8 @@ Result<RegressionUpdate> update_regressions(
     double threshold,
     const std::function<Result<bool>(const std::string& culprit, const std::string& fix)>&
         descends);
+
+// Adds what `update` did to the regression records to the document's JSON, as "regressions".
+void add_regressions(TriageDocument& document, const RegressionUpdate& update);
 
 } // namespace culprit::history

@@ -11,7 +11,10 @@ Result<ReportFormat> parse_report_format(std::string_view name) {
     return ReportFormat::html;
   if (name == "junit")
     return ReportFormat::junit;
-  return usage_error("unknown report format '{}'; use text, markdown, html or junit", name);
+  if (name == "summary")
+    return ReportFormat::summary;
+  return usage_error("unknown report format '{}'; use text, markdown, html, junit or summary",
+                     name);
 }
 
 std::string_view to_string(ReportFormat format) {
@@ -22,6 +25,8 @@ std::string_view to_string(ReportFormat format) {
     return "html";
   case ReportFormat::junit:
     return "junit";
+  case ReportFormat::summary:
+    return "summary";
   default:
     return "text";
   }
@@ -35,6 +40,8 @@ std::string render(const Evidence& evidence, ReportFormat format, const RenderOp
     return render_html(evidence, options);
   case ReportFormat::junit:
     return render_junit(evidence, options);
+  case ReportFormat::summary:
+    return render_summary(evidence, options);
   default:
     return render_text(evidence, options);
   }

@@ -13,9 +13,10 @@
 
 namespace culprit::report {
 
-enum class ReportFormat { text, markdown, html, junit };
+enum class ReportFormat { text, markdown, html, junit, summary };
 
-// "text", "markdown" (or "md"), "html", "junit"; anything else is a usage error listing them.
+// "text", "markdown" (or "md"), "html", "junit", "summary"; anything else is a usage error listing
+// them.
 Result<ReportFormat> parse_report_format(std::string_view name);
 std::string_view to_string(ReportFormat format);
 
@@ -38,6 +39,22 @@ std::string github_annotations(const Evidence& evidence);
 // ...") and which statistic of each run then decided it; a slow-tail change beside the verdict
 // ("tail: CASE: ..."); how many blocks ran as duets. Empty when there is nothing to say.
 std::string render_noise_lines(const Evidence& evidence);
+
+// What the command that wrote the evidence printed when it ended, byte for byte given the same
+// options (its -q or -v as `detail`, its --json file as `evidence_file`): run's case table,
+// compare's verdict table, bisect's culprits, track's counts and anchors, each with the
+// roofline, noise, reuse and Slurm lines the command adds. Evidence of a command that failed or was
+// interrupted (which printed an error), and other kinds (a triage's common part), get the text
+// report.
+std::string render_summary(const Evidence& evidence, const RenderOptions& options = {});
+// What `culprit triage` printed, from its document (core/evidence/triage_document.hpp): each
+// finding with its regression record and cases, the change points left open, the records not
+// bisected, fixed or gone, and the counts. Keys of another type than written read as empty.
+std::string render_triage_summary(const nlohmann::json& document,
+                                  const RenderOptions& options = {});
+// The Slurm allocations that measured, from the evidence's executor object: "measured on 2 Slurm
+// allocations: job 41 on node3, job 42 on node5 (1 retried)"; empty for local runs.
+std::string render_executor_line(const nlohmann::json& executor);
 
 std::string render(const Evidence& evidence, ReportFormat format,
                    const RenderOptions& options = {});

@@ -143,6 +143,13 @@ std::string headline(const Evidence& e, const ReportView& v) {
     return "failed: " + (e.warnings.empty() ? std::string("builds or runs failed with no way "
                                                           "around them")
                                             : e.warnings.front());
+  if (e.track)
+    return fmt::format("tracked {} of {}{}{}", e.track->measured,
+                       counted(static_cast<std::size_t>(e.track->selected), "commit", "commits"),
+                       e.revisions.empty() ? "" : " of " + e.revisions.front(),
+                       e.track->failed_builds > 0
+                           ? fmt::format(", {} did not build", e.track->failed_builds)
+                           : std::string());
   if (e.kind == "run" && !e.measurements.empty()) {
     std::size_t cases = 0;
     for (const auto& m : e.measurements)

@@ -4,6 +4,7 @@
 // and the environment. Renderers lay this out; none of them decides anything on its own.
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,9 +15,17 @@
 
 namespace culprit::report {
 
+// How much the summary says (the command's -q and -v): quiet leaves out the roofline, noise and
+// reuse lines; verbose adds the roofline table's notes.
+enum class Detail : std::uint8_t { quiet, normal, verbose };
+
 struct RenderOptions {
   // Text format: ANSI colours for verdicts (the caller decides: a terminal, no NO_COLOR).
   bool color = false;
+  Detail detail = Detail::normal; // the summary only
+  // Where the evidence is, as the summary of a bisection names it ("standard output" for --json
+  // -); empty leaves the place out.
+  std::string evidence_file;
   // The bisected range as git lists it, oldest first (as git::Repository::range gives it). When
   // empty, the order of the bisection path is inferred from the probes and their verdicts.
   std::vector<std::string> commit_order;

@@ -95,6 +95,10 @@ TEST_F(ClusterCli, SlurmBisectionRecordsItsJobsAndCancelsThem) {
   ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
   EXPECT_THAT(found.out, HasSubstr("culprit " + history.culprit.substr(0, 12)));
   EXPECT_THAT(found.out, HasSubstr("measured on 2 Slurm allocations: job 10"));
+  // The summary, allocations and all, is the evidence's: report prints it again, byte for byte.
+  auto reported = culprit_cli({"report", json, "--format", "summary"});
+  ASSERT_EQ(reported.exit_code, 0) << reported.err;
+  EXPECT_EQ(reported.out, found.out);
   auto evidence = load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);

@@ -38,6 +38,15 @@ protected:
     return run_culprit(args, scratch.dir());
   }
 
+  // What `culprit report EVIDENCE --format summary` prints must be what the command printed.
+  void expect_report_reproduces(const std::string& json, const testing::ProcessOutput& printed,
+                                std::vector<std::string> flags = {}) {
+    flags.insert(flags.end(), {"report", json, "--format", "summary"});
+    auto report = culprit_cli(flags);
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_EQ(report.out, printed.out);
+  }
+
   TempDir temp{"culprit-measure"};
   ScratchRepo scratch{temp / "project"};
   std::string good, culprit, bad;
@@ -53,6 +62,8 @@ TEST_F(MeasureCli, RunPrintsACaseTableAndWritesEvidence) {
   EXPECT_EQ(evidence->kind, "run");
   EXPECT_EQ(evidence->measurements.size(), 2U);
   EXPECT_GE(evidence->measurements[0].runs.size(), 5U);
+  EXPECT_EQ(evidence->revisions, std::vector<std::string>{"HEAD"});
+  expect_report_reproduces((temp / "run.json").string(), run);
 }
 
 TEST_F(MeasureCli, RunSaysWhenItStoppedAtMaxRunsWithTheIntervalsItReached) {
@@ -183,6 +194,7 @@ TEST_F(MeasureCli, CompareExitsOneOnARegressionAndZeroWithout) {
   ASSERT_NE(loop, evidence->comparisons.end());
   EXPECT_EQ(loop->verdict, "slower");
   EXPECT_GT(loop->ratio, 1.2);
+  expect_report_reproduces((temp / "cmp.json").string(), slower);
 
   auto same = culprit_cli({"compare", culprit, bad, "--case", "steady"});
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
@@ -217,6 +229,7 @@ TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree)
   EXPECT_THAT(html_text, HasSubstr("<svg"));
   EXPECT_EQ(evidence->bisect->commits_in_range, 8);
   EXPECT_EQ(snapshot(scratch.dir()), before) << "the user's checkout changed";
+  expect_report_reproduces(json, found);
 
   // Again: every build is cached and every run stored.
   const auto evidence_bytes = std::filesystem::file_size(json);
@@ -266,9 +279,12 @@ TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree)
 }
 
 TEST_F(MeasureCli, BisectWithoutAChangeExitsFiveAndBadRangesExitTwo) {
-  auto none = culprit_cli({"bisect", "--good", culprit, "--bad", bad, "--case", "loop"});
+  const auto json = (temp / "none.json").string();
+  auto none = culprit_cli(
+      {"--quiet", "bisect", "--good", culprit, "--bad", bad, "--case", "loop", "--json", json});
   EXPECT_EQ(none.exit_code, 5) << none.out << none.err;
   EXPECT_THAT(none.out, HasSubstr("not reproduced"));
+  expect_report_reproduces(json, none, {"--quiet"});
 
   auto same = culprit_cli({"bisect", "--good", bad, "--bad", bad});
   EXPECT_EQ(same.exit_code, 2);

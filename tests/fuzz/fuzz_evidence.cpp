@@ -1,6 +1,6 @@
 // libFuzzer target: evidence JSON read back (what `culprit report` loads), checked (the invariants
-// of check_evidence), written again and rendered: evidence that is accepted renders as text with
-// nothing in it that drives a terminal.
+// of check_evidence), written again and rendered: evidence that is accepted renders as text and
+// as its command's summary with nothing in it that drives a terminal.
 
 #include "core/evidence/evidence.hpp"
 #include "core/report/report.hpp"
@@ -19,6 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::abort();
     const auto text = culprit::report::render(*evidence, culprit::report::ReportFormat::text, {});
     culprit::fuzz::check_inert_on_a_terminal(text, "\n");
+    // The summary a command printed, with the executor object as the document has it.
+    const auto summary =
+        culprit::report::render(*evidence, culprit::report::ReportFormat::summary, {});
+    culprit::fuzz::check_inert_on_a_terminal(summary, "\n");
   }
   return 0;
 }

@@ -72,7 +72,7 @@ void interrupted_track_resumes(const std::array<std::vector<std::string>, 2>& st
 
   const auto resumed = run_culprit(track, project.dir());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
-  EXPECT_THAT(resumed.out, HasSubstr("going on with the interrupted session"));
+  EXPECT_THAT(resumed.err, HasSubstr("culprit: note: going on with the interrupted session"));
   EXPECT_EQ(count(cache, stores[0]), expected) << "each run made once";
 
   // Finished, the session is closed: a third track is a new session that measures nothing.

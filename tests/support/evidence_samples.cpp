@@ -137,6 +137,7 @@ Evidence compare_sample() {
   const auto base = sample_commit(0);
   const auto head = sample_commit(40);
   e.command = {"culprit", "compare", "v1.4", "HEAD", "--json", "compare.json"};
+  e.revisions = {"v1.4", "HEAD"};
   e.builds = {{base, "9c1e77a0d4b2f6e8", true, 41.2, "built", "a1", "", ""},
               {head, "2b7d90c3e1f4a5b6", true, 12.5, "cached", "a2", "", ""}};
   struct Case {
@@ -211,10 +212,12 @@ Evidence bisect_sample() {
                "HEAD",    "--case", "sgemm/*", "--markdown", "bisect.md"};
   e.settings.cases = {"sgemm/*"};
   e.settings.direction = "regression";
+  e.revisions = {"v1.4", "HEAD"};
   EvidenceBisect b;
   b.good = sample_commit(0);
   b.bad = sample_commit(40);
   b.commits_in_range = 40;
+  b.rounds = 11;
   b.cases = {k_sgemm};
   struct Probe {
     int commit;
@@ -304,6 +307,7 @@ Evidence malicious_sample() {
   e.host["cpu"] = "CPU \x1b]0;title\x07 <b>";
   e.command.push_back("$(rm -rf /)");
   e.command.push_back("it's \x1b[31m");
+  e.revisions = {"v1.4 \x1b[2J", "HEAD\nforged line"};
   for (auto& m : e.measurements)
     if (m.case_name == k_sgemm)
       m.case_name = evil;
@@ -320,6 +324,7 @@ Evidence run_sample() {
   e.kind = "run";
   e.status = "no_change";
   e.command = {"culprit", "run", "HEAD", "--json", "run.json"};
+  e.revisions = {"HEAD"};
   e.comparisons.clear();
   std::erase_if(e.measurements,
                 [](const EvidenceMeasurement& m) { return m.commit != sample_commit(40); });
@@ -334,6 +339,37 @@ Evidence failed_sample() {
                "the build command exited with status 1"}};
   e.warnings = {"the build of HEAD failed: the build command exited with status 1 (log: "
                 "/cache/logs/x.log)"};
+  return e;
+}
+
+Evidence track_sample() {
+  auto e = base_evidence("track", "measured");
+  e.command = {"culprit", "track", "v1.4..HEAD", "--every", "4", "--json", "track.json"};
+  e.revisions = {"v1.4..HEAD"};
+  e.executor = {{"kind", "slurm"},
+                {"parallel", 2},
+                {"retries", 0},
+                {"jobs",
+                 {{{"job_id", "4101"}, {"role", "measure"}, {"node", "gpu07"}},
+                  {{"job_id", "4102"}, {"role", "measure"}, {"node", "gpu11"}}}}};
+  for (const int i : {8, 12, 16, 20})
+    e.builds.push_back({sample_commit(i), fmt::format("b{:02}", i), i != 16, 30.0,
+                        i == 16 ? "failed" : "built", i == 16 ? "" : fmt::format("a{:02}", i),
+                        "/cache/logs/b.log",
+                        i == 16 ? "the build command exited with status 2" : ""});
+  EvidenceTrack t;
+  t.session = "track:2026-03-02T10:00:00.000001Z:4242";
+  t.resumed = true;
+  t.selected = 10;
+  t.measured = 3;
+  t.runs = 9;
+  t.runs_made = 31;
+  t.already_tracked = 6;
+  t.failed_builds = 1;
+  t.anchors_wanted = 1;
+  t.anchors = {sample_commit(8)};
+  t.noise = {{k_sgemm, "two speed states: 18% of samples 1.6x slower", 2, 4}};
+  e.track = t;
   return e;
 }
 

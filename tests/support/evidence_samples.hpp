@@ -23,6 +23,9 @@ Evidence malicious_sample();
 Evidence run_sample();
 // A compare that failed: no comparisons, a warning that says why.
 Evidence failed_sample();
+// A track session on two Slurm allocations that resumed an interrupted one: anchors, a commit
+// that did not build, and a noisy case.
+Evidence track_sample();
 // compare_sample() with the roofline: sgemm compute-bound and saxpy memory-bound on an A100's
 // peaks, softmax without (a note says why).
 Evidence roofline_sample();

@@ -65,8 +65,11 @@ RenderOptions ordered() {
 }
 
 // Every format of one sample against NAME.txt, NAME.md, NAME.html, NAME.junit.xml and
-// NAME.annotations.
+// NAME.annotations, and the summary its command printed against NAME.summary.
 void expect_every_format(const std::string& name, const Evidence& e, const RenderOptions& options) {
+  auto as_printed = options;
+  as_printed.evidence_file = name + ".json";
+  expect_golden(name + ".summary", render_summary(e, as_printed));
   expect_golden(name + ".txt", render_text(e, options));
   expect_golden(name + ".md", render_markdown(e, options));
   expect_golden(name + ".html", render_html(e, options));
@@ -88,6 +91,10 @@ TEST(ReportGolden, Malicious) {
 
 TEST(ReportGolden, Run) {
   expect_every_format("run", testing::run_sample(), {});
+}
+
+TEST(ReportGolden, Track) {
+  expect_every_format("track", testing::track_sample(), {});
 }
 
 TEST(ReportGolden, Failed) {
