@@ -79,7 +79,7 @@ public:
     auto history = load(*repo, *cache, *options);
     if (!history)
       return print_failure(history.error());
-    const auto labels = history::commit_labels(*repo, *history);
+    const auto labels = report::commit_labels(*repo, *history);
     std::vector<history::Regression> regressions;
     if (!m_html.empty()) {
       auto ledger = history::Ledger::open_at(*cache);
@@ -96,9 +96,9 @@ public:
       return print_failure(written.error());
     if (global.verbosity != Verbosity::quiet ||
         (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
-      if (auto shown = write_stdout(history::render_text(
+      if (auto shown = write_stdout(report::render_text(
               *history, labels,
-              m_ascii || !utf8_terminal() ? history::Glyphs::ascii : history::Glyphs::unicode));
+              m_ascii || !utf8_terminal() ? report::Glyphs::ascii : report::Glyphs::unicode));
           !shown)
         return print_failure(shown.error());
     return 0;
@@ -199,19 +199,19 @@ private:
     return history::load_history(store, points, options);
   }
 
-  Status write_outputs(const history::History& history, const history::CommitLabels& labels,
+  Status write_outputs(const history::History& history, const report::CommitLabels& labels,
                        const std::vector<history::Regression>& regressions,
                        const std::vector<history::RegressionPlace>& places) const {
     if (!m_json.empty())
-      CULPRIT_TRY(write_file_atomic(m_json, history::json_pieces(history)));
+      CULPRIT_TRY(write_file_atomic(m_json, report::json_pieces(history)));
     if (!m_csv.empty())
-      CULPRIT_TRY(write_file_atomic(m_csv, history::render_csv(history)));
+      CULPRIT_TRY(write_file_atomic(m_csv, report::render_csv(history)));
     if (!m_html.empty())
       CULPRIT_TRY(
-          write_file_atomic(m_html, history::render_html(history, labels, regressions, places)));
+          write_file_atomic(m_html, report::render_html(history, labels, regressions, places)));
     if (!m_markdown.empty()) {
       const std::filesystem::path file(m_markdown);
-      const auto markdown = history::render_markdown(history, labels, file.stem().string());
+      const auto markdown = report::render_markdown(history, labels, file.stem().string());
       for (const auto& [name, svg] : markdown.charts)
         CULPRIT_TRY(write_file_atomic(file.parent_path() / name, svg));
       CULPRIT_TRY(write_file_atomic(file, markdown.markdown));

@@ -61,13 +61,13 @@ public:
     header.executor = ctx.executor_json();
     header.warnings = ctx.session().warnings();
     add_output_warnings(ctx, header, global.verbosity);
-    auto record_ids = history::regression_record_ids(*ledger, *outcome, settings.host_id);
+    auto record_ids = regression_record_ids(*ledger, *outcome, settings.host_id);
     if (!record_ids)
       return print_failure(record_ids.error());
-    auto document = history::triage_document(std::move(header), *outcome, ctx.repo(),
-                                             &ctx.builder().cache(), &ctx.executor(), sampler,
-                                             settings.bisect.compare.decide.confidence,
-                                             settings.bisect.compare.decide.seed, *record_ids);
+    auto document =
+        triage_document(std::move(header), *outcome, ctx.repo(), &ctx.builder().cache(),
+                        &ctx.executor(), sampler, settings.bisect.compare.decide.confidence,
+                        settings.bisect.compare.decide.seed, *record_ids);
     if (!document)
       return print_failure(document.error());
     // Written before the ledger names it, and again with what became of the records.
@@ -75,14 +75,14 @@ public:
     if (auto written = write_document(file, *document, false); !written)
       return print_failure(written.error());
     auto regressions =
-        history::update_regressions(*ledger, *outcome, *document, *history, settings.host_id,
-                                    file.string(), settings.bisect.compare.decide.threshold,
-                                    [&ctx](const std::string& culprit, const std::string& fix) {
-                                      return ctx.repo().is_ancestor(culprit, fix);
-                                    });
+        update_regressions(*ledger, *outcome, *document, *history, settings.host_id, file.string(),
+                           settings.bisect.compare.decide.threshold,
+                           [&ctx](const std::string& culprit, const std::string& fix) {
+                             return ctx.repo().is_ancestor(culprit, fix);
+                           });
     if (!regressions)
       return print_failure(regressions.error());
-    history::add_regressions(*document, *regressions);
+    add_regressions(*document, *regressions);
     if (auto rewritten = write_document(file, *document, true); !rewritten)
       return print_failure(rewritten.error());
     print_to(summary_stream(m_flags.outputs), "{}",
@@ -142,7 +142,7 @@ private:
   }
 
   // Atomically; `show`: also on standard output, when --json says '-'.
-  Status write_document(const std::filesystem::path& file, const history::TriageDocument& document,
+  Status write_document(const std::filesystem::path& file, const TriageDocument& document,
                         bool show) const {
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);

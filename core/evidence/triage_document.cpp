@@ -7,7 +7,7 @@
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
 
-namespace culprit::history {
+namespace culprit {
 namespace {
 
 using nlohmann::json;
@@ -19,7 +19,7 @@ json bisect_json(const EvidenceBisect& bisect) {
   return to_json(holder).at("bisect");
 }
 
-json change_json(const TriageChange& triaged) {
+json change_json(const history::TriageChange& triaged) {
   const auto& c = triaged.change;
   return {{"case", c.case_name},
           {"metric", c.metric},
@@ -34,10 +34,12 @@ json change_json(const TriageChange& triaged) {
           {"note", triaged.note}};
 }
 
-std::string status_of(const TriageOutcome& outcome) {
+std::string status_of(const history::TriageOutcome& outcome) {
   if (outcome.new_regressions())
     return "culprit_found";
-  if (outcome.count(TriageStatus::inconclusive) + outcome.count(TriageStatus::failed) > 0)
+  if (outcome.count(history::TriageStatus::inconclusive) +
+          outcome.count(history::TriageStatus::failed) >
+      0)
     return "inconclusive";
   return "no_change";
 }
@@ -45,7 +47,8 @@ std::string status_of(const TriageOutcome& outcome) {
 } // namespace
 
 Result<std::map<std::string, std::string>>
-regression_record_ids(Ledger& ledger, const TriageOutcome& outcome, const std::string& host_id) {
+regression_record_ids(history::Ledger& ledger, const history::TriageOutcome& outcome,
+                      const std::string& host_id) {
   std::map<std::string, std::string> ids;
   for (const auto& finding : outcome.findings) {
     if (!finding.regression || ids.contains(finding.commit))
@@ -57,18 +60,18 @@ regression_record_ids(Ledger& ledger, const TriageOutcome& outcome, const std::s
         if (!id.empty())
           break;
         const auto& change = outcome.changes[c].change;
-        const auto range = range_regression_id(host_id, change.before, change.commit);
+        const auto range = history::range_regression_id(host_id, change.before, change.commit);
         CULPRIT_TRY_ASSIGN(const auto unbisected, ledger.regression(range));
         if (unbisected && unbisected->culprit.empty())
           id = range;
       }
     }
-    ids.emplace(finding.commit, id.empty() ? regression_id(host_id, finding.commit) : id);
+    ids.emplace(finding.commit, id.empty() ? history::regression_id(host_id, finding.commit) : id);
   }
   return ids;
 }
 
-Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& outcome,
+Result<TriageDocument> triage_document(Evidence header, const history::TriageOutcome& outcome,
                                        const git::Repository& repo, const BuildCache* cache,
                                        Executor* executor, Sampler& sampler, double confidence,
                                        std::uint64_t seed,
@@ -104,7 +107,7 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
     const auto record = !finding.regression ? std::string()
                         : known != record_ids.end()
                             ? known->second
-                            : regression_id(sampler.options().host_id, finding.commit);
+                            : history::regression_id(sampler.options().host_id, finding.commit);
     for (const auto g : finding.groups) {
       const auto& part = *parts[g];
       if (bisect.good.empty()) {
@@ -155,7 +158,7 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
 namespace {
 
 // A finding's culprit as the document describes it: cases, subject, author, owners.
-const EvidenceCulprit* described(const TriageDocument& document, const Finding& finding) {
+const EvidenceCulprit* described(const TriageDocument& document, const history::Finding& finding) {
   if (!document.evidence.bisect)
     return nullptr;
   const auto& culprits = document.evidence.bisect->culprits;
@@ -165,9 +168,9 @@ const EvidenceCulprit* described(const TriageDocument& document, const Finding& 
 
 // The cases of `culprit` that `finding` moved: one commit that slowed one case and sped up another
 // is two findings, and the document's culprit holds the cases of both.
-std::vector<RegressionCase> regression_cases(const EvidenceCulprit& culprit,
-                                             const Finding& finding) {
-  std::vector<RegressionCase> cases;
+std::vector<history::RegressionCase> regression_cases(const EvidenceCulprit& culprit,
+                                                      const history::Finding& finding) {
+  std::vector<history::RegressionCase> cases;
   for (const auto& c : culprit.cases)
     if (std::ranges::any_of(finding.culprits, [&](const FoundCulprit& moved) {
           return moved.selected.key.case_name == c.name;
@@ -177,8 +180,8 @@ std::vector<RegressionCase> regression_cases(const EvidenceCulprit& culprit,
 }
 
 // The first change point of the first of `groups`, or none.
-const ChangePoint* first_change(const TriageOutcome& outcome,
-                                const std::vector<std::size_t>& groups) {
+const history::ChangePoint* first_change(const history::TriageOutcome& outcome,
+                                         const std::vector<std::size_t>& groups) {
   for (const auto g : groups)
     for (const auto c : outcome.groups[g].changes)
       return &outcome.changes[c].change;
@@ -188,38 +191,40 @@ const ChangePoint* first_change(const TriageOutcome& outcome,
 // What triage made of a regression's bisection that named no culprit: confirmed when the
 // comparison confirmed one of its cases, invalid when it did not reproduce any, else new (the
 // comparison ran out of runs, or the commits did not build).
-RegressionState unbisected_state(const TriageOutcome& outcome, const TriageGroup& group) {
+history::RegressionState unbisected_state(const history::TriageOutcome& outcome,
+                                          const history::TriageGroup& group) {
   const bool confirmed = std::ranges::any_of(group.changes, [&](std::size_t c) {
     return std::ranges::any_of(group.bisect.cases, [&](const SelectedCase& selected) {
       return selected.key.case_name == outcome.changes[c].change.case_name;
     });
   });
   if (confirmed)
-    return RegressionState::confirmed;
+    return history::RegressionState::confirmed;
   const bool dismissed = std::ranges::all_of(group.changes, [&](std::size_t c) {
-    return outcome.changes[c].status == TriageStatus::not_confirmed;
+    return outcome.changes[c].status == history::TriageStatus::not_confirmed;
   });
-  return dismissed ? RegressionState::invalid : RegressionState::detected;
+  return dismissed ? history::RegressionState::invalid : history::RegressionState::detected;
 }
 
 // A record for each bisection of a regression that named no culprit, known by the commits of its
 // first change point, with the change points' cases.
-Status record_unbisected(Ledger& ledger, const TriageOutcome& outcome, const std::string& host_id,
-                         const std::string& evidence_file, store::TimePoint now,
-                         RegressionUpdate& update) {
+Status record_unbisected(history::Ledger& ledger, const history::TriageOutcome& outcome,
+                         const std::string& host_id, const std::string& evidence_file,
+                         store::TimePoint now, RegressionUpdate& update) {
   for (std::size_t g = 0; g < outcome.groups.size(); ++g) {
     const auto& group = outcome.groups[g];
     if (group.improvement || group.changes.empty() || !group.bisect.culprits.empty())
       continue;
     const auto& first = outcome.changes[group.changes.front()].change;
-    Regression found{.id = range_regression_id(host_id, first.before, first.commit),
-                     .host_id = host_id,
-                     .range_before = first.before,
-                     .range_after = first.commit,
-                     .state = unbisected_state(outcome, group),
-                     .evidence = {evidence_file},
-                     .first_seen = now,
-                     .last_seen = now};
+    history::Regression found{.id =
+                                  history::range_regression_id(host_id, first.before, first.commit),
+                              .host_id = host_id,
+                              .range_before = first.before,
+                              .range_after = first.commit,
+                              .state = unbisected_state(outcome, group),
+                              .evidence = {evidence_file},
+                              .first_seen = now,
+                              .last_seen = now};
     for (const auto c : group.changes) {
       const auto& change = outcome.changes[c].change;
       found.cases.push_back({change.case_name, change.metric, change.ratio, change.ci, {}});
@@ -235,14 +240,14 @@ Status record_unbisected(Ledger& ledger, const TriageOutcome& outcome, const std
 } // namespace
 
 Result<RegressionUpdate> update_regressions(
-    Ledger& ledger, const TriageOutcome& outcome, const TriageDocument& document,
-    const History& history, const std::string& host_id, const std::string& evidence_file,
+    history::Ledger& ledger, const history::TriageOutcome& outcome, const TriageDocument& document,
+    const history::History& history, const std::string& host_id, const std::string& evidence_file,
     double threshold,
     const std::function<Result<bool>(const std::string& culprit, const std::string& fix)>&
         descends) {
   RegressionUpdate update;
   const auto now = store::now();
-  std::vector<Improvement> improvements;
+  std::vector<history::Improvement> improvements;
   for (const auto& finding : outcome.findings) {
     const auto* culprit = described(document, finding);
     if (culprit == nullptr)
@@ -253,19 +258,20 @@ Result<RegressionUpdate> update_regressions(
     }
     const auto* first = first_change(outcome, finding.groups);
     // The id the document named it by (regression_record_ids), which the record keeps.
-    Regression found{.id = culprit->regression.empty() ? regression_id(host_id, finding.commit)
-                                                       : culprit->regression,
-                     .host_id = host_id,
-                     .culprit = finding.commit,
-                     .range_before = first != nullptr ? first->before : std::string(),
-                     .range_after = first != nullptr ? first->commit : std::string(),
-                     .subject = culprit->subject,
-                     .author = culprit->author,
-                     .cases = regression_cases(*culprit, finding),
-                     .owners = culprit->owners,
-                     .evidence = {evidence_file},
-                     .first_seen = now,
-                     .last_seen = now};
+    history::Regression found{.id = culprit->regression.empty()
+                                        ? history::regression_id(host_id, finding.commit)
+                                        : culprit->regression,
+                              .host_id = host_id,
+                              .culprit = finding.commit,
+                              .range_before = first != nullptr ? first->before : std::string(),
+                              .range_after = first != nullptr ? first->commit : std::string(),
+                              .subject = culprit->subject,
+                              .author = culprit->author,
+                              .cases = regression_cases(*culprit, finding),
+                              .owners = culprit->owners,
+                              .evidence = {evidence_file},
+                              .first_seen = now,
+                              .last_seen = now};
     CULPRIT_TRY_ASSIGN(const bool added, ledger.record_regression(found, "triage"));
     (added ? update.recorded : update.seen).push_back(std::move(found));
   }
@@ -287,7 +293,7 @@ Result<RegressionUpdate> update_regressions(
       auto moved = ledger.transition(
           regression.id, regression.state,
           {.at = now,
-           .state = RegressionState::fixed,
+           .state = history::RegressionState::fixed,
            .who = "triage",
            .note = fmt::format("every case back within {:.1f}% of its level before {}",
                                threshold * 100, regression.culprit.substr(0, 12)),
@@ -296,14 +302,15 @@ Result<RegressionUpdate> update_regressions(
         continue;
       CULPRIT_TRY(moved);
       auto closed = regression;
-      closed.state = RegressionState::fixed;
+      closed.state = history::RegressionState::fixed;
       closed.fixed_by = improvement.commit;
       update.fixed.push_back(std::move(closed));
       closed_now = true;
       break;
     }
     const auto found_again = [&](const auto& list) {
-      return std::ranges::any_of(list, [&](const Regression& r) { return r.id == regression.id; });
+      return std::ranges::any_of(
+          list, [&](const history::Regression& r) { return r.id == regression.id; });
     };
     if (closed_now || found_again(update.recorded) || found_again(update.seen))
       continue;
@@ -319,7 +326,7 @@ Result<RegressionUpdate> update_regressions(
     auto moved =
         ledger.transition(regression.id, regression.state,
                           {.at = now,
-                           .state = RegressionState::went_away,
+                           .state = history::RegressionState::went_away,
                            .who = "triage",
                            .note = fmt::format("every case within {:.1f}% on either side of {} as "
                                                "measured now, with no step there: no commit to "
@@ -330,20 +337,20 @@ Result<RegressionUpdate> update_regressions(
       continue;
     CULPRIT_TRY(moved);
     auto closed = regression;
-    closed.state = RegressionState::went_away;
+    closed.state = history::RegressionState::went_away;
     update.went_away.push_back(std::move(closed));
   }
   return update;
 }
 
 void add_regressions(TriageDocument& document, const RegressionUpdate& update) {
-  const auto ids = [](const std::vector<Regression>& list) {
+  const auto ids = [](const std::vector<history::Regression>& list) {
     json out = json::array();
     for (const auto& r : list)
       out.push_back({{"id", r.id}, {"culprit", r.culprit}});
     return out;
   };
-  const auto closed = [](const std::vector<Regression>& list, bool with_fix) {
+  const auto closed = [](const std::vector<history::Regression>& list, bool with_fix) {
     json out = json::array();
     for (const auto& r : list) {
       json entry = {{"id", r.id}, {"culprit", r.culprit}, {"subject", r.subject}};
@@ -370,4 +377,4 @@ void add_regressions(TriageDocument& document, const RegressionUpdate& update) {
                                   {"went_away", closed(update.went_away, false)}};
 }
 
-} // namespace culprit::history
+} // namespace culprit

@@ -28,7 +28,7 @@
 #include "core/measure/sampler.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit::history {
+namespace culprit {
 
 struct TriageDocument {
   Evidence evidence;   // the part every evidence reader and report format understands
@@ -39,13 +39,14 @@ struct TriageDocument {
 // ledger holds for that culprit, else the record not bisected yet of one of its change points
 // (which the culprit then takes over, id and events kept), else a new id (regression_id).
 Result<std::map<std::string, std::string>>
-regression_record_ids(Ledger& ledger, const TriageOutcome& outcome, const std::string& host_id);
+regression_record_ids(history::Ledger& ledger, const history::TriageOutcome& outcome,
+                      const std::string& host_id);
 
 // `header` is evidence_header()'s, with host and settings; kind and status are set here
 // (culprit_found when a new regression was named, inconclusive when only open change points
 // remain, no_change otherwise). Each regression culprit names its record: `record_ids`
 // (regression_record_ids), or regression_id of host and culprit where it holds none.
-Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& outcome,
+Result<TriageDocument> triage_document(Evidence header, const history::TriageOutcome& outcome,
                                        const git::Repository& repo, const BuildCache* cache,
                                        Executor* executor, Sampler& sampler, double confidence,
                                        std::uint64_t seed,
@@ -53,14 +54,14 @@ Result<TriageDocument> triage_document(Evidence header, const TriageOutcome& out
 
 // What a triage did to the regressions the ledger keeps (core/history/regressions.hpp).
 struct RegressionUpdate {
-  std::vector<Regression> recorded; // first found by this triage, or bisected by it
-  std::vector<Regression> seen;     // held already, found again
+  std::vector<history::Regression> recorded; // first found by this triage, or bisected by it
+  std::vector<history::Regression> seen;     // held already, found again
   // Change points of regressions not bisected: new, confirmed or invalid, as this triage left
   // them; `unbisected_new` says which of them it recorded first.
-  std::vector<Regression> unbisected;
+  std::vector<history::Regression> unbisected;
   std::vector<bool> unbisected_new;
-  std::vector<Regression> fixed;     // closed: fixed_by names the improvement's commit
-  std::vector<Regression> went_away; // closed: the history no longer shows their step
+  std::vector<history::Regression> fixed;     // closed: fixed_by names the improvement's commit
+  std::vector<history::Regression> went_away; // closed: the history no longer shows their step
 };
 
 // Records each regression finding of `document` (one record per culprit commit, under the id the
@@ -72,8 +73,8 @@ struct RegressionUpdate {
 // says the improvement came after the culprit; and sets each other open one that `history` no
 // longer shows a step for (step_went_away) to went-away.
 Result<RegressionUpdate> update_regressions(
-    Ledger& ledger, const TriageOutcome& outcome, const TriageDocument& document,
-    const History& history, const std::string& host_id, const std::string& evidence_file,
+    history::Ledger& ledger, const history::TriageOutcome& outcome, const TriageDocument& document,
+    const history::History& history, const std::string& host_id, const std::string& evidence_file,
     double threshold,
     const std::function<Result<bool>(const std::string& culprit, const std::string& fix)>&
         descends);
@@ -81,4 +82,4 @@ Result<RegressionUpdate> update_regressions(
 // Adds what `update` did to the regression records to the document's JSON, as "regressions".
 void add_regressions(TriageDocument& document, const RegressionUpdate& update);
 
-} // namespace culprit::history
+} // namespace culprit

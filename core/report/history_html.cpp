@@ -9,15 +9,15 @@
 #include "core/util/escape.hpp"
 #include "core/util/format.hpp"
 
-namespace culprit::history {
+namespace culprit::report {
 namespace {
 
-constexpr double k_width = 760;
-constexpr double k_height = 240;
-constexpr double k_left = 80;
-constexpr double k_right = 16;
-constexpr double k_top = 16;
-constexpr double k_bottom = 28;
+constexpr double k_trend_width = 760;
+constexpr double k_trend_height = 240;
+constexpr double k_trend_left = 80;
+constexpr double k_trend_right = 16;
+constexpr double k_trend_top = 16;
+constexpr double k_trend_bottom = 28;
 
 constexpr std::string_view k_style = R"css(
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #222; }
@@ -54,7 +54,8 @@ struct Scale {
   }
 };
 
-std::string change_table_html(const std::vector<ChangePoint>& changes, const CommitLabels& labels) {
+std::string change_table_html(const std::vector<history::ChangePoint>& changes,
+                              const CommitLabels& labels) {
   if (changes.empty())
     return "<p>No change points.</p>\n";
   std::string out = "<table><tr><th>kind</th><th>before</th><th>after</th><th>change</th>"
@@ -68,7 +69,7 @@ std::string change_table_html(const std::vector<ChangePoint>& changes, const Com
   return out + "</table>\n";
 }
 
-std::string change_table_markdown(const std::vector<ChangePoint>& changes,
+std::string change_table_markdown(const std::vector<history::ChangePoint>& changes,
                                   const CommitLabels& labels) {
   if (changes.empty())
     return "No change points.\n";
@@ -88,7 +89,7 @@ std::string series_anchor(std::size_t n) {
 }
 
 // The series a regression's case is drawn in: its number from 1, 0 when none.
-std::size_t series_of(const History& history, const RegressionCase& slowed) {
+std::size_t series_of(const history::History& history, const history::RegressionCase& slowed) {
   for (std::size_t i = 0; i < history.series.size(); ++i) {
     const auto& series = history.series[i];
     if (same_case(slowed, series.case_name, series.metric))
@@ -98,16 +99,17 @@ std::size_t series_of(const History& history, const RegressionCase& slowed) {
 }
 
 // A regression's culprit, or the commits of its change point while it is not bisected.
-std::string where_of(const Regression& r) {
+std::string where_of(const history::Regression& r) {
   return r.culprit.empty()
              ? fmt::format("{}..{}", r.range_before.substr(0, 12), r.range_after.substr(0, 12))
              : r.culprit.substr(0, 12);
 }
 
-std::string regressions_html(const History& history, const std::vector<Regression>& regressions) {
+std::string regressions_html(const history::History& history,
+                             const std::vector<history::Regression>& regressions) {
   if (regressions.empty()) // no triage has found one: nothing to say
     return "";
-  std::vector<const Regression*> open;
+  std::vector<const history::Regression*> open;
   for (const auto& r : regressions)
     if (is_open(r.state))
       open.push_back(&r);
@@ -140,8 +142,8 @@ std::string regressions_html(const History& history, const std::vector<Regressio
 }
 
 // Under a series: the regressions (open or not) that slowed its case, linked to their row.
-std::string series_regressions_html(const History& history, std::size_t n,
-                                    const std::vector<Regression>& regressions) {
+std::string series_regressions_html(const history::History& history, std::size_t n,
+                                    const std::vector<history::Regression>& regressions) {
   std::string out;
   for (const auto& r : regressions)
     for (const auto& c : r.cases)
@@ -160,9 +162,9 @@ std::string series_regressions_html(const History& history, std::size_t n,
 }
 
 // The regressions drawn on the n-th series (from 1), where they can be placed.
-std::vector<RegressionMark> marks_of(const History& history, std::size_t n,
-                                     const std::vector<Regression>& regressions,
-                                     const std::vector<RegressionPlace>& places) {
+std::vector<RegressionMark> marks_of(const history::History& history, std::size_t n,
+                                     const std::vector<history::Regression>& regressions,
+                                     const std::vector<history::RegressionPlace>& places) {
   std::vector<RegressionMark> marks;
   const auto& points = history.series[n - 1].points;
   for (const auto& r : regressions) {
@@ -170,12 +172,12 @@ std::vector<RegressionMark> marks_of(const History& history, std::size_t n,
       continue;
     // One not bisected yet is drawn at the first point of its new level.
     const auto at = std::ranges::find(points, r.culprit.empty() ? r.range_after : r.culprit,
-                                      &SeriesPoint::commit);
+                                      &history::SeriesPoint::commit);
     if (at != points.end() && at != points.begin()) {
       marks.push_back({&r, static_cast<std::size_t>(at - points.begin())});
       continue;
     }
-    const auto place = std::ranges::find_if(places, [&](const RegressionPlace& p) {
+    const auto place = std::ranges::find_if(places, [&](const history::RegressionPlace& p) {
       return p.regression == r.id && p.series + 1 == n;
     });
     if (place != places.end() && place->index > 0 && place->index < points.size())
@@ -186,13 +188,14 @@ std::vector<RegressionMark> marks_of(const History& history, std::size_t n,
 
 } // namespace
 
-std::string trend_svg(const Series& series, const std::vector<ChangePoint>& changes,
-                      const CommitLabels& labels, const std::vector<RegressionMark>& marks) {
+std::string trend_svg(const history::Series& series,
+                      const std::vector<history::ChangePoint>& changes, const CommitLabels& labels,
+                      const std::vector<RegressionMark>& marks) {
   const auto title = html_escape(fmt::format("{} [{}]", series.case_name, series.metric));
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" "
       "role=\"img\" aria-label=\"trend of {}\"><title>trend of {}</title>\n",
-      k_width, k_height, k_width, k_height, title, title);
+      k_trend_width, k_trend_height, k_trend_width, k_trend_height, title, title);
   if (series.points.empty())
     return out + "</svg>\n";
   double low = series.points.front().ci[0];
@@ -202,19 +205,20 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
     high = std::max({high, p.ci[1], p.median});
   }
   const double pad = (high - low) * 0.08 + (high == low ? std::abs(high) * 0.05 + 1e-12 : 0);
-  const Scale y{low - pad, high + pad, k_height - k_bottom, k_top};
-  const Scale x{0, static_cast<double>(std::max<std::size_t>(series.points.size() - 1, 1)), k_left,
-                k_width - k_right};
+  const Scale y{low - pad, high + pad, k_trend_height - k_trend_bottom, k_trend_top};
+  const Scale x{0, static_cast<double>(std::max<std::size_t>(series.points.size() - 1, 1)),
+                k_trend_left, k_trend_width - k_trend_right};
   for (int t = 0; t <= 4; ++t) {
     const double value = y.d0 + ((y.d1 - y.d0) * t / 4);
     out += fmt::format("<line class=\"grid\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" "
                        "y2=\"{:.1f}\"/><text x=\"{:.1f}\" y=\"{:.1f}\" "
                        "text-anchor=\"end\">{}</text>\n",
-                       k_left, y(value), k_width - k_right, y(value), k_left - 6, y(value) + 4,
+                       k_trend_left, y(value), k_trend_width - k_trend_right, y(value),
+                       k_trend_left - 6, y(value) + 4,
                        html_escape(format_quantity(value, series.unit)));
   }
-  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", k_left,
-                     k_top, k_height - k_bottom);
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
+                     k_trend_left, k_trend_top, k_trend_height - k_trend_bottom);
   std::string band;
   std::string line;
   for (std::size_t i = 0; i < series.points.size(); ++i)
@@ -230,8 +234,8 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
     out += fmt::format(
         "<line class=\"change {}\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"><title>{} "
         "{:+.1f}% (p = {:.3g}) between {} and {}</title></line>\n",
-        change_kind(c), at, k_top, at, k_height - k_bottom, change_kind(c), (c.ratio - 1) * 100,
-        c.p_value, html_escape(label_of(c.before, labels)),
+        change_kind(c), at, k_trend_top, at, k_trend_height - k_trend_bottom, change_kind(c),
+        (c.ratio - 1) * 100, c.p_value, html_escape(label_of(c.before, labels)),
         html_escape(label_of(c.commit, labels)));
   }
   for (const auto& mark : marks) {
@@ -242,8 +246,8 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
     const auto triangle = fmt::format(
         "<polygon class=\"mark {}\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\"><title>{} "
         "{}: {}{}</title></polygon>",
-        to_string(r.state), at - 6, k_top - 8, at + 6, k_top - 8, at, k_top + 2, html_escape(r.id),
-        to_string(r.state),
+        to_string(r.state), at - 6, k_trend_top - 8, at + 6, k_trend_top - 8, at, k_trend_top + 2,
+        html_escape(r.id), to_string(r.state),
         slowed == r.cases.end() ? "" : fmt::format("{:+.1f}% at ", (slowed->ratio - 1) * 100),
         html_escape(label_of(r.culprit.empty() ? r.range_after : r.culprit, labels)));
     out += is_open(r.state) ? fmt::format("<a href=\"#{}\">{}</a>\n", html_escape(r.id), triangle)
@@ -260,14 +264,15 @@ std::string trend_svg(const Series& series, const std::vector<ChangePoint>& chan
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" "
                      "text-anchor=\"end\">{}</text>\n",
-                     k_left, k_height - 8, series.points.front().commit.substr(0, 12),
-                     k_width - k_right, k_height - 8, series.points.back().commit.substr(0, 12));
+                     k_trend_left, k_trend_height - 8, series.points.front().commit.substr(0, 12),
+                     k_trend_width - k_trend_right, k_trend_height - 8,
+                     series.points.back().commit.substr(0, 12));
   return out + "</svg>\n";
 }
 
-std::string render_html(const History& history, const CommitLabels& labels,
-                        const std::vector<Regression>& regressions,
-                        const std::vector<RegressionPlace>& places) {
+std::string render_html(const history::History& history, const CommitLabels& labels,
+                        const std::vector<history::Regression>& regressions,
+                        const std::vector<history::RegressionPlace>& places) {
   std::string out =
       fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<title>culprit history</title><style>{}</style></head><body>\n"
@@ -294,7 +299,7 @@ std::string render_html(const History& history, const CommitLabels& labels,
   return out + "</body></html>\n";
 }
 
-MarkdownHistory render_markdown(const History& history, const CommitLabels& labels,
+MarkdownHistory render_markdown(const history::History& history, const CommitLabels& labels,
                                 std::string_view chart_prefix) {
   MarkdownHistory result;
   auto& out = result.markdown;
@@ -322,4 +327,4 @@ MarkdownHistory render_markdown(const History& history, const CommitLabels& labe
   return result;
 }
 
-} // namespace culprit::history
+} // namespace culprit::report

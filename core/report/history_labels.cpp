@@ -1,9 +1,9 @@
 // The commits a history shows, labelled with what git says of them.
 #include "core/report/history.hpp"
 
-namespace culprit::history {
+namespace culprit::report {
 
-CommitLabels commit_labels(const git::Repository& repo, const History& history) {
+CommitLabels commit_labels(const git::Repository& repo, const history::History& history) {
   CommitLabels labels;
   const auto label = [&](const std::string& commit) {
     if (commit.empty() || labels.contains(commit))
@@ -19,8 +19,8 @@ CommitLabels commit_labels(const git::Repository& repo, const History& history) 
   return labels;
 }
 
-std::string change_kind(const ChangePoint& change) {
+std::string change_kind(const history::ChangePoint& change) {
   return change.regression() ? "regression" : "improvement";
 }
 
-} // namespace culprit::history
+} // namespace culprit::report

@@ -10,7 +10,7 @@
 #include "core/util/format.hpp"
 #include "core/util/json_text.hpp"
 
-namespace culprit::history {
+namespace culprit::report {
 namespace {
 
 constexpr std::array<std::string_view, 8> k_blocks = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
@@ -35,35 +35,35 @@ std::vector<double> bucketed(const std::vector<double>& values, std::size_t widt
 // A session whose level differs from the newest by less than this is not worth a line.
 constexpr double k_notable_session_shift = 0.01;
 
-std::string percent(double ratio) {
+std::string change_percent(double ratio) {
   return fmt::format("{:+.1f}%", (ratio - 1) * 100);
 }
 
 } // namespace
 
-std::string step_text(const ChangePoint& change) {
-  return fmt::format("{} [{}, {}] (ratio {:.3f})", percent(change.ratio), percent(change.ci[0]),
-                     percent(change.ci[1]), change.ratio);
+std::string step_text(const history::ChangePoint& change) {
+  return fmt::format("{} [{}, {}] (ratio {:.3f})", change_percent(change.ratio),
+                     change_percent(change.ci[0]), change_percent(change.ci[1]), change.ratio);
 }
 
-std::string sessions_text(const ChangePoint& change) {
+std::string sessions_text(const history::ChangePoint& change) {
   std::vector<std::string> labels;
   labels.reserve(change.sessions.size());
   for (const auto& id : change.sessions)
-    labels.push_back(session_label(id));
+    labels.push_back(history::session_label(id));
   if (labels.size() == 1)
     return fmt::format("runs of one session ({})", labels.front());
   return fmt::format("runs of {} sessions ({}), aligned by their anchors", labels.size(),
                      fmt::join(labels, "; "));
 }
 
-std::vector<std::string> session_notes(const Series& series, double notable) {
+std::vector<std::string> session_notes(const history::Series& series, double notable) {
   std::vector<std::string> notes;
   for (const auto& session : series.sessions) {
     if (!session.aligned) {
       notes.push_back(fmt::format("the session of {} shares no commit with the others, so its {} "
                                   "cannot be aligned: a step at its edge may be the machine",
-                                  session_label(session.id),
+                                  history::session_label(session.id),
                                   counted(session.points, "point", "points")));
       continue;
     }
@@ -75,22 +75,24 @@ std::vector<std::string> session_notes(const Series& series, double notable) {
       anchors.push_back(anchor.substr(0, 12));
     notes.push_back(fmt::format("the session of {} ran {:.1f}% {} than the newest (anchor {}); "
                                 "its {} are scaled to the newest",
-                                session_label(session.id), std::abs(session.factor - 1) * 100,
+                                history::session_label(session.id),
+                                std::abs(session.factor - 1) * 100,
                                 session.factor > 1 ? "slower" : "faster", fmt::join(anchors, ", "),
                                 counted(session.points, "point", "points")));
   }
   return notes;
 }
 
-std::string point_level(const SeriesPoint& point, std::string_view unit) {
+std::string point_level(const history::SeriesPoint& point, std::string_view unit) {
   if (point.runs <= 1)
     return fmt::format("{} (one run: no interval)", format_quantity(point.median, unit));
   return fmt::format("{} [{}, {}]", format_quantity(point.median, unit),
                      format_quantity(point.ci[0], unit), format_quantity(point.ci[1], unit));
 }
 
-std::vector<ChangePoint> changes_of(const History& history, const Series& series) {
-  std::vector<ChangePoint> changes;
+std::vector<history::ChangePoint> changes_of(const history::History& history,
+                                             const history::Series& series) {
+  std::vector<history::ChangePoint> changes;
   for (const auto& change : history.change_points)
     if (change.case_name == series.case_name && change.metric == series.metric)
       changes.push_back(change);
@@ -115,7 +117,8 @@ std::string sparkline(const std::vector<double>& values, Glyphs glyphs, std::siz
   return line;
 }
 
-std::string render_text(const History& history, const CommitLabels& labels, Glyphs glyphs) {
+std::string render_text(const history::History& history, const CommitLabels& labels,
+                        Glyphs glyphs) {
   std::string out;
   for (const auto& series : history.series) {
     out += fmt::format(
@@ -164,7 +167,7 @@ std::string render_text(const History& history, const CommitLabels& labels, Glyp
 
 namespace {
 
-nlohmann::json series_json(const Series& s) {
+nlohmann::json series_json(const history::Series& s) {
   using nlohmann::json;
   json points = json::array();
   for (const auto& p : s.points)
@@ -180,7 +183,7 @@ nlohmann::json series_json(const Series& s) {
   json sessions = json::array();
   for (const auto& session : s.sessions)
     sessions.push_back({{"id", session.id},
-                        {"label", session_label(session.id)},
+                        {"label", history::session_label(session.id)},
                         {"started", store::to_micros(session.started)},
                         {"factor", session.factor},
                         {"aligned", session.aligned},
@@ -199,7 +202,7 @@ nlohmann::json series_json(const Series& s) {
 
 // Everything but the series, as the document's text without its closing brace: the keys sort
 // before "series", which comes last.
-std::string json_head(const History& history) {
+std::string json_head(const history::History& history) {
   using nlohmann::json;
   json changes = json::array();
   for (const auto& c : history.change_points)
@@ -222,7 +225,7 @@ std::string json_head(const History& history) {
 }
 
 // One series as an element of the document's "series" array (indented four spaces more).
-std::string series_piece(const Series& series, bool first) {
+std::string series_piece(const history::Series& series, bool first) {
   const std::string text = json_text(series_json(series), 2);
   std::string piece = first ? "\n    " : ",\n    ";
   piece.reserve(text.size() + (text.size() / 8));
@@ -236,7 +239,7 @@ std::string series_piece(const Series& series, bool first) {
 
 } // namespace
 
-std::function<std::optional<std::string_view>()> json_pieces(const History& history) {
+std::function<std::optional<std::string_view>()> json_pieces(const history::History& history) {
   return [&history, next = std::size_t{0},
           piece = std::string()]() mutable -> std::optional<std::string_view> {
     const std::size_t count = history.series.size();
@@ -253,7 +256,7 @@ std::function<std::optional<std::string_view>()> json_pieces(const History& hist
   };
 }
 
-std::string render_json(const History& history) {
+std::string render_json(const history::History& history) {
   std::string out;
   const auto next = json_pieces(history);
   for (auto piece = next(); piece; piece = next())
@@ -261,7 +264,7 @@ std::string render_json(const History& history) {
   return out;
 }
 
-std::string render_csv(const History& history) {
+std::string render_csv(const history::History& history) {
   std::string out =
       "case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,last_commit,session\n";
   for (const auto& s : history.series)
@@ -275,4 +278,4 @@ std::string render_csv(const History& history) {
   return out;
 }
 
-} // namespace culprit::history
+} // namespace culprit::report

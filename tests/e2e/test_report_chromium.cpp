@@ -165,7 +165,7 @@ TEST(ReportInChromium, TheHistoryDashboardShowsOpenRegressionsBeforeTheirSeries)
                                  .first_seen = store::now(),
                                  .last_seen = store::now()};
   const auto page = temp / "history.html";
-  ASSERT_TRUE(write_file_atomic(page, history::render_html(history, {}, {open})));
+  ASSERT_TRUE(write_file_atomic(page, report::render_html(history, {}, {open})));
   const auto dom = chromium_on(chromium, temp, page, {"--dump-dom"});
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   const auto row = dom.out.find("<tr class=\"regression\" id=\"R1a2b3c4\">");

@@ -49,28 +49,28 @@ History sample_history() {
   return history;
 }
 
-CommitLabels evil_labels(const History& history) {
-  CommitLabels labels;
+report::CommitLabels evil_labels(const History& history) {
+  report::CommitLabels labels;
   for (const auto& point : history.series[0].points)
     labels[point.commit] = {std::string(k_evil), "Mallory <m@x>", "2026-01-01T00:00:00+00:00"};
   return labels;
 }
 
 TEST(HistorySparkline, DrawsLowToHighInUnicodeOrAscii) {
-  EXPECT_EQ(sparkline({1, 2, 3, 4, 5, 6, 7, 8}, Glyphs::unicode), "▁▂▃▄▅▆▇█");
-  EXPECT_EQ(sparkline({1, 2, 3, 4, 5, 6, 7, 8}, Glyphs::ascii), "_.,-=+*#");
-  EXPECT_EQ(sparkline({2, 2, 2}, Glyphs::ascii), "---");
-  EXPECT_EQ(sparkline({}, Glyphs::ascii), "");
+  EXPECT_EQ(report::sparkline({1, 2, 3, 4, 5, 6, 7, 8}, report::Glyphs::unicode), "▁▂▃▄▅▆▇█");
+  EXPECT_EQ(report::sparkline({1, 2, 3, 4, 5, 6, 7, 8}, report::Glyphs::ascii), "_.,-=+*#");
+  EXPECT_EQ(report::sparkline({2, 2, 2}, report::Glyphs::ascii), "---");
+  EXPECT_EQ(report::sparkline({}, report::Glyphs::ascii), "");
   std::vector<double> long_series(300, 1.0);
   for (std::size_t i = 150; i < 300; ++i)
     long_series[i] = 2.0;
-  const auto line = sparkline(long_series, Glyphs::ascii, 60);
+  const auto line = report::sparkline(long_series, report::Glyphs::ascii, 60);
   EXPECT_EQ(line, std::string(30, '_') + std::string(30, '#'));
 }
 
 TEST(HistoryRender, TextShowsTheTrendAndTheChangeWithForeignTextMadeInert) {
   const auto history = sample_history();
-  const auto text = render_text(history, evil_labels(history), Glyphs::ascii);
+  const auto text = report::render_text(history, evil_labels(history), report::Glyphs::ascii);
   EXPECT_THAT(text, HasSubstr("____####"));
   EXPECT_THAT(text, HasSubstr("regression 000000000000..000000000000 +20.0% [+15.0%, +25.0%] "
                               "(ratio 1.200), p = 0.002"));
@@ -88,11 +88,11 @@ TEST(HistoryRender, JsonWrittenASeriesAtATimeIsTheWholeDocumentsText) {
   two.series.back().case_name = "second\ncase";
   two.notes.push_back("a note");
   for (const auto& history : {sample_history(), two, History{}}) {
-    const std::string text = render_json(history);
+    const std::string text = report::render_json(history);
     EXPECT_EQ(text, nlohmann::json::parse(text).dump(2) + "\n");
     std::string pieces;
     std::size_t count = 0;
-    const auto next = json_pieces(history);
+    const auto next = report::json_pieces(history);
     for (auto piece = next(); piece; piece = next(), ++count)
       pieces += *piece;
     EXPECT_EQ(pieces, text);
@@ -101,7 +101,7 @@ TEST(HistoryRender, JsonWrittenASeriesAtATimeIsTheWholeDocumentsText) {
 }
 
 TEST(HistoryRender, JsonHasTheDocumentedKeys) {
-  const auto json = nlohmann::json::parse(render_json(sample_history()));
+  const auto json = nlohmann::json::parse(report::render_json(sample_history()));
   const auto& series = json.at("series").at(0);
   EXPECT_EQ(series.at("case"), "gemm,\"tall\"");
   EXPECT_EQ(series.at("metric"), "time");
@@ -124,7 +124,7 @@ TEST(HistoryRender, JsonHasTheDocumentedKeys) {
 }
 
 TEST(HistoryRender, CsvQuotesFieldsThatNeedIt) {
-  const auto csv = render_csv(sample_history());
+  const auto csv = report::render_csv(sample_history());
   EXPECT_THAT(csv, HasSubstr("case,metric,unit,commit,host,source,runs,median,ci_low,ci_high,"
                              "last_commit,session\n"));
   EXPECT_THAT(csv, HasSubstr("\"gemm,\"\"tall\"\"\",time,s,"));
@@ -133,7 +133,7 @@ TEST(HistoryRender, CsvQuotesFieldsThatNeedIt) {
 
 TEST(HistoryRender, HtmlIsSelfContainedWithAChartAndEscapesCommits) {
   const auto history = sample_history();
-  const auto html = render_html(history, evil_labels(history));
+  const auto html = report::render_html(history, evil_labels(history));
   EXPECT_THAT(html, HasSubstr("<svg"));
   EXPECT_THAT(html, HasSubstr("class=\"band\""));
   EXPECT_THAT(html, HasSubstr("class=\"change regression\""));
@@ -163,7 +163,7 @@ TEST(HistoryRender, TheDashboardListsOpenRegressionsFirstLinkedToTheirSeries) {
   fixed.id = "R9f8e7d6";
   fixed.state = RegressionState::fixed;
   fixed.fixed_by = fmt::format("{:040}", 7);
-  const auto html = render_html(history, evil_labels(history), {open, fixed});
+  const auto html = report::render_html(history, evil_labels(history), {open, fixed});
   const auto table = html.find("<h2>Open regressions <small>[1]</small></h2>");
   const auto first_series = html.find("<section id=\"series-1\">");
   ASSERT_NE(table, std::string::npos) << html;
@@ -186,9 +186,10 @@ TEST(HistoryRender, TheDashboardListsOpenRegressionsFirstLinkedToTheirSeries) {
   EXPECT_EQ(std::ranges::count(html, '<') - std::ranges::count(html, '>'), 0);
 
   // No regression held at all: no section that would say there are none.
-  EXPECT_THAT(render_html(history, evil_labels(history)), Not(HasSubstr("Open regressions")));
+  EXPECT_THAT(report::render_html(history, evil_labels(history)),
+              Not(HasSubstr("Open regressions")));
   fixed.state = RegressionState::wontfix;
-  EXPECT_THAT(render_html(history, {}, {fixed}), HasSubstr("<small>[0]</small>"));
+  EXPECT_THAT(report::render_html(history, {}, {fixed}), HasSubstr("<small>[0]</small>"));
 }
 
 // Points at every other commit of a chain of 16: the culprit of a change point can lie between
@@ -227,7 +228,7 @@ TEST(HistoryRender, RegressionsAreMarkedOnTheirChartAndOpenOnesLinkToTheirRow) {
   const auto places = place_regressions(history, regressions, graph);
   EXPECT_EQ(places, (std::vector<RegressionPlace>{{"R1a2b3c4", 0, 4}}));
 
-  const auto html = render_html(history, {}, regressions, places);
+  const auto html = report::render_html(history, {}, regressions, places);
   const auto chart = html.substr(html.find("<svg"));
   EXPECT_THAT(chart, HasSubstr("<a href=\"#R1a2b3c4\"><polygon class=\"mark acknowledged\""));
   EXPECT_THAT(chart, HasSubstr("<title>R1a2b3c4 acknowledged: +20.0% at 000000000000"));
@@ -244,7 +245,7 @@ TEST(HistoryRender, RegressionsAreMarkedOnTheirChartAndOpenOnesLinkToTheirRow) {
   const auto x = chart.substr(from, chart.find('"', from) - from);
   EXPECT_EQ(count_of(chart, fmt::format("points=\"{:.1f},", std::stod(x) - 6)), 2U) << x;
   // Without the places, only the one on a point is marked.
-  const auto alone = render_html(history, {}, regressions);
+  const auto alone = report::render_html(history, {}, regressions);
   EXPECT_THAT(alone, Not(HasSubstr("mark acknowledged")));
   EXPECT_THAT(alone, HasSubstr("mark fixed"));
   EXPECT_EQ(std::ranges::count(html, '<') - std::ranges::count(html, '>'), 0);
@@ -252,7 +253,7 @@ TEST(HistoryRender, RegressionsAreMarkedOnTheirChartAndOpenOnesLinkToTheirRow) {
 
 TEST(HistoryRender, MarkdownLinksOneChartPerSeriesAndEscapesMarkup) {
   const auto history = sample_history();
-  const auto markdown = render_markdown(history, evil_labels(history), "nightly");
+  const auto markdown = report::render_markdown(history, evil_labels(history), "nightly");
   ASSERT_EQ(markdown.charts.size(), 1U);
   EXPECT_EQ(markdown.charts[0].first, "nightly-1.svg");
   EXPECT_THAT(markdown.charts[0].second, HasSubstr("<svg"));

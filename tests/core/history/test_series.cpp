@@ -229,7 +229,7 @@ TEST(HistorySessions, WithoutAnAnchorTheSlowerMachineLooksLikeARegression) {
   EXPECT_FALSE(history.series[0].sessions[0].aligned);
   ASSERT_EQ(history.change_points.size(), 1U) << "the case the anchor is there for";
   EXPECT_EQ(history.change_points[0].commit, "c0020");
-  const auto notes = session_notes(history.series[0], 0.01);
+  const auto notes = report::session_notes(history.series[0], 0.01);
   ASSERT_EQ(notes.size(), 1U);
   EXPECT_THAT(notes[0], ::testing::HasSubstr("shares no commit with the others"));
 }
@@ -354,7 +354,8 @@ TEST(HistorySeries, NeighboursWithinTheirNoiseAreNoStep) {
   EXPECT_THAT(history.series[0].no_change_reason,
               ::testing::HasSubstr("to stand out of their noise and the 2.0% threshold; 2 points "
                                    "are too few for E-divisive (it needs 6)"));
-  EXPECT_THAT(render_text(history, {}, Glyphs::ascii), ::testing::HasSubstr("  no change point: "));
+  EXPECT_THAT(report::render_text(history, {}, report::Glyphs::ascii),
+              ::testing::HasSubstr("  no change point: "));
 }
 
 // Ten points, 2.1-2.3 then 2.5-2.6: the 15% step is found, though E-divisive's least p-value

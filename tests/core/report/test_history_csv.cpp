@@ -48,7 +48,7 @@ TEST(HistoryCsv, TextCellsAreNeutralisedAndNumbersAreNot) {
                            .runs = 5});
   history.series.push_back(series);
 
-  const auto csv = render_csv(history);
+  const auto csv = report::render_csv(history);
 
   EXPECT_THAT(csv, HasSubstr("\n'=cmd|' /C calc'!A0,'-x,'@u,c0,'+host,import,5,-3.2,-3.3,-3.1,c1,"
                              "\\x1b]0;title\\x07\n"));
@@ -72,13 +72,13 @@ TEST(HistoryPoints, APointOfOneRunSaysItHasNoInterval) {
   series.points = {one, five};
   history.series.push_back(series);
 
-  EXPECT_EQ(point_level(series.points[0], "s"), "197.0 ns (one run: no interval)");
-  EXPECT_EQ(point_level(series.points[1], "s"), "200.0 ns [190.0 ns, 210.0 ns]");
-  const auto text = render_text(history, {}, Glyphs::ascii);
+  EXPECT_EQ(report::point_level(series.points[0], "s"), "197.0 ns (one run: no interval)");
+  EXPECT_EQ(report::point_level(series.points[1], "s"), "200.0 ns [190.0 ns, 210.0 ns]");
+  const auto text = report::render_text(history, {}, report::Glyphs::ascii);
   EXPECT_THAT(text, HasSubstr("c0 197.0 ns (one run: no interval)  ->  c1 200.0 ns [190.0 ns, "
                               "210.0 ns]"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("[197.0 ns, 197.0 ns]")));
-  const auto page = render_html(history, {});
+  const auto page = report::render_html(history, {});
   EXPECT_THAT(page, HasSubstr("197.0 ns (one run: no interval), 1 run"));
 }
 
