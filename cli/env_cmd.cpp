@@ -82,7 +82,7 @@ public:
     }
     const auto host = host::probe_host();
     const auto warnings = host::noise_warnings(host);
-    std::optional<Peaks> peaks;
+    std::optional<roofline::Peaks> peaks;
     std::string kept;
     if (m_options.peaks) {
       auto measured = measure_peaks(global, host);
@@ -138,8 +138,8 @@ private:
 
   // The CPU's peaks measured now (pinned as the runs are, on the recipe's [roofline] threads),
   // kept in the repository's store when there is one; and where they were kept, in words.
-  Result<std::pair<Peaks, std::string>> measure_peaks(const GlobalOptions& global,
-                                                      const host::HostFingerprint& host) const {
+  Result<std::pair<roofline::Peaks, std::string>>
+  measure_peaks(const GlobalOptions& global, const host::HostFingerprint& host) const {
     const auto recipe = repository_recipe(global);
     const auto cpus = !m_options.cpus.empty() ? m_options.cpus
                       : recipe                ? recipe->run.cpus
@@ -147,11 +147,11 @@ private:
     const auto threads = recipe ? recipe->roofline.threads : std::nullopt;
     auto repo = open_repository(global);
     if (!repo) {
-      CpuPeakOptions options;
+      roofline::CpuPeakOptions options;
       options.cpus = cpus;
       if (threads)
         options.threads = static_cast<unsigned>(*threads);
-      CULPRIT_TRY_ASSIGN(auto peaks, measure_cpu_peaks(options));
+      CULPRIT_TRY_ASSIGN(auto peaks, roofline::measure_cpu_peaks(options));
       return std::pair{std::move(peaks),
                        std::string("not kept: culprit keeps peaks in a repository's store; run "
                                    "this in the repository")};
@@ -161,7 +161,7 @@ private:
     const auto id = host::host_id(host);
     CULPRIT_TRY(
         store.record_host({id, json_text(host::to_json(host)), store::now(), store::now()}));
-    CULPRIT_TRY_ASSIGN(auto peaks, measure_and_keep_cpu_peaks(store, id, cpus, threads));
+    CULPRIT_TRY_ASSIGN(auto peaks, roofline::measure_and_keep_cpu_peaks(store, id, cpus, threads));
     return std::pair{std::move(peaks),
                      fmt::format("kept for this host ({}) in {}", id.substr(0, 12), store.name())};
   }

@@ -170,18 +170,18 @@ private:
     CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
     CULPRIT_TRY_ASSIGN(auto store, store::Store::open_at(cache));
     // One peak resolver per host: this machine's CPU may be measured, another's only read.
-    std::map<std::string, std::unique_ptr<PeakResolver>> resolvers;
+    std::map<std::string, std::unique_ptr<roofline::PeakResolver>> resolvers;
     if (m_roofline)
       options.roofline = [&](const history::TrackedPoint& point, const std::string& case_name,
                              const std::string& metric) -> Result<history::RooflineBound> {
         auto& resolver = resolvers[point.host_id];
         if (!resolver)
-          resolver = std::make_unique<PeakResolver>(
-              store, PeakSetup{.recipe = m_roofline_recipe,
-                               .host_id = point.host_id,
-                               .cpus = m_cpus,
-                               .gpu_names = {},
-                               .this_host = point.host_id == this_host_id()});
+          resolver = std::make_unique<roofline::PeakResolver>(
+              store, roofline::PeakSetup{.recipe = m_roofline_recipe,
+                                         .host_id = point.host_id,
+                                         .cpus = m_cpus,
+                                         .gpu_names = {},
+                                         .this_host = point.host_id == this_host_id()});
         const store::MeasurementKey key{point.artifact_id, point.recipe_hash, point.host_id};
         CULPRIT_TRY_ASSIGN(const auto info, store.case_work(key, case_name));
         const auto work = work_of(case_name, info, m_roofline_recipe);
@@ -191,7 +191,8 @@ private:
         CULPRIT_TRY_ASSIGN(const auto answer, resolver->peaks_for(device, metric));
         if (!answer.peaks)
           return history::RooflineBound{.seconds = {}, .reason = answer.reason};
-        auto bound = roofline_point(*work.flops, *work.bytes, 1.0, *answer.peaks, answer.unit);
+        auto bound =
+            roofline::roofline_point(*work.flops, *work.bytes, 1.0, *answer.peaks, answer.unit);
         if (!bound)
           return history::RooflineBound{.seconds = {}, .reason = bound.error().message};
         return history::RooflineBound{.seconds = bound->bound_seconds, .reason = {}};

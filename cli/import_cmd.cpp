@@ -64,7 +64,7 @@ private:
     CULPRIT_TRY_ASSIGN(request.commit, repo.resolve(m_commit));
     CULPRIT_TRY_ASSIGN(const auto info, repo.commit_info(request.commit));
     request.commit_time = info.committer.time;
-    CULPRIT_TRY_ASSIGN(request.parse.format, parse_output_format(m_format));
+    CULPRIT_TRY_ASSIGN(request.parse.format, parsers::parse_output_format(m_format));
     const auto now = store::now();
     if (m_host.empty()) {
       host::HostProbeOptions probe;

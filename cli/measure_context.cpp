@@ -245,13 +245,13 @@ CompareSettings MeasureContext::compare_settings() const {
 
 Status MeasureContext::fill_roofline(Evidence& evidence) {
   if (!m_peaks) {
-    PeakSetup setup{.recipe = m_recipe.roofline,
-                    .host_id = m_session->sampler().options().host_id,
-                    .cpus = m_recipe.run.cpus,
-                    .gpu_names = {}};
+    roofline::PeakSetup setup{.recipe = m_recipe.roofline,
+                              .host_id = m_session->sampler().options().host_id,
+                              .cpus = m_recipe.run.cpus,
+                              .gpu_names = {}};
     for (const auto& gpu : m_session->host().gpu.gpus)
       setup.gpu_names.push_back(gpu.name);
-    m_peaks = std::make_unique<PeakResolver>(m_session->store(), std::move(setup));
+    m_peaks = std::make_unique<roofline::PeakResolver>(m_session->store(), std::move(setup));
   }
   RooflineInputs inputs{.store = m_session->store(),
                         .recipe_hash = m_session->sampler().options().recipe_hash,

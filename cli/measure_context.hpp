@@ -149,7 +149,7 @@ private:
   std::unique_ptr<MeasureSession> m_session;
   std::vector<BuildResult> m_builds;
   bool m_slow_suite_said = false;
-  std::unique_ptr<PeakResolver> m_peaks;
+  std::unique_ptr<roofline::PeakResolver> m_peaks;
 };
 
 // Prints the host's noise warnings (unless quiet): once an hour per cache while they stay the

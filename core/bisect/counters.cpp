@@ -17,7 +17,7 @@ Result<std::string> counted_case(Sampler& counter, const Subject& subject,
   CULPRIT_TRY_ASSIGN(const auto cases, counter.cases(subject));
   std::set<std::string> counted;
   for (const auto& c : cases)
-    if (is_valgrind_metric(c.metric))
+    if (parsers::is_valgrind_metric(c.metric))
       counted.insert(c.case_name);
   if (counted.contains(wanted))
     return wanted;
@@ -30,7 +30,7 @@ Result<std::string> counted_case(Sampler& counter, const Subject& subject,
 Result<std::vector<std::optional<double>>> counts_of(Sampler& counter, const Subject& subject,
                                                      const std::string& name) {
   std::vector<std::optional<double>> values;
-  for (const auto& metric : valgrind_metric_descriptors()) {
+  for (const auto& metric : parsers::valgrind_metric_descriptors()) {
     CULPRIT_TRY_ASSIGN(const auto runs,
                        counter.runs(subject, CaseKey{name, std::string(metric.name)}, 1));
     if (runs.samples.empty() || runs.samples.front().empty())
@@ -69,7 +69,7 @@ Result<CounterDiff> diff_of(Sampler& counter, const Subject& parent, const Subje
   }
   CULPRIT_TRY_ASSIGN(const auto before, counts_of(counter, parent, diff.counted_case));
   CULPRIT_TRY_ASSIGN(const auto after, counts_of(counter, culprit, diff.counted_case));
-  const auto& metrics = valgrind_metric_descriptors();
+  const auto& metrics = parsers::valgrind_metric_descriptors();
   for (std::size_t i = 0; i < metrics.size(); ++i)
     if (before[i] && after[i])
       diff.changes.push_back({std::string(metrics[i].name), *before[i], *after[i]});

@@ -49,7 +49,7 @@ std::map<std::string, std::string> axes_in_name(const std::string& case_name) {
   return axes;
 }
 
-CaseWork work_of(const std::string& case_name, const std::optional<CaseInfo>& info,
+CaseWork work_of(const std::string& case_name, const std::optional<parsers::CaseInfo>& info,
                  const RooflineRecipe& recipe) {
   CaseWork work;
   const auto axes = info && !info->axes.empty() ? info->axes : axes_in_name(case_name);
@@ -122,7 +122,8 @@ Status fill_roofline(Evidence& evidence, RooflineInputs& inputs) {
       continue;
     }
     const auto& peaks = *answer.peaks;
-    auto point = roofline_point(*work.flops, *work.bytes, m.summary.median, peaks, answer.unit);
+    auto point =
+        roofline::roofline_point(*work.flops, *work.bytes, m.summary.median, peaks, answer.unit);
     if (!point) {
       m.roofline_note = "no roofline: " + point.error().message;
       continue;
@@ -145,7 +146,7 @@ Status fill_roofline(Evidence& evidence, RooflineInputs& inputs) {
     r.device = peaks.device;
     m.roofline = r;
     m.roofline_note.clear();
-    const auto compute = answer.unit == ComputeUnit::tensor ? "tensor" : "vector";
+    const auto compute = answer.unit == roofline::ComputeUnit::tensor ? "tensor" : "vector";
     if (std::ranges::none_of(evidence.roofline_peaks, [&](const EvidencePeaks& p) {
           return p.device == peaks.device && p.compute == compute;
         }))

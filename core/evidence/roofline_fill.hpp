@@ -28,7 +28,7 @@ struct CaseWork {
 // From the first [roofline.cases] glob that matches the case (over its axes: those the output
 // gave, else the name's "key=value" parts), else from the output. A case with FLOPs but no bytes,
 // or with neither, has a reason and no work.
-CaseWork work_of(const std::string& case_name, const std::optional<CaseInfo>& info,
+CaseWork work_of(const std::string& case_name, const std::optional<parsers::CaseInfo>& info,
                  const RooflineRecipe& recipe);
 
 // "M=128,N=256" parts of a case name ("sgemm/M=128,N=256", "copy/T=F32/N=2^20") as axes.
@@ -39,7 +39,7 @@ struct RooflineInputs {
   std::string recipe_hash; // of the runs
   std::string host_id;     // where the runs were made, unless a measurement names its own
   const RooflineRecipe& recipe;
-  PeakResolver& peaks;
+  roofline::PeakResolver& peaks;
 };
 
 // Fills measurements[].roofline (or roofline_note) and roofline_peaks. Asks for the peaks only

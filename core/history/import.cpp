@@ -20,18 +20,19 @@ Result<std::string> read_text(const std::filesystem::path& file) {
   return text;
 }
 
-Result<OutputFormat> import_format(std::string_view text, const std::filesystem::path& file,
-                                   OutputFormat asked) {
-  if (asked == OutputFormat::auto_detect) {
-    auto detected = detect_output_format(text);
+Result<parsers::OutputFormat> import_format(std::string_view text,
+                                            const std::filesystem::path& file,
+                                            parsers::OutputFormat asked) {
+  if (asked == parsers::OutputFormat::auto_detect) {
+    auto detected = parsers::detect_output_format(text);
     if (!detected)
       return usage_error("{}: not Google Benchmark JSON, nvbench JSON or culprit JSON lines; "
                          "give --format if it is one of them",
                          file.string());
     return *detected;
   }
-  if (asked != OutputFormat::gbench && asked != OutputFormat::nvbench &&
-      asked != OutputFormat::culprit)
+  if (asked != parsers::OutputFormat::gbench && asked != parsers::OutputFormat::nvbench &&
+      asked != parsers::OutputFormat::culprit)
     return usage_error("--format {}: import takes gbench, nvbench or culprit results",
                        to_string(asked));
   return asked;
@@ -44,9 +45,9 @@ Result<ImportOutcome> import_results(store::Store& store, Ledger& ledger,
   CULPRIT_TRY_ASSIGN(const auto text, read_text(request.file));
   ImportOutcome outcome;
   CULPRIT_TRY_ASSIGN(outcome.format, import_format(text, request.file, request.parse.format));
-  ParseOptions parse = request.parse;
+  parsers::ParseOptions parse = request.parse;
   parse.format = outcome.format;
-  auto parsed = parse_output_text(text, parse);
+  auto parsed = parsers::parse_output_text(text, parse);
   if (!parsed)
     return usage_error("{}: {}", request.file.string(), parsed.error().message);
   if (parsed->samples.empty())

@@ -22,13 +22,13 @@ struct ImportRequest {
   std::filesystem::path file;
   std::string commit;           // full id, resolved by the caller
   std::int64_t commit_time = 0; // committer time
-  ParseOptions parse;           // format auto: detected from the contents
+  parsers::ParseOptions parse;  // format auto: detected from the contents
   store::HostRecord host;       // recorded in the store before the run
 };
 
 struct ImportOutcome {
   bool already_imported = false;
-  OutputFormat format = OutputFormat::auto_detect;
+  parsers::OutputFormat format = parsers::OutputFormat::auto_detect;
   std::size_t cases = 0;
   std::size_t samples = 0;
   std::vector<std::string> warnings;

@@ -520,7 +520,7 @@ Status to_roofline(Series& series, PointReplicates& replicates, const std::vecto
   Series shares = series;
   shares.points.clear();
   shares.unit = "%";
-  shares.direction = Direction::higher_is_better;
+  shares.direction = parsers::Direction::higher_is_better;
   shares.metric = series.metric + " (% of roofline)";
   PointReplicates kept;
   for (std::size_t p = 0; p < series.points.size(); ++p) {

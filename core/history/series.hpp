@@ -75,7 +75,7 @@ struct Series {
   std::string case_name;
   std::string metric;
   std::string unit;
-  Direction direction = Direction::lower_is_better;
+  parsers::Direction direction = parsers::Direction::lower_is_better;
   std::vector<SeriesPoint> points;    // in commit order
   std::vector<SessionLevel> sessions; // that measured its points, oldest first
   // When it has no change point: why none could be found (too few points, or the smallest step
@@ -87,7 +87,7 @@ struct ChangePoint {
   std::string case_name;
   std::string metric;
   std::string unit;
-  Direction direction = Direction::lower_is_better;
+  parsers::Direction direction = parsers::Direction::lower_is_better;
   std::size_t index = 0; // into the series' points: the first of the new level
   std::string before;    // the last measured commit of the old level
   std::string commit;    // the first measured commit of the new level
@@ -99,7 +99,7 @@ struct ChangePoint {
   // The sessions whose runs give the points of the two segments, oldest first.
   std::vector<std::string> sessions;
   [[nodiscard]] bool regression() const {
-    return direction == Direction::lower_is_better ? ratio > 1 : ratio < 1;
+    return direction == parsers::Direction::lower_is_better ? ratio > 1 : ratio < 1;
   }
 };
 

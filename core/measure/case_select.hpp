@@ -17,7 +17,7 @@ namespace culprit {
 struct SelectedCase {
   CaseKey key;
   std::string unit;
-  Direction direction = Direction::lower_is_better;
+  parsers::Direction direction = parsers::Direction::lower_is_better;
 };
 
 // `available` is what the measured subjects reported. Globs that match no case, or a metric no

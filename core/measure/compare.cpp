@@ -41,7 +41,7 @@ bool is_gpu_metric(std::string_view metric) {
   return metric.find("gpu") != std::string_view::npos;
 }
 
-std::optional<stats::Interference> diagnose(const stats::Runs& runs, Direction direction) {
+std::optional<stats::Interference> diagnose(const stats::Runs& runs, parsers::Direction direction) {
   auto diagnosis = stats::diagnose_interference(runs, to_stats(direction));
   if (!diagnosis)
     return std::nullopt;
@@ -253,7 +253,7 @@ Result<CompareOutcome> identical_outcome(Sampler& sampler, const Subject& base,
   }
   if (selected.empty())
     selected.push_back(
-        {{std::string(k_every_case), settings.metric}, "", Direction::lower_is_better});
+        {{std::string(k_every_case), settings.metric}, "", parsers::Direction::lower_is_better});
   for (auto& s : selected) {
     CaseVerdict verdict;
     verdict.selected = std::move(s);

@@ -130,6 +130,6 @@ Result<std::vector<SelectedCase>> select_common_cases(Sampler& sampler,
 bool is_gpu_metric(std::string_view metric);
 
 // The diagnosis of a side's runs, or none when they are too few to say anything.
-std::optional<stats::Interference> diagnose(const stats::Runs& runs, Direction direction);
+std::optional<stats::Interference> diagnose(const stats::Runs& runs, parsers::Direction direction);
 
 } // namespace culprit

@@ -20,7 +20,7 @@ constexpr std::size_t k_longest_statistic = 16; // longer than any name: quoted 
 // The fast side of each run, for a case whose diagnosis shows one-sided interference; `where`
 // (when not empty) names the measurements that showed it.
 std::optional<Estimator>
-fast_side_if_one_sided(Direction direction,
+fast_side_if_one_sided(parsers::Direction direction,
                        std::span<const std::optional<stats::Interference>> diagnoses,
                        std::string_view where) {
   for (const auto& diagnosis : diagnoses) {
@@ -30,7 +30,7 @@ fast_side_if_one_sided(Direction direction,
       continue;
     const bool states = diagnosis->states && !stats::isolated(*diagnosis->states);
     const std::string what = states ? "two speed states" : "a long slow tail";
-    const auto statistic = stats::fast_side(direction == Direction::lower_is_better
+    const auto statistic = stats::fast_side(direction == parsers::Direction::lower_is_better
                                                 ? stats::Direction::lower_is_better
                                                 : stats::Direction::higher_is_better);
     return Estimator{statistic, fmt::format("auto: one-sided interference ({}){}, so the {} of "
@@ -65,7 +65,7 @@ bool Estimator::fast_side() const {
          (statistic.q == 0.0 || statistic.q == 1.0);
 }
 
-Estimator choose_estimator(const StatisticSetting& setting, Direction direction,
+Estimator choose_estimator(const StatisticSetting& setting, parsers::Direction direction,
                            std::span<const std::optional<stats::Interference>> diagnoses) {
   if (!setting.automatic)
     return {setting.fixed, "asked for"};
@@ -74,17 +74,17 @@ Estimator choose_estimator(const StatisticSetting& setting, Direction direction,
   return {stats::RunStatistic::median(), "auto: no one-sided interference, so each run's median"};
 }
 
-std::optional<Estimator>
-judge_later_by(const StatisticSetting& setting, Direction direction, const Estimator& current,
-               std::span<const std::optional<stats::Interference>> diagnoses,
-               std::string_view where) {
+std::optional<Estimator> judge_later_by(
+    const StatisticSetting& setting, parsers::Direction direction, const Estimator& current,
+    std::span<const std::optional<stats::Interference>> diagnoses, std::string_view where) {
   if (!setting.automatic || current.fast_side())
     return std::nullopt;
   return fast_side_if_one_sided(direction, diagnoses, where);
 }
 
-stats::RunStatistic slow_side(Direction direction) {
-  return stats::RunStatistic::percentile(direction == Direction::lower_is_better ? 90 : 10);
+stats::RunStatistic slow_side(parsers::Direction direction) {
+  return stats::RunStatistic::percentile(direction == parsers::Direction::lower_is_better ? 90
+                                                                                          : 10);
 }
 
 std::string describe_interference(const stats::Interference& diagnosis) {

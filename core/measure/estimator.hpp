@@ -42,20 +42,19 @@ struct Estimator {
 };
 
 // The diagnoses of the sides' samples (an absent one had too few samples to say).
-Estimator choose_estimator(const StatisticSetting& setting, Direction direction,
+Estimator choose_estimator(const StatisticSetting& setting, parsers::Direction direction,
                            std::span<const std::optional<stats::Interference>> diagnoses);
 
 // The estimator for what is measured next, given the one in use and diagnoses of measurements
 // made since it was chosen: with statistic = auto, a median gives way to the fast side once a
 // diagnosis shows one-sided interference (never the other way: a machine that was noisy once can
 // be again). `where` names the measurements, for the reason. Empty when nothing changes.
-std::optional<Estimator>
-judge_later_by(const StatisticSetting& setting, Direction direction, const Estimator& current,
-               std::span<const std::optional<stats::Interference>> diagnoses,
-               std::string_view where);
+std::optional<Estimator> judge_later_by(
+    const StatisticSetting& setting, parsers::Direction direction, const Estimator& current,
+    std::span<const std::optional<stats::Interference>> diagnoses, std::string_view where);
 
 // The statistic of each run that looks at the slow tail: p90 of a time, p10 of a throughput.
-stats::RunStatistic slow_side(Direction direction);
+stats::RunStatistic slow_side(parsers::Direction direction);
 
 // A phrase for people, or empty when the samples show nothing worth a line: "two speed states:
 // the slow one 1.8x the fast, 46% of the samples, in stretches of 4 samples", "isolated slow

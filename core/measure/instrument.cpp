@@ -48,7 +48,8 @@ std::vector<std::string> valgrind_argv(const std::filesystem::path& valgrind,
 // perf stat, CSV to a file of the run's own, every process the run starts counted with it.
 std::vector<std::string> perf_argv(const std::filesystem::path& perf,
                                    const std::filesystem::path& file) {
-  return {perf.string(), "stat", "-x", ",", "-o", file.string(), "-e", std::string(perf_events()),
+  return {perf.string(), "stat",        "-x", ",",
+          "-o",          file.string(), "-e", std::string(parsers::perf_events()),
           "--"};
 }
 
@@ -56,7 +57,7 @@ std::vector<std::string> perf_argv(const std::filesystem::path& perf,
 std::vector<std::string> ncu_argv(const std::filesystem::path& ncu,
                                   const std::filesystem::path& file) {
   return {ncu.string(),         "--csv",      "--print-units", "base",
-          "--target-processes", "all",        "--metrics",     std::string(ncu_metrics()),
+          "--target-processes", "all",        "--metrics",     std::string(parsers::ncu_metrics()),
           "--log-file",         file.string()};
 }
 
@@ -110,7 +111,8 @@ void wrap(ExecRequest& request, std::vector<std::string> wrapper) {
 } // namespace
 
 bool is_count_metric(std::string_view metric) {
-  return is_valgrind_metric(metric) || is_perf_metric(metric) || is_ncu_metric(metric);
+  return parsers::is_valgrind_metric(metric) || parsers::is_perf_metric(metric) ||
+         parsers::is_ncu_metric(metric);
 }
 
 Result<std::filesystem::path> find_perf() {
@@ -124,7 +126,7 @@ Result<std::filesystem::path> find_perf() {
   options.timeout = std::chrono::seconds(10);
   CULPRIT_TRY_ASSIGN(const auto probe,
                      host::capture_program({perf->string(), "stat", "-x", ",", "-e",
-                                            std::string(perf_events()), "--", "true"},
+                                            std::string(parsers::perf_events()), "--", "true"},
                                            options));
   if (!probe.succeeded()) {
     auto last = probe.err.substr(0, probe.err.find('\n'));
@@ -133,7 +135,7 @@ Result<std::filesystem::path> find_perf() {
                        "(--instrument valgrind)",
                        last.empty() ? "it failed" : last.substr(0, 120));
   }
-  if (auto parsed = parse_perf_stat(probe.err); !parsed)
+  if (auto parsed = parsers::parse_perf_stat(probe.err); !parsed)
     return std::unexpected(Error{ExitCode::usage, parsed.error().message});
   return *perf;
 }
@@ -256,14 +258,16 @@ namespace {
 // were more loops than rows of one thread: Google Benchmark ran several batches a case (a
 // --benchmark_min_time on the command line), and how many depends on the machine's speed, so
 // neither the loops nor the whole program would count the same twice.
-Result<std::optional<std::vector<CaseSamples>>>
-gbench_samples(std::span<const ValgrindCounts> dumps, std::span<const IterationRow> rows) {
-  std::vector<const ValgrindCounts*> loops;
+Result<std::optional<std::vector<parsers::CaseSamples>>>
+gbench_samples(std::span<const parsers::ValgrindCounts> dumps,
+               std::span<const parsers::IterationRow> rows) {
+  std::vector<const parsers::ValgrindCounts*> loops;
   for (const auto& dump : dumps)
     if (dump.trigger.starts_with(k_loop_trigger))
       loops.push_back(&dump);
-  const bool one_thread = std::ranges::all_of(
-      rows, [](const IterationRow& row) { return row.threads == 1 && row.iterations >= 1; });
+  const bool one_thread = std::ranges::all_of(rows, [](const parsers::IterationRow& row) {
+    return row.threads == 1 && row.iterations >= 1;
+  });
   if (one_thread && !rows.empty() && loops.size() > rows.size())
     return usage_error("Google Benchmark ran {} timed loops for {} repetitions under Valgrind: a "
                        "--benchmark_min_time in the run command makes it run batches until they "
@@ -272,14 +276,14 @@ gbench_samples(std::span<const ValgrindCounts> dumps, std::span<const IterationR
                        "with BENCHMARK_MIN_TIME=0)",
                        loops.size(), rows.size());
   if (loops.empty() || loops.size() != rows.size() || !one_thread)
-    return std::optional<std::vector<CaseSamples>>();
-  std::vector<CaseSamples> samples;
+    return std::optional<std::vector<parsers::CaseSamples>>();
+  std::vector<parsers::CaseSamples> samples;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::map<std::string, double> per_iteration;
     for (const auto& [metric, value] : loops[i]->counts)
       per_iteration[metric] = value / rows[i].iterations;
-    for (auto& one : valgrind_samples(rows[i].case_name, per_iteration)) {
-      const auto same = std::ranges::find_if(samples, [&](const CaseSamples& s) {
+    for (auto& one : parsers::valgrind_samples(rows[i].case_name, per_iteration)) {
+      const auto same = std::ranges::find_if(samples, [&](const parsers::CaseSamples& s) {
         return s.case_name == one.case_name && s.metric == one.metric;
       });
       if (same == samples.end())
@@ -293,9 +297,9 @@ gbench_samples(std::span<const ValgrindCounts> dumps, std::span<const IterationR
 
 } // namespace
 
-Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& dir,
-                                                 std::string_view whole_case,
-                                                 std::span<const IterationRow> rows) {
+Result<std::vector<parsers::CaseSamples>>
+counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
+                std::span<const parsers::IterationRow> rows) {
   std::vector<std::filesystem::path> profiles;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -312,9 +316,9 @@ Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& di
   std::ranges::sort(profiles);
   std::map<std::string, std::map<std::string, double>> by_case; // case -> metric -> total
   std::vector<std::string> order;
-  std::vector<ValgrindCounts> dumps;
+  std::vector<parsers::ValgrindCounts> dumps;
   for (const auto& profile : profiles) {
-    CULPRIT_TRY_ASSIGN(auto more, read_callgrind_dumps(profile));
+    CULPRIT_TRY_ASSIGN(auto more, parsers::read_callgrind_dumps(profile));
     dumps.insert(dumps.end(), std::make_move_iterator(more.begin()),
                  std::make_move_iterator(more.end()));
   }
@@ -336,9 +340,9 @@ Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& di
     for (const auto& [metric, value] : dump.counts)
       totals[metric] += value;
   }
-  std::vector<CaseSamples> samples;
+  std::vector<parsers::CaseSamples> samples;
   for (const auto& name : order) {
-    auto more = valgrind_samples(name, by_case[name]);
+    auto more = parsers::valgrind_samples(name, by_case[name]);
     samples.insert(samples.end(), std::make_move_iterator(more.begin()),
                    std::make_move_iterator(more.end()));
   }
@@ -353,18 +357,18 @@ std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request) 
   return counts_dir(request);
 }
 
-Result<std::vector<CaseSamples>> instrument_samples(const ExecRequest& request,
-                                                    std::string_view whole_case,
-                                                    std::span<const IterationRow> rows) {
+Result<std::vector<parsers::CaseSamples>>
+instrument_samples(const ExecRequest& request, std::string_view whole_case,
+                   std::span<const parsers::IterationRow> rows) {
   if (const auto file = ncu_counts_file(request))
-    return parse_ncu_csv(read_file(*file).value_or(""));
+    return parsers::parse_ncu_csv(read_file(*file).value_or(""));
   if (const auto file = perf_counts_file(request)) {
-    CULPRIT_TRY_ASSIGN(const auto counts, parse_perf_stat(read_file(*file).value_or("")));
-    return perf_samples(whole_case, counts);
+    CULPRIT_TRY_ASSIGN(const auto counts, parsers::parse_perf_stat(read_file(*file).value_or("")));
+    return parsers::perf_samples(whole_case, counts);
   }
   if (const auto dir = counts_dir(request))
     return counted_samples(*dir, whole_case, rows);
-  return std::vector<CaseSamples>{};
+  return std::vector<parsers::CaseSamples>{};
 }
 
 ValgrindFailure valgrind_failure(const ExecResult& ran, const ExecRequest& original,

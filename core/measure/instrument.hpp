@@ -93,9 +93,9 @@ std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request);
 // per Google Benchmark case (`rows`: the run's iteration rows, one value each), else the whole
 // run as `whole_case`; perf's as `whole_case`; ncu's per kernel. Errors: counts missing or
 // unreadable; a usage error when perf found no counters.
-Result<std::vector<CaseSamples>> instrument_samples(const ExecRequest& request,
-                                                    std::string_view whole_case,
-                                                    std::span<const IterationRow> rows = {});
+Result<std::vector<parsers::CaseSamples>>
+instrument_samples(const ExecRequest& request, std::string_view whole_case,
+                   std::span<const parsers::IterationRow> rows = {});
 
 // The command a request made by under_valgrind, under_perf or under_ncu wraps, with its own
 // timeout; any other as it is.
@@ -105,9 +105,9 @@ ExecRequest unwrapped(const ExecRequest& request);
 // Google Benchmark case when its timed loops match `rows` one to one (a value per repetition),
 // else the whole run as `whole_case`. Errors: no profile (the program did not run under
 // Valgrind), or one that cannot be read.
-Result<std::vector<CaseSamples>> counted_samples(const std::filesystem::path& dir,
-                                                 std::string_view whole_case,
-                                                 std::span<const IterationRow> rows = {});
+Result<std::vector<parsers::CaseSamples>>
+counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
+                std::span<const parsers::IterationRow> rows = {});
 
 // Why a run under Valgrind failed, for its record: the outcome of `original` (the command it
 // wrapped) and the last lines of Valgrind's logs in `dir`; an instruction the simulated CPU lacks

@@ -9,6 +9,6 @@ namespace culprit {
 
 // Errors (usage): csv without a column, regex without a pattern or with an invalid one (or the
 // wrong groups), a direction that is neither lower nor higher.
-Result<ParseOptions> parse_options_for(const RunRecipe& run);
+Result<parsers::ParseOptions> parse_options_for(const RunRecipe& run);
 
 } // namespace culprit

@@ -305,11 +305,11 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
                        : ncu_file ? std::optional(ncu_file->parent_path())
                                   : counts_dir(request);
   if (record.status == store::RunStatus::ok) {
-    ParseOptions parse = m_options.parse;
+    parsers::ParseOptions parse = m_options.parse;
     if (parse.time.case_name.empty()) // the `time` format's case: the program
       parse.time.case_name = command_name(counted ? unwrapped(request) : request);
-    auto parsed = parse_run_output(ran, parse);
-    std::vector<IterationRow> rows;
+    auto parsed = parsers::parse_run_output(ran, parse);
+    std::vector<parsers::IterationRow> rows;
     if (!parsed) {
       record.status = store::RunStatus::parse_error;
       record.message = parsed.error().message;

@@ -57,9 +57,9 @@ inline constexpr int k_max_failures_in_a_row = 5;
 
 struct SamplerOptions {
   RunRecipe run;
-  ParseOptions parse;      // parse_options_for(run)
-  std::string recipe_hash; // run_recipe_hash(run)
-  std::string host_id;     // recorded in the store before the first run
+  parsers::ParseOptions parse; // parse_options_for(run)
+  std::string recipe_hash;     // run_recipe_hash(run)
+  std::string host_id;         // recorded in the store before the first run
   int warmup = 1;
   std::optional<std::chrono::duration<double>> budget;
   std::uint64_t seed = 1;

@@ -2,12 +2,12 @@
 
 namespace culprit {
 
-stats::Direction to_stats(Direction direction) {
-  return direction == Direction::lower_is_better ? stats::Direction::lower_is_better
-                                                 : stats::Direction::higher_is_better;
+stats::Direction to_stats(parsers::Direction direction) {
+  return direction == parsers::Direction::lower_is_better ? stats::Direction::lower_is_better
+                                                          : stats::Direction::higher_is_better;
 }
 
-stats::PairedOptions paired_options(const DecideOptions& decide, Direction direction,
+stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direction direction,
                                     double confidence) {
   stats::PairedOptions options;
   options.rule.threshold = decide.threshold;
@@ -16,7 +16,7 @@ stats::PairedOptions paired_options(const DecideOptions& decide, Direction direc
   return options;
 }
 
-stats::PairedOptions paired_options(const DecideOptions& decide, Direction direction) {
+stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direction direction) {
   return paired_options(decide, direction, decide.confidence);
 }
 

@@ -34,13 +34,13 @@ template <class T> Result<T> from_stats(stats::Result<T> result, std::string_vie
     return std::move(*result);
 }
 
-stats::Direction to_stats(Direction direction);
+stats::Direction to_stats(parsers::Direction direction);
 
 // A paired comparison at the settings' threshold, in the case's direction, at the given level
 // (the settings' confidence unless a sequential look asks for its own).
-stats::PairedOptions paired_options(const DecideOptions& decide, Direction direction,
+stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direction direction,
                                     double confidence);
-stats::PairedOptions paired_options(const DecideOptions& decide, Direction direction);
+stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direction direction);
 
 // A bisection probe's position between the ends, at the classification confidence.
 stats::StepOptions step_options(const DecideOptions& decide, unsigned threads,

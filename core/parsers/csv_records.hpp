@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace culprit {
+namespace culprit::parsers {
 
 // libcsv's parser, fed a line at a time so that the caller knows the line each record ended on.
 class CsvRecords {
@@ -68,4 +68,4 @@ private:
   std::vector<std::vector<std::string>> m_records;
 };
 
-} // namespace culprit
+} // namespace culprit::parsers

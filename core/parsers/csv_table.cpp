@@ -14,7 +14,7 @@
 #include "core/parsers/csv_records.hpp"
 #include "core/parsers/parse_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 constexpr std::string_view k_csv_format = "CSV";
@@ -175,4 +175,4 @@ Result<ParsedOutput> parse_csv_table(std::string_view text, const CsvOptions& op
   return table->finish();
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

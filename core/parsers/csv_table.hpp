@@ -16,7 +16,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 struct CsvOptions {
   std::vector<std::string> case_columns; // at least one
@@ -33,4 +33,4 @@ struct CsvOptions {
 [[nodiscard]] Result<ParsedOutput> parse_csv_table(std::string_view text,
                                                    const CsvOptions& options);
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -11,7 +11,7 @@
 #include "core/parsers/json_support.hpp"
 #include "core/parsers/parse_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 constexpr std::string_view k_jsonl_format = "culprit JSON lines";
@@ -273,4 +273,4 @@ bool looks_like_culprit_jsonl(std::string_view text) {
   return type != nullptr && type->is_string();
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -25,7 +25,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 inline constexpr int k_culprit_jsonl_version = 1;
 
@@ -37,4 +37,4 @@ inline constexpr int k_culprit_jsonl_version = 1;
 // object with a string "type": the mark of this format, for --format auto.
 [[nodiscard]] bool looks_like_culprit_jsonl(std::string_view text);
 
-} // namespace culprit
+} // namespace culprit::parsers

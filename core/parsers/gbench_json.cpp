@@ -13,7 +13,7 @@
 
 #include "core/parsers/parse_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 constexpr std::string_view k_gbench_format = "Google Benchmark JSON";
@@ -316,4 +316,4 @@ Result<ParsedOutput> parse_gbench_json(std::string_view text, const GbenchOption
   return output;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -31,7 +31,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 struct GbenchOptions {
   std::map<std::string, Direction, std::less<>> counter_directions;
@@ -50,4 +50,4 @@ struct GbenchOptions {
 // the positions of everything else where it can; nullopt when there are none.
 [[nodiscard]] std::optional<std::string> replace_non_finite_literals(std::string_view text);
 
-} // namespace culprit
+} // namespace culprit::parsers

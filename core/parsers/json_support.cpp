@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 // The offset of the first bracket that nests deeper than k_max_json_depth, if any. Strings are
@@ -236,4 +236,4 @@ Result<std::optional<bool>> JsonFields::optional_bool(const Json& parent, std::s
   return std::optional<bool>(member->get<bool>());
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -15,7 +15,7 @@
 #include "core/parsers/parse_support.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 using Json = nlohmann::json;
 
@@ -83,4 +83,4 @@ private:
   std::size_t m_line = 0;
 };
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -1,6 +1,6 @@
 #include "core/parsers/metric.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 std::string_view to_string(Direction direction) {
   return direction == Direction::lower_is_better ? "lower" : "higher";
@@ -14,4 +14,4 @@ std::optional<Direction> parse_direction(std::string_view text) {
   return std::nullopt;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace culprit {
+namespace culprit::parsers {
 
 // Which way is better. Times are lower-is-better; throughputs (bytes_per_second, GFLOP/s) are
 // higher-is-better.
@@ -84,4 +84,4 @@ struct ParsedOutput {
   std::vector<std::string> warnings;
 };
 
-} // namespace culprit
+} // namespace culprit::parsers

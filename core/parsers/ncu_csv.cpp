@@ -11,7 +11,7 @@
 
 #include "core/parsers/csv_records.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 struct NcuMetric {
@@ -176,4 +176,4 @@ Result<std::vector<CaseSamples>> parse_ncu_csv(std::string_view text) {
   return samples;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -23,7 +23,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 // The ncu metrics culprit asks for, comma-separated, as `ncu --metrics` takes them.
 [[nodiscard]] std::string_view ncu_metrics();
@@ -36,4 +36,4 @@ namespace culprit {
 // Whether `metric` is one of those above.
 [[nodiscard]] bool is_ncu_metric(std::string_view metric);
 
-} // namespace culprit
+} // namespace culprit::parsers

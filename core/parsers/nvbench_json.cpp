@@ -14,7 +14,7 @@
 
 #include "core/parsers/parse_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 constexpr std::string_view k_nvbench_format = "nvbench JSON";
@@ -336,4 +336,4 @@ Result<ParsedOutput> parse_nvbench_json(std::string_view text, const NvbenchOpti
   return output;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -30,7 +30,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 struct NvbenchOptions {
   // Where relative sample-time file names are resolved: the run's working directory.
@@ -45,4 +45,4 @@ struct NvbenchOptions {
 // An object with a "benchmarks" array whose entries have "states", and no "context".
 [[nodiscard]] bool looks_like_nvbench(const Json& document);
 
-} // namespace culprit
+} // namespace culprit::parsers

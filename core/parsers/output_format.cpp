@@ -10,7 +10,7 @@
 #include "core/parsers/json_support.hpp"
 #include "core/parsers/parse_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 constexpr std::array<std::pair<OutputFormat, std::string_view>, 7> k_names = {{
@@ -171,4 +171,4 @@ Result<ParsedOutput> parse_run_output(const ExecResult& result, const ParseOptio
   return output;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -21,7 +21,7 @@
 #include "core/parsers/regex_lines.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 enum class OutputFormat { auto_detect, culprit, gbench, nvbench, csv, regex, time };
 
@@ -52,4 +52,4 @@ struct ParseOptions {
 [[nodiscard]] Result<ParsedOutput> parse_run_output(const ExecResult& result,
                                                     const ParseOptions& options);
 
-} // namespace culprit
+} // namespace culprit::parsers

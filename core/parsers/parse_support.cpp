@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace culprit {
+namespace culprit::parsers {
 
 std::optional<double> seconds_per(std::string_view unit) {
   if (unit == "s")
@@ -124,4 +124,4 @@ std::vector<CaseSamples> SampleTable::take() {
   return std::exchange(m_samples, {});
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

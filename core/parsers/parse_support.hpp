@@ -12,7 +12,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 // Seconds in one `unit` for the time units benchmarks print ("s", "ms", "us", "ns"); nullopt for
 // any other unit.
@@ -84,4 +84,4 @@ private:
   std::map<std::pair<std::string, std::string>, std::size_t, KeyLess> m_index;
 };
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 // perf's event name and the metric it becomes, in the order of perf_events().
@@ -111,4 +111,4 @@ std::vector<CaseSamples> perf_samples(std::string_view case_name,
   return samples;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -24,7 +24,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 // The perf events culprit asks for, comma-separated, as `perf stat -e` takes them.
 [[nodiscard]] std::string_view perf_events();
@@ -40,4 +40,4 @@ namespace culprit {
 [[nodiscard]] std::vector<CaseSamples> perf_samples(std::string_view case_name,
                                                     const std::map<std::string, double>& counts);
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -4,7 +4,7 @@
 
 #include "core/parsers/parse_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 Result<ParsedOutput> parse_process_time(const ExecResult& result, const TimeOptions& options) {
   if (options.case_name.empty())
@@ -29,4 +29,4 @@ Result<ParsedOutput> parse_process_time(const ExecResult& result, const TimeOpti
   return output;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -9,7 +9,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 struct TimeOptions {
   std::string case_name; // the command's name (command_name()) unless given
@@ -20,4 +20,4 @@ struct TimeOptions {
 [[nodiscard]] Result<ParsedOutput> parse_process_time(const ExecResult& result,
                                                       const TimeOptions& options);
 
-} // namespace culprit
+} // namespace culprit::parsers

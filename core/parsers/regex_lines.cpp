@@ -8,7 +8,7 @@
 
 #include "core/parsers/parse_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 constexpr std::string_view k_regex_format = "regex";
@@ -106,4 +106,4 @@ Result<ParsedOutput> parse_regex_lines(std::string_view text, const RegexOptions
   return output;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

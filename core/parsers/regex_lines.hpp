@@ -15,7 +15,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 struct RegexOptions {
   std::string pattern;
@@ -30,4 +30,4 @@ struct RegexOptions {
 [[nodiscard]] Result<ParsedOutput> parse_regex_lines(std::string_view text,
                                                      const RegexOptions& options);
 
-} // namespace culprit
+} // namespace culprit::parsers

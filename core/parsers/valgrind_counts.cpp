@@ -14,7 +14,7 @@
 #include "core/parsers/parse_support.hpp"
 #include "core/util/text.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 constexpr std::string_view k_callgrind_format = "Valgrind";
@@ -449,4 +449,4 @@ bool valgrind_name_matches(std::string_view pattern, std::string_view name) {
   return p == pattern.size();
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

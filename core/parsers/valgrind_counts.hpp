@@ -49,7 +49,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 
 // The counts of one function (every function of that name, in any file or object).
 struct ValgrindFunctionCounts {
@@ -123,4 +123,4 @@ valgrind_samples(std::string_view case_name, const std::map<std::string, double>
 // Whether `name` matches the glob `pattern` ('*', '?'; see ValgrindOptions).
 [[nodiscard]] bool valgrind_name_matches(std::string_view pattern, std::string_view name);
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -4,7 +4,7 @@
 #include <initializer_list>
 #include <optional>
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 // The weights of the estimated-cycles model: an L1 hit costs one cycle.
@@ -86,4 +86,4 @@ std::vector<CaseSamples> valgrind_samples(std::string_view case_name,
   return samples;
 }
 
-} // namespace culprit
+} // namespace culprit::parsers

@@ -191,11 +191,11 @@ Status check_commands(const Recipe& recipe) {
 Status check_run(const RunRecipe& run) {
   // A count is measured by the instruments that count it: Valgrind's simulated CPU, perf's
   // hardware counters, or both (instructions, branches).
-  const bool simulated = is_valgrind_metric(run.metric);
-  const bool hardware = is_perf_metric(run.metric);
+  const bool simulated = parsers::is_valgrind_metric(run.metric);
+  const bool hardware = parsers::is_perf_metric(run.metric);
   const bool measured = (simulated && run.instrument == Instrument::valgrind) ||
                         (hardware && run.instrument == Instrument::perf);
-  if (is_ncu_metric(run.metric) && run.instrument != Instrument::ncu)
+  if (parsers::is_ncu_metric(run.metric) && run.instrument != Instrument::ncu)
     return usage_error("metric '{}' is a CUDA kernel's count, which only --instrument ncu ([run] "
                        "instrument) measures",
                        run.metric);

@@ -25,7 +25,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::roofline {
 
 namespace {
 
@@ -218,4 +218,4 @@ Result<Peaks> measure_cpu_peaks(const CpuPeakOptions& options) {
   return peaks;
 }
 
-} // namespace culprit
+} // namespace culprit::roofline

@@ -10,7 +10,7 @@
 
 #include "core/measure/compare.hpp"
 
-namespace culprit {
+namespace culprit::roofline {
 namespace {
 
 constexpr double k_giga = 1e9;
@@ -31,7 +31,7 @@ PeakOverrides overrides_of(const RooflineRecipe& recipe) {
           .bytes_per_second = scaled(recipe.peak_gbps)};
 }
 
-bool is_gpu_run(const std::optional<DeviceInfo>& device, std::string_view metric,
+bool is_gpu_run(const std::optional<parsers::DeviceInfo>& device, std::string_view metric,
                 const RooflineRecipe& recipe) {
   if (!recipe.device.empty())
     return recipe.device != "cpu";
@@ -65,7 +65,7 @@ std::optional<int> fp32_lanes_per_sm(int major, int minor) {
 }
 
 std::optional<Peaks> gpu_peaks_from_properties(const std::string& name,
-                                               const GpuProperties& properties) {
+                                               const parsers::GpuProperties& properties) {
   const auto lanes = fp32_lanes_per_sm(properties.compute_major, properties.compute_minor);
   if (!lanes || properties.sm_count <= 0 || !(properties.sm_clock_mhz > 0) ||
       !(properties.memory_clock_mhz > 0) || properties.memory_bus_bits <= 0)
@@ -139,7 +139,7 @@ Result<Peaks> PeakResolver::cpu_peaks() {
   return *m_cpu;
 }
 
-Result<PeakAnswer> PeakResolver::device_peaks(const std::optional<DeviceInfo>& device,
+Result<PeakAnswer> PeakResolver::device_peaks(const std::optional<parsers::DeviceInfo>& device,
                                               std::string_view metric) {
   const auto& recipe = m_setup.recipe;
   PeakAnswer answer;
@@ -201,7 +201,7 @@ Result<PeakAnswer> PeakResolver::device_peaks(const std::optional<DeviceInfo>& d
   return answer;
 }
 
-Result<PeakAnswer> PeakResolver::peaks_for(const std::optional<DeviceInfo>& device,
+Result<PeakAnswer> PeakResolver::peaks_for(const std::optional<parsers::DeviceInfo>& device,
                                            std::string_view metric) {
   const bool gpu = is_gpu_run(device, metric, m_setup.recipe);
   const auto key = gpu ? "gpu:" + (device ? device->name : std::string()) : std::string("cpu");
@@ -211,4 +211,4 @@ Result<PeakAnswer> PeakResolver::peaks_for(const std::optional<DeviceInfo>& devi
   return m_answers.emplace(key, std::move(answer)).first->second;
 }
 
-} // namespace culprit
+} // namespace culprit::roofline

@@ -24,7 +24,7 @@
 #include "core/store/store.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::roofline {
 
 // The FP32 lanes of one SM of a compute capability (NVIDIA's CUDA C++ Programming Guide,
 // "Arithmetic Instructions"), or none for one the table does not know.
@@ -33,7 +33,7 @@ std::optional<int> fp32_lanes_per_sm(int major, int minor);
 // A GPU's peaks from its properties; the tensor-core peak from the datasheet when the name is
 // in it. None when the compute capability is unknown.
 std::optional<Peaks> gpu_peaks_from_properties(const std::string& name,
-                                               const GpuProperties& properties);
+                                               const parsers::GpuProperties& properties);
 
 // The store scope of the CPU's measured peaks: "cpu", "cpu:0,2" when pinned, "cpu/1" on one
 // thread ([roofline] threads).
@@ -70,10 +70,12 @@ public:
 
   // The peaks for a measurement of `metric` that ran on `device` (none when its output named no
   // device). The CPU is measured at most once per resolver, and only when asked for.
-  Result<PeakAnswer> peaks_for(const std::optional<DeviceInfo>& device, std::string_view metric);
+  Result<PeakAnswer> peaks_for(const std::optional<parsers::DeviceInfo>& device,
+                               std::string_view metric);
 
 private:
-  Result<PeakAnswer> device_peaks(const std::optional<DeviceInfo>& device, std::string_view metric);
+  Result<PeakAnswer> device_peaks(const std::optional<parsers::DeviceInfo>& device,
+                                  std::string_view metric);
   Result<Peaks> cpu_peaks();
 
   store::Store& m_store;
@@ -83,4 +85,4 @@ private:
   std::map<std::string, PeakAnswer> m_answers; // by device key
 };
 
-} // namespace culprit
+} // namespace culprit::roofline

@@ -16,7 +16,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::roofline {
 
 namespace {
 
@@ -193,7 +193,7 @@ Result<RooflinePoint> roofline_point(double flops, double bytes, double seconds,
   return point;
 }
 
-Result<std::vector<CaseRoofline>> roofline_cases(const ParsedOutput& output,
+Result<std::vector<CaseRoofline>> roofline_cases(const parsers::ParsedOutput& output,
                                                  std::string_view metric, const Peaks& peaks,
                                                  ComputeUnit unit) {
   std::vector<CaseRoofline> rows;
@@ -220,4 +220,4 @@ Result<std::vector<CaseRoofline>> roofline_cases(const ParsedOutput& output,
   return rows;
 }
 
-} // namespace culprit
+} // namespace culprit::roofline

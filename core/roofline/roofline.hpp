@@ -23,7 +23,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::roofline {
 
 struct Peaks {
   std::string device;          // what the figures describe, e.g. "NVIDIA H100 SXM5 80GB"
@@ -113,8 +113,8 @@ struct CaseRoofline {
 // A roofline point per case of `output` that has FLOPs or bytes and samples of `metric` (whose
 // unit must be a time in seconds); the time is the median of those samples. Cases without work
 // or samples are left out.
-Result<std::vector<CaseRoofline>> roofline_cases(const ParsedOutput& output,
+Result<std::vector<CaseRoofline>> roofline_cases(const parsers::ParsedOutput& output,
                                                  std::string_view metric, const Peaks& peaks,
                                                  ComputeUnit unit = ComputeUnit::vector);
 
-} // namespace culprit
+} // namespace culprit::roofline

@@ -61,11 +61,11 @@ struct RunRecord {
   std::optional<std::string> block;
   bool duet = false; // the block's runs ran at the same time, each on CPUs of its own
   // The samples, each case and metric with its values in the order the run reported them.
-  std::vector<CaseSamples> samples;
+  std::vector<parsers::CaseSamples> samples;
   // What the run said about its cases' work and axes, and the device it measured: kept per
   // measurement, not per run (the last run's word stands).
-  std::vector<CaseInfo> cases;
-  std::optional<DeviceInfo> device;
+  std::vector<parsers::CaseInfo> cases;
+  std::optional<parsers::DeviceInfo> device;
 };
 
 // The peaks of one device of a host, for the roofline model.
@@ -103,7 +103,7 @@ struct CaseRuns {
   std::vector<bool> duets;                        // duets[i]: run run_ids[i] ran in a duet
   std::vector<std::vector<double>> samples;       // samples[i] are the values of run run_ids[i]
   std::string unit;
-  Direction direction = Direction::lower_is_better;
+  parsers::Direction direction = parsers::Direction::lower_is_better;
 };
 
 // The counted runs of one case and metric, among those of several.
@@ -117,7 +117,7 @@ struct CaseMetric {
   std::string case_name;
   std::string metric;
   std::string unit;
-  Direction direction = Direction::lower_is_better;
+  parsers::Direction direction = parsers::Direction::lower_is_better;
   friend bool operator==(const CaseMetric&, const CaseMetric&) = default;
 };
 

@@ -93,9 +93,10 @@ public:
 
   // The work of one call of a case and its axes, as the last run of the artifact under the run
   // recipe reported them (record_run keeps them); none when no run described the case.
-  Result<std::optional<CaseInfo>> case_work(const MeasurementKey& key, std::string_view case_name);
+  Result<std::optional<parsers::CaseInfo>> case_work(const MeasurementKey& key,
+                                                     std::string_view case_name);
   // The device the last run of the measurement named (the culprit harness's header).
-  Result<std::optional<DeviceInfo>> device(const MeasurementKey& key);
+  Result<std::optional<parsers::DeviceInfo>> device(const MeasurementKey& key);
 
   // Peaks of a host's device (the roofline model), by scope: "cpu" or "cpu:0,1" for the CPU as
   // measured (on those CPUs), "gpu:NAME" for a GPU. save_peaks replaces.

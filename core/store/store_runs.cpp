@@ -66,8 +66,9 @@ Result<sql::Statement> measurement_query(sql::Database& db, std::string_view sql
   return query;
 }
 
-Direction read_direction(const sql::Statement& row, int column) {
-  return parse_direction(row.column_text(column)).value_or(Direction::lower_is_better);
+parsers::Direction read_direction(const sql::Statement& row, int column) {
+  return parsers::parse_direction(row.column_text(column))
+      .value_or(parsers::Direction::lower_is_better);
 }
 
 Status check_samples(const RunRecord& run) {
@@ -135,7 +136,7 @@ std::string insert_samples_sql(std::size_t rows) {
 
 Status insert_samples(sql::Database& db, const RunRecord& run, std::int64_t run_id) {
   struct Row {
-    const CaseSamples* samples;
+    const parsers::CaseSamples* samples;
     std::int64_t index;
     double value;
   };

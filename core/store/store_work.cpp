@@ -15,7 +15,7 @@ namespace culprit::store {
 
 namespace {
 
-nlohmann::json gpu_json(const GpuProperties& gpu) {
+nlohmann::json gpu_json(const parsers::GpuProperties& gpu) {
   return {{"sm_count", gpu.sm_count},
           {"sm_clock_mhz", gpu.sm_clock_mhz},
           {"memory_clock_mhz", gpu.memory_clock_mhz},
@@ -24,11 +24,11 @@ nlohmann::json gpu_json(const GpuProperties& gpu) {
           {"compute_minor", gpu.compute_minor}};
 }
 
-std::optional<GpuProperties> gpu_from_json(const std::string& text) {
+std::optional<parsers::GpuProperties> gpu_from_json(const std::string& text) {
   const auto json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object())
     return std::nullopt;
-  GpuProperties gpu;
+  parsers::GpuProperties gpu;
   gpu.sm_count = json.value("sm_count", 0);
   gpu.sm_clock_mhz = json.value("sm_clock_mhz", 0.0);
   gpu.memory_clock_mhz = json.value("memory_clock_mhz", 0.0);
@@ -73,8 +73,8 @@ Status record_work(sql::Database& db, const RunRecord& run) {
   return {};
 }
 
-Result<std::optional<CaseInfo>> Store::case_work(const MeasurementKey& key,
-                                                 std::string_view case_name) {
+Result<std::optional<parsers::CaseInfo>> Store::case_work(const MeasurementKey& key,
+                                                          std::string_view case_name) {
   CULPRIT_TRY_ASSIGN(auto query,
                      m_db.prepare("SELECT flops, bytes, axes FROM case_work WHERE artifact_id = ?1 "
                                   "AND recipe_hash = ?2 AND case_name = ?3"));
@@ -82,7 +82,7 @@ Result<std::optional<CaseInfo>> Store::case_work(const MeasurementKey& key,
   CULPRIT_TRY_ASSIGN(const bool found, query.step());
   if (!found)
     return std::nullopt;
-  CaseInfo info;
+  parsers::CaseInfo info;
   info.case_name = std::string(case_name);
   info.flops = query.column_optional_double(0);
   info.bytes = query.column_optional_double(1);
@@ -94,7 +94,7 @@ Result<std::optional<CaseInfo>> Store::case_work(const MeasurementKey& key,
   return info;
 }
 
-Result<std::optional<DeviceInfo>> Store::device(const MeasurementKey& key) {
+Result<std::optional<parsers::DeviceInfo>> Store::device(const MeasurementKey& key) {
   CULPRIT_TRY_ASSIGN(auto query,
                      m_db.prepare("SELECT backend, name, gpu FROM devices WHERE artifact_id = ?1 "
                                   "AND recipe_hash = ?2 AND host_id = ?3"));
@@ -102,7 +102,8 @@ Result<std::optional<DeviceInfo>> Store::device(const MeasurementKey& key) {
   CULPRIT_TRY_ASSIGN(const bool found, query.step());
   if (!found)
     return std::nullopt;
-  DeviceInfo device{.backend = query.column_text(0), .name = query.column_text(1), .gpu = {}};
+  parsers::DeviceInfo device{
+      .backend = query.column_text(0), .name = query.column_text(1), .gpu = {}};
   if (const auto gpu = query.column_optional_text(2))
     device.gpu = gpu_from_json(*gpu);
   return device;

@@ -125,8 +125,8 @@ int main() {
              k_spawns, bare * 1e6, ours * 1e6, ours / bare);
   flood();
   throughput("Google Benchmark JSON", large_gbench_json(50000),
-             [](const std::string& text) { return culprit::parse_gbench_json(text); });
+             [](const std::string& text) { return culprit::parsers::parse_gbench_json(text); });
   throughput("culprit JSON lines", large_jsonl(150000),
-             [](const std::string& text) { return culprit::parse_culprit_jsonl(text); });
+             [](const std::string& text) { return culprit::parsers::parse_culprit_jsonl(text); });
   return 0;
 }

@@ -43,8 +43,11 @@ RunRecord make_run(const MeasurementKey& key, int index, std::mt19937_64& random
   run.wall_seconds = 0.5;
   run.session = "bench";
   for (int c = 0; c < k_cases; ++c) {
-    culprit::CaseSamples samples{
-        fmt::format("case-{:02}", c), "time", "s", culprit::Direction::lower_is_better, {}};
+    culprit::parsers::CaseSamples samples{fmt::format("case-{:02}", c),
+                                          "time",
+                                          "s",
+                                          culprit::parsers::Direction::lower_is_better,
+                                          {}};
     for (int i = 0; i < k_samples_per_case; ++i)
       samples.values.push_back(noise(random));
     run.samples.push_back(std::move(samples));

@@ -33,8 +33,8 @@ RunRecord make_run(int index, std::mt19937_64& random) {
   run.session = "bench";
   // Each run reports k_samples_per_run samples, spread over k_cases cases.
   for (int c = 0; c < k_cases; ++c) {
-    culprit::CaseSamples samples{
-        fmt::format("case-{}", c), "time", "s", culprit::Direction::lower_is_better, {}};
+    culprit::parsers::CaseSamples samples{
+        fmt::format("case-{}", c), "time", "s", culprit::parsers::Direction::lower_is_better, {}};
     for (int i = 0; i < k_samples_per_run / k_cases; ++i)
       samples.values.push_back(noise(random));
     run.samples.push_back(std::move(samples));

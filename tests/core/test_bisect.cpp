@@ -160,7 +160,7 @@ TEST(Bisect, ImprovementsAreFoundWhenAskedAndThroughputsTheRightWayRound) {
   History history(20);
   history.plant("copy", 12, 1.15); // bytes per second up 15%: faster
   FakeRig rig;
-  history.install(rig, {{"copy", 1e9}}, 0.01, Direction::higher_is_better);
+  history.install(rig, {{"copy", 1e9}}, 0.01, parsers::Direction::higher_is_better);
   FakeBuildProvider builds;
   auto regression = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
   ASSERT_TRUE(regression) << regression.error().message;

@@ -13,7 +13,7 @@ namespace culprit {
 namespace {
 
 store::CaseMetric metric(const std::string& case_name, const std::string& name) {
-  return {case_name, name, "s", Direction::lower_is_better};
+  return {case_name, name, "s", parsers::Direction::lower_is_better};
 }
 
 TEST(CaseSelect, ACudaCaseIsJudgedByItsGpuTimeNotTheHostsTime) {

@@ -47,10 +47,10 @@ TEST(Compare, CallsASlowdownSlowerAndTheUnchangedCaseSame) {
 
 TEST(Compare, ThroughputsThatDropAreSlower) {
   FakeRig rig;
-  rig.executor().set_commit("base",
-                            model({fake_case("copy", 1e9, 0.01, Direction::higher_is_better)}));
-  rig.executor().set_commit("head",
-                            model({fake_case("copy", 0.9e9, 0.01, Direction::higher_is_better)}));
+  rig.executor().set_commit(
+      "base", model({fake_case("copy", 1e9, 0.01, parsers::Direction::higher_is_better)}));
+  rig.executor().set_commit(
+      "head", model({fake_case("copy", 0.9e9, 0.01, parsers::Direction::higher_is_better)}));
   auto outcome = compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"),
                                   CompareSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;

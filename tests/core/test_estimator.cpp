@@ -59,24 +59,25 @@ TEST(StatisticSetting, ParsesAutoAndEveryStatisticAndRefusesTheRest) {
 TEST(ChooseEstimator, OneSidedInterferenceOnEitherSideTakesTheFastSide) {
   const std::array<std::optional<stats::Interference>, 2> quiet_then_states = {
       stats::Interference{}, states(0.5, 3)};
-  const auto time = choose_estimator({}, Direction::lower_is_better, quiet_then_states);
+  const auto time = choose_estimator({}, parsers::Direction::lower_is_better, quiet_then_states);
   EXPECT_EQ(time.statistic, stats::RunStatistic::minimum());
   EXPECT_TRUE(time.fast_side());
   EXPECT_THAT(time.reason, HasSubstr("two speed states"));
-  const auto throughput = choose_estimator({}, Direction::higher_is_better, quiet_then_states);
+  const auto throughput =
+      choose_estimator({}, parsers::Direction::higher_is_better, quiet_then_states);
   EXPECT_EQ(throughput.statistic, stats::RunStatistic::maximum());
   EXPECT_TRUE(throughput.fast_side());
 
   const std::array<std::optional<stats::Interference>, 2> quiet = {stats::Interference{},
                                                                    std::nullopt};
-  const auto median = choose_estimator({}, Direction::lower_is_better, quiet);
+  const auto median = choose_estimator({}, parsers::Direction::lower_is_better, quiet);
   EXPECT_EQ(median.statistic, stats::RunStatistic::median());
   EXPECT_FALSE(median.fast_side());
   EXPECT_THAT(median.reason, HasSubstr("no one-sided interference"));
 
   // A statistic asked for is taken whatever the samples say.
   const auto asked = choose_estimator(StatisticSetting::parse("p10").value(),
-                                      Direction::lower_is_better, quiet_then_states);
+                                      parsers::Direction::lower_is_better, quiet_then_states);
   EXPECT_EQ(asked.statistic, stats::RunStatistic::percentile(10));
   EXPECT_EQ(asked.reason, "asked for");
   EXPECT_FALSE(asked.fast_side());
@@ -87,7 +88,7 @@ TEST(JudgeLaterBy, AMedianGivesWayToTheFastSideOnceInterferenceShows) {
   const std::array<std::optional<stats::Interference>, 3> later = {
       std::nullopt, stats::Interference{}, states(0.4, 5)};
   const auto fast =
-      judge_later_by({}, Direction::lower_is_better, median, later, "the probes' runs");
+      judge_later_by({}, parsers::Direction::lower_is_better, median, later, "the probes' runs");
   ASSERT_TRUE(fast.has_value());
   EXPECT_EQ(fast->statistic, stats::RunStatistic::minimum());
   EXPECT_EQ(fast->reason, "auto: one-sided interference (two speed states) in the probes' runs, "
@@ -96,13 +97,14 @@ TEST(JudgeLaterBy, AMedianGivesWayToTheFastSideOnceInterferenceShows) {
   // Nothing new to learn: no interference, a statistic asked for, or the fast side already.
   const std::array<std::optional<stats::Interference>, 2> quiet = {stats::Interference{},
                                                                    std::nullopt};
-  EXPECT_FALSE(judge_later_by({}, Direction::lower_is_better, median, quiet, "x"));
+  EXPECT_FALSE(judge_later_by({}, parsers::Direction::lower_is_better, median, quiet, "x"));
   const auto asked = StatisticSetting::parse("median").value();
-  EXPECT_FALSE(judge_later_by(asked, Direction::lower_is_better, median, later, "x"));
+  EXPECT_FALSE(judge_later_by(asked, parsers::Direction::lower_is_better, median, later, "x"));
   const Estimator minimum{stats::RunStatistic::minimum(), "auto: ..."};
-  EXPECT_FALSE(judge_later_by({}, Direction::lower_is_better, minimum, later, "x"));
+  EXPECT_FALSE(judge_later_by({}, parsers::Direction::lower_is_better, minimum, later, "x"));
   // A throughput's fast side is its maximum.
-  const auto throughput = judge_later_by({}, Direction::higher_is_better, median, later, "x");
+  const auto throughput =
+      judge_later_by({}, parsers::Direction::higher_is_better, median, later, "x");
   ASSERT_TRUE(throughput.has_value());
   EXPECT_EQ(throughput->statistic, stats::RunStatistic::maximum());
 }
@@ -114,17 +116,17 @@ TEST(JudgeLaterBy, AMedianGivesWayToTheFastSideOnceInterferenceShows) {
 TEST(ChooseEstimator, IsolatedSlowSamplesLeaveTheMedianInCharge) {
   const std::array<std::optional<stats::Interference>, 1> preempted = {states(0.01, 1.0)};
   EXPECT_FALSE(stats::fast_side_decides(*preempted[0]));
-  EXPECT_EQ(choose_estimator({}, Direction::lower_is_better, preempted).statistic,
+  EXPECT_EQ(choose_estimator({}, parsers::Direction::lower_is_better, preempted).statistic,
             stats::RunStatistic::median());
   const Estimator median{stats::RunStatistic::median(), "auto: no one-sided interference"};
-  EXPECT_FALSE(judge_later_by({}, Direction::lower_is_better, median, preempted, "x"));
+  EXPECT_FALSE(judge_later_by({}, parsers::Direction::lower_is_better, median, preempted, "x"));
 
   stats::Interference tail;
   tail.one_sided = true;
   tail.slow_tail = true;
   tail.spread = 0.31;
   const std::array<std::optional<stats::Interference>, 1> tailed = {tail};
-  const auto fast = choose_estimator({}, Direction::lower_is_better, tailed);
+  const auto fast = choose_estimator({}, parsers::Direction::lower_is_better, tailed);
   EXPECT_EQ(fast.statistic, stats::RunStatistic::minimum());
   EXPECT_THAT(fast.reason, HasSubstr("a long slow tail"));
   // Preemptions on top of a slow tail: the tail decides.
@@ -134,8 +136,8 @@ TEST(ChooseEstimator, IsolatedSlowSamplesLeaveTheMedianInCharge) {
 }
 
 TEST(ChooseEstimator, TheSlowSideIsTheNinetiethPercentileOfATime) {
-  EXPECT_EQ(slow_side(Direction::lower_is_better), stats::RunStatistic::percentile(90));
-  EXPECT_EQ(slow_side(Direction::higher_is_better), stats::RunStatistic::percentile(10));
+  EXPECT_EQ(slow_side(parsers::Direction::lower_is_better), stats::RunStatistic::percentile(90));
+  EXPECT_EQ(slow_side(parsers::Direction::higher_is_better), stats::RunStatistic::percentile(10));
 }
 
 TEST(DescribeInterference, NamesTheShapeInWordsOfAKernelDeveloper) {

@@ -17,15 +17,15 @@ using ::testing::HasSubstr;
 struct CountingMeasure {
   int calls = 0;
   std::vector<int> last_cpus;
-  CpuMeasure function() {
-    return [this](const CpuPeakOptions& options) -> Result<Peaks> {
+  roofline::CpuMeasure function() {
+    return [this](const roofline::CpuPeakOptions& options) -> Result<roofline::Peaks> {
       ++calls;
       last_cpus = options.cpus;
-      return Peaks{.device = "Test CPU",
-                   .flops_per_second = 100e9,
-                   .tensor_flops_per_second = std::nullopt,
-                   .bytes_per_second = 20e9,
-                   .source = "measured on this host"};
+      return roofline::Peaks{.device = "Test CPU",
+                             .flops_per_second = 100e9,
+                             .tensor_flops_per_second = std::nullopt,
+                             .bytes_per_second = 20e9,
+                             .source = "measured on this host"};
     };
   }
 };
@@ -40,29 +40,31 @@ TEST(RooflinePeaks, TheCpuIsMeasuredOnceAndKeptInTheStoreForItsCpus) {
   Rig rig;
   CountingMeasure measure;
   {
-    PeakResolver resolver(rig.store,
-                          {.recipe = {}, .host_id = "host-a", .cpus = {1}, .gpu_names = {}},
-                          measure.function());
+    roofline::PeakResolver resolver(
+        rig.store, {.recipe = {}, .host_id = "host-a", .cpus = {1}, .gpu_names = {}},
+        measure.function());
     auto first = resolver.peaks_for(std::nullopt, "time");
     ASSERT_TRUE(first) << first.error().message;
     ASSERT_TRUE(first->peaks);
     EXPECT_EQ(first->peaks->flops_per_second, 100e9);
-    auto again = resolver.peaks_for(DeviceInfo{"cpu", "Test CPU", std::nullopt}, "time");
+    auto again = resolver.peaks_for(parsers::DeviceInfo{"cpu", "Test CPU", std::nullopt}, "time");
     ASSERT_TRUE(again && again->peaks);
     EXPECT_EQ(measure.calls, 1);
     EXPECT_EQ(measure.last_cpus, std::vector<int>{1}) << "measured where the runs are pinned";
   }
   // A later command reads the store, and says since when.
-  PeakResolver later(rig.store, {.recipe = {}, .host_id = "host-a", .cpus = {1}, .gpu_names = {}},
-                     measure.function());
+  roofline::PeakResolver later(rig.store,
+                               {.recipe = {}, .host_id = "host-a", .cpus = {1}, .gpu_names = {}},
+                               measure.function());
   auto kept = later.peaks_for(std::nullopt, "time");
   ASSERT_TRUE(kept && kept->peaks);
   EXPECT_EQ(measure.calls, 1);
   EXPECT_THAT(kept->peaks->source, HasSubstr("kept since"));
   EXPECT_THAT(kept->peaks->source, HasSubstr("culprit env --peaks"));
   // Other CPUs, another measurement.
-  PeakResolver unpinned(rig.store, {.recipe = {}, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
-                        measure.function());
+  roofline::PeakResolver unpinned(rig.store,
+                                  {.recipe = {}, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
+                                  measure.function());
   ASSERT_TRUE(unpinned.peaks_for(std::nullopt, "time"));
   EXPECT_EQ(measure.calls, 2);
 }
@@ -72,9 +74,9 @@ TEST(RooflinePeaks, TheRecipeGivesPeaksOneByOne) {
   CountingMeasure measure;
   RooflineRecipe recipe;
   recipe.peak_gbps = 50;
-  PeakResolver partly(rig.store,
-                      {.recipe = recipe, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
-                      measure.function());
+  roofline::PeakResolver partly(
+      rig.store, {.recipe = recipe, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
+      measure.function());
   auto answer = partly.peaks_for(std::nullopt, "time");
   ASSERT_TRUE(answer && answer->peaks);
   EXPECT_EQ(answer->peaks->flops_per_second, 100e9) << "measured";
@@ -82,9 +84,9 @@ TEST(RooflinePeaks, TheRecipeGivesPeaksOneByOne) {
   EXPECT_THAT(answer->peaks->source, HasSubstr("bandwidth from the configuration"));
 
   recipe.peak_gflops = 300;
-  PeakResolver wholly(rig.store,
-                      {.recipe = recipe, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
-                      measure.function());
+  roofline::PeakResolver wholly(
+      rig.store, {.recipe = recipe, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
+      measure.function());
   const int before = measure.calls;
   answer = wholly.peaks_for(std::nullopt, "time");
   ASSERT_TRUE(answer && answer->peaks);
@@ -94,13 +96,13 @@ TEST(RooflinePeaks, TheRecipeGivesPeaksOneByOne) {
 
 TEST(RooflinePeaks, AGpuFromItsPropertiesAsTheHarnessReportsThem) {
   // An A100 SXM4: 108 SMs of 64 FP32 lanes at 1410 MHz; HBM2e at 1593 MHz on 5120 bits.
-  const GpuProperties a100{.sm_count = 108,
-                           .sm_clock_mhz = 1410,
-                           .memory_clock_mhz = 1593,
-                           .memory_bus_bits = 5120,
-                           .compute_major = 8,
-                           .compute_minor = 0};
-  const auto peaks = gpu_peaks_from_properties("NVIDIA A100-SXM4-80GB", a100);
+  const parsers::GpuProperties a100{.sm_count = 108,
+                                    .sm_clock_mhz = 1410,
+                                    .memory_clock_mhz = 1593,
+                                    .memory_bus_bits = 5120,
+                                    .compute_major = 8,
+                                    .compute_minor = 0};
+  const auto peaks = roofline::gpu_peaks_from_properties("NVIDIA A100-SXM4-80GB", a100);
   ASSERT_TRUE(peaks);
   EXPECT_NEAR(peaks->flops_per_second, 19.49e12, 0.01e12) << "the datasheet's 19.5 TFLOP/s";
   EXPECT_NEAR(peaks->bytes_per_second, 2.039e12, 0.001e12) << "the datasheet's 2,039 GB/s";
@@ -109,34 +111,36 @@ TEST(RooflinePeaks, AGpuFromItsPropertiesAsTheHarnessReportsThem) {
 
   Rig rig;
   CountingMeasure measure;
-  PeakResolver resolver(rig.store, {.recipe = {}, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
-                        measure.function());
-  auto answer = resolver.peaks_for(DeviceInfo{"cuda", "NVIDIA A100-SXM4-80GB", a100}, "gpu_time");
+  roofline::PeakResolver resolver(rig.store,
+                                  {.recipe = {}, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
+                                  measure.function());
+  auto answer =
+      resolver.peaks_for(parsers::DeviceInfo{"cuda", "NVIDIA A100-SXM4-80GB", a100}, "gpu_time");
   ASSERT_TRUE(answer && answer->peaks);
   EXPECT_NEAR(answer->peaks->flops_per_second, 19.49e12, 0.01e12);
   EXPECT_EQ(measure.calls, 0) << "a GPU run never measures the CPU";
 
-  EXPECT_FALSE(fp32_lanes_per_sm(1, 0));
-  EXPECT_FALSE(gpu_peaks_from_properties("old", {.sm_count = 1,
-                                                 .sm_clock_mhz = 1,
-                                                 .memory_clock_mhz = 1,
-                                                 .memory_bus_bits = 1,
-                                                 .compute_major = 1,
-                                                 .compute_minor = 0}));
+  EXPECT_FALSE(roofline::fp32_lanes_per_sm(1, 0));
+  EXPECT_FALSE(roofline::gpu_peaks_from_properties("old", {.sm_count = 1,
+                                                           .sm_clock_mhz = 1,
+                                                           .memory_clock_mhz = 1,
+                                                           .memory_bus_bits = 1,
+                                                           .compute_major = 1,
+                                                           .compute_minor = 0}));
 }
 
 TEST(RooflinePeaks, AGpuByNameFromTheDatasheetOrAReasonWhyNot) {
   Rig rig;
   CountingMeasure measure;
-  PeakResolver resolver(
+  roofline::PeakResolver resolver(
       rig.store,
       {.recipe = {}, .host_id = "host-a", .cpus = {}, .gpu_names = {"NVIDIA H100 80GB HBM3"}},
       measure.function());
   auto smi = resolver.peaks_for(std::nullopt, "gpu_time");
   ASSERT_TRUE(smi && smi->peaks) << "nvidia-smi's name, from the datasheet";
   EXPECT_EQ(smi->peaks->device, "NVIDIA H100 SXM5");
-  auto unknown =
-      resolver.peaks_for(DeviceInfo{"cuda", "NVIDIA Quadro Mystery", std::nullopt}, "gpu_time");
+  auto unknown = resolver.peaks_for(
+      parsers::DeviceInfo{"cuda", "NVIDIA Quadro Mystery", std::nullopt}, "gpu_time");
   ASSERT_TRUE(unknown);
   EXPECT_FALSE(unknown->peaks);
   EXPECT_THAT(unknown->reason, HasSubstr("'NVIDIA Quadro Mystery' is not in the datasheet"));
@@ -145,9 +149,9 @@ TEST(RooflinePeaks, AGpuByNameFromTheDatasheetOrAReasonWhyNot) {
   RooflineRecipe tensor;
   tensor.compute = "tensor";
   tensor.device = "cpu";
-  PeakResolver cpu_tensor(rig.store,
-                          {.recipe = tensor, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
-                          measure.function());
+  roofline::PeakResolver cpu_tensor(
+      rig.store, {.recipe = tensor, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
+      measure.function());
   auto none = cpu_tensor.peaks_for(std::nullopt, "time");
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->peaks);
@@ -187,8 +191,8 @@ TEST(WorkExpressions, EvaluateOverTheCaseAxes) {
   EXPECT_FALSE(axis_number("10^999"));
 }
 
-store::RunRecord run_of(const std::string& artifact, std::vector<CaseInfo> cases,
-                        std::optional<DeviceInfo> device,
+store::RunRecord run_of(const std::string& artifact, std::vector<parsers::CaseInfo> cases,
+                        std::optional<parsers::DeviceInfo> device,
                         store::RunStatus status = store::RunStatus::ok) {
   store::RunRecord run;
   run.artifact_id = artifact;
@@ -199,7 +203,8 @@ store::RunRecord run_of(const std::string& artifact, std::vector<CaseInfo> cases
   run.started = store::now();
   run.status = status;
   if (status == store::RunStatus::ok)
-    run.samples.push_back({"sgemm/M=2,N=3,K=4", "time", "s", Direction::lower_is_better, {1e-3}});
+    run.samples.push_back(
+        {"sgemm/M=2,N=3,K=4", "time", "s", parsers::Direction::lower_is_better, {1e-3}});
   run.cases = std::move(cases);
   run.device = std::move(device);
   return run;
@@ -207,11 +212,12 @@ store::RunRecord run_of(const std::string& artifact, std::vector<CaseInfo> cases
 
 TEST(RooflineWork, TheStoreKeepsWhatTheLastGoodRunSaidPerMeasurement) {
   Rig rig;
-  const CaseInfo gemm{.case_name = "sgemm/M=2,N=3,K=4",
-                      .flops = 48,
-                      .bytes = 104,
-                      .axes = {{"M", "2"}, {"N", "3"}, {"K", "4"}}};
-  ASSERT_TRUE(rig.store.record_run(run_of("a1", {gemm}, DeviceInfo{"cpu", "Test CPU", {}})));
+  const parsers::CaseInfo gemm{.case_name = "sgemm/M=2,N=3,K=4",
+                               .flops = 48,
+                               .bytes = 104,
+                               .axes = {{"M", "2"}, {"N", "3"}, {"K", "4"}}};
+  ASSERT_TRUE(
+      rig.store.record_run(run_of("a1", {gemm}, parsers::DeviceInfo{"cpu", "Test CPU", {}})));
   const store::MeasurementKey key{"a1", "recipe", "host-a"};
   const auto work = rig.store.case_work(key, gemm.case_name);
   ASSERT_TRUE(work && *work);
@@ -244,7 +250,8 @@ TEST(RooflineWork, ExpressionsWinTheOutputFillsInAndMissingBytesIsAReason) {
   RooflineRecipe recipe;
   recipe.cases = {{.glob = "sgemm/*", .flops = "2*M*N*K", .bytes = ""},
                   {.glob = "bad/*", .flops = "2*Q", .bytes = "8"}};
-  const CaseInfo output{.case_name = "sgemm/M=2,N=3,K=4", .flops = 1, .bytes = 104, .axes = {}};
+  const parsers::CaseInfo output{
+      .case_name = "sgemm/M=2,N=3,K=4", .flops = 1, .bytes = 104, .axes = {}};
   auto work = work_of("sgemm/M=2,N=3,K=4", output, recipe);
   EXPECT_TRUE(work.reason.empty()) << work.reason;
   EXPECT_EQ(work.flops, 48.0) << "the expression, over the name's axes";
@@ -258,8 +265,9 @@ TEST(RooflineWork, ExpressionsWinTheOutputFillsInAndMissingBytesIsAReason) {
   work = work_of("bad/x", std::nullopt, recipe);
   EXPECT_THAT(work.reason, HasSubstr("[roofline.cases] 'bad/*' flops: '2*Q' names Q"));
 
-  work = work_of("copy/N=4",
-                 CaseInfo{.case_name = "copy/N=4", .flops = {}, .bytes = 32, .axes = {}}, {});
+  work =
+      work_of("copy/N=4",
+              parsers::CaseInfo{.case_name = "copy/N=4", .flops = {}, .bytes = 32, .axes = {}}, {});
   EXPECT_TRUE(work.reason.empty());
   EXPECT_EQ(work.flops, 0.0) << "bytes alone: a kernel that only moves memory";
   EXPECT_EQ(work.source, "output");
@@ -276,11 +284,13 @@ TEST(RooflineWork, ExpressionsWinTheOutputFillsInAndMissingBytesIsAReason) {
 
 TEST(RooflineWork, EveryMeasurementGetsItsPlaceOrWhyNot) {
   Rig rig;
-  const CaseInfo gemm{.case_name = "sgemm/M=2,N=3,K=4", .flops = 48e6, .bytes = 104e3, .axes = {}};
+  const parsers::CaseInfo gemm{
+      .case_name = "sgemm/M=2,N=3,K=4", .flops = 48e6, .bytes = 104e3, .axes = {}};
   ASSERT_TRUE(rig.store.record_run(run_of("a1", {gemm}, {})));
   CountingMeasure measure;
-  PeakResolver resolver(rig.store, {.recipe = {}, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
-                        measure.function());
+  roofline::PeakResolver resolver(rig.store,
+                                  {.recipe = {}, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
+                                  measure.function());
   Evidence evidence;
   EvidenceMeasurement m;
   m.commit = "c1";
@@ -326,8 +336,9 @@ TEST(RooflineWork, EveryMeasurementGetsItsPlaceOrWhyNot) {
   plain.artifact_id = "no-work";
   silent.measurements.push_back(plain);
   CountingMeasure unused;
-  PeakResolver idle(rig.store, {.recipe = {}, .host_id = "host-b", .cpus = {}, .gpu_names = {}},
-                    unused.function());
+  roofline::PeakResolver idle(rig.store,
+                              {.recipe = {}, .host_id = "host-b", .cpus = {}, .gpu_names = {}},
+                              unused.function());
   RooflineInputs idle_inputs{.store = rig.store,
                              .recipe_hash = "recipe",
                              .host_id = "host-b",

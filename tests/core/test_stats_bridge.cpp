@@ -15,11 +15,12 @@ TEST(StatsBridge, TheRecipesDecideSettingsReachTheStatisticsOptions) {
   decide.classify_confidence = 0.995;
   decide.seed = 42;
 
-  const auto paired = paired_options(decide, Direction::higher_is_better);
+  const auto paired = paired_options(decide, parsers::Direction::higher_is_better);
   EXPECT_DOUBLE_EQ(paired.rule.threshold, 0.05);
   EXPECT_DOUBLE_EQ(paired.confidence, 0.9);
   EXPECT_EQ(paired.rule.direction, stats::Direction::higher_is_better);
-  EXPECT_DOUBLE_EQ(paired_options(decide, Direction::lower_is_better, 0.999).confidence, 0.999);
+  EXPECT_DOUBLE_EQ(paired_options(decide, parsers::Direction::lower_is_better, 0.999).confidence,
+                   0.999);
 
   const auto step = step_options(decide, 3, 500);
   EXPECT_DOUBLE_EQ(step.threshold, 0.05);

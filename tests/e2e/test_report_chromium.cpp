@@ -132,7 +132,8 @@ TEST(ReportInChromium, TheHistoryDashboardShowsOpenRegressionsBeforeTheirSeries)
                     "page was not checked in a browser";
   testing::TempDir temp{"culprit-chromium-history"};
   history::History history;
-  history::Series series{"sgemm/M=128", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  history::Series series{
+      "sgemm/M=128", "time", "s", parsers::Direction::lower_is_better, {}, {}, {}};
   for (int i = 0; i < 6; ++i)
     series.points.push_back({.commit = fmt::format("{:040}", i),
                              .last_commit = fmt::format("{:040}", i),

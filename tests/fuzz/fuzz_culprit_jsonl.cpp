@@ -5,7 +5,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = culprit::fuzz::as_text(data, size);
-  (void)culprit::looks_like_culprit_jsonl(text);
-  culprit::fuzz::check_result(culprit::parse_culprit_jsonl(text));
+  (void)culprit::parsers::looks_like_culprit_jsonl(text);
+  culprit::fuzz::check_result(culprit::parsers::parse_culprit_jsonl(text));
   return 0;
 }

@@ -5,7 +5,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = culprit::fuzz::as_text(data, size);
-  (void)culprit::replace_non_finite_literals(text);
-  culprit::fuzz::check_result(culprit::parse_gbench_json(text));
+  (void)culprit::parsers::replace_non_finite_literals(text);
+  culprit::fuzz::check_result(culprit::parsers::parse_gbench_json(text));
   return 0;
 }

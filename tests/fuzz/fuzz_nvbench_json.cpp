@@ -6,8 +6,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = culprit::fuzz::as_text(data, size);
-  culprit::NvbenchOptions options;
+  culprit::parsers::NvbenchOptions options;
   options.base_dir = "/nonexistent/culprit-fuzz";
-  culprit::fuzz::check_result(culprit::parse_nvbench_json(text, options));
+  culprit::fuzz::check_result(culprit::parsers::parse_nvbench_json(text, options));
   return 0;
 }

@@ -5,9 +5,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = culprit::fuzz::as_text(data, size);
-  culprit::ParseOptions options;
+  culprit::parsers::ParseOptions options;
   options.nvbench.base_dir = "/nonexistent/culprit-fuzz";
-  culprit::fuzz::check_result(culprit::detect_output_format(text));
-  culprit::fuzz::check_result(culprit::parse_output_text(text, options));
+  culprit::fuzz::check_result(culprit::parsers::detect_output_format(text));
+  culprit::fuzz::check_result(culprit::parsers::parse_output_text(text, options));
   return 0;
 }

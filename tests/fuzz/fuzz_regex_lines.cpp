@@ -4,10 +4,10 @@
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  culprit::RegexOptions options;
+  culprit::parsers::RegexOptions options;
   options.pattern = R"((?P<case>\S+): (?P<value>[0-9.e+-]+) ms)";
   options.unit = "ms";
   culprit::fuzz::check_result(
-      culprit::parse_regex_lines(culprit::fuzz::as_text(data, size), options));
+      culprit::parsers::parse_regex_lines(culprit::fuzz::as_text(data, size), options));
   return 0;
 }

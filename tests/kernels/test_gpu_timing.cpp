@@ -324,7 +324,7 @@ TEST(GpuTimingRecords, TheCaseRecordCountsTheThrottledSamplesAndCulpritWarnsOfTh
   }
   EXPECT_EQ(batch_samples, 3);
 
-  const auto parsed = culprit::parse_culprit_jsonl(output);
+  const auto parsed = culprit::parsers::parse_culprit_jsonl(output);
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->warnings,
             (std::vector<std::string>{"culprit JSON lines: case copy: 3 of 9 samples dropped: the "
@@ -341,13 +341,13 @@ TEST(GpuTimingRecords, ACaseWhoseClockWasNotCheckedSaysSo) {
   EXPECT_EQ(lines[1]["sm_clock"]["checked"], false);
   EXPECT_EQ(lines[1]["samples_taken"], 6);
   EXPECT_FALSE(lines[1].contains("dropped"));
-  const auto parsed_unchecked = culprit::parse_culprit_jsonl(unchecked);
+  const auto parsed_unchecked = culprit::parsers::parse_culprit_jsonl(unchecked);
   ASSERT_TRUE(parsed_unchecked);
   EXPECT_EQ(parsed_unchecked->warnings,
             (std::vector<std::string>{"culprit JSON lines: the SM clock was not checked in 1 of 1 "
                                       "GPU cases (no NVML): throttled samples may be among "
                                       "theirs"}));
-  const auto parsed = culprit::parse_culprit_jsonl(gpu_run_output({}));
+  const auto parsed = culprit::parsers::parse_culprit_jsonl(gpu_run_output({}));
   ASSERT_TRUE(parsed);
   EXPECT_TRUE(parsed->warnings.empty());
 }

@@ -229,7 +229,7 @@ TEST(HarnessRun, AGpuBackendWritesItsPropertiesInTheHeader) {
   EXPECT_EQ(header["backend"], "cuda");
   EXPECT_EQ(header["gpu"]["sm_count"], 108);
   EXPECT_EQ(header["gpu"]["memory_bus_bits"], 5120);
-  const auto parsed = culprit::parse_culprit_jsonl(out.str());
+  const auto parsed = culprit::parsers::parse_culprit_jsonl(out.str());
   ASSERT_TRUE(parsed) << parsed.error().message;
   ASSERT_TRUE(parsed->device && parsed->device->gpu);
   EXPECT_EQ(parsed->device->gpu->sm_clock_mhz, 1410);
@@ -306,7 +306,7 @@ TEST(HarnessRun, ASkippedCaseIsReportedAndIsNotAFailure) {
   EXPECT_EQ(lines.back(), nlohmann::json::parse(R"({"type":"skip","case":"too_big","reason":)"
                                                 R"("needs 96.0 GiB of device memory but only )"
                                                 R"(79.1 GiB of 79.6 GiB is free"})"));
-  const auto parsed = culprit::parse_culprit_jsonl(result.out);
+  const auto parsed = culprit::parsers::parse_culprit_jsonl(result.out);
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->warnings,
             (std::vector<std::string>{"culprit JSON lines: case too_big was skipped by the "

@@ -79,7 +79,8 @@ std::string sample_lines(const FakeCommit& model, SplitMix64& random, Seconds& s
         value *= fake_case.outlier_factor;
       if (machine) {
         const double factor = machine(clock);
-        value = fake_case.direction == Direction::lower_is_better ? value * factor : value / factor;
+        value = fake_case.direction == parsers::Direction::lower_is_better ? value * factor
+                                                                           : value / factor;
         clock += fake_case.unit == "s" ? value : 1e-3;
       }
       if (fake_case.unit == "s")

@@ -36,7 +36,7 @@ struct FakeCase {
   std::string name;
   std::string metric = "time";
   std::string unit = "s";
-  Direction direction = Direction::lower_is_better;
+  parsers::Direction direction = parsers::Direction::lower_is_better;
   double median = 1e-3;      // > 0, in `unit`
   double sigma = 0.01;       // >= 0: spread of log(sample) within a run
   double run_sigma = 0;      // >= 0: spread of log(level) between runs

@@ -116,7 +116,7 @@ PlantedHistory::PlantedHistory(int n) {
 }
 
 void PlantedHistory::install(FakeRig& rig, const std::vector<std::pair<std::string, double>>& cases,
-                             double sigma, Direction direction) const {
+                             double sigma, parsers::Direction direction) const {
   for (int i = -1; i < static_cast<int>(range.commits.size()); ++i) {
     FakeCommit model;
     model.samples_per_run = 5;
@@ -133,13 +133,14 @@ void PlantedHistory::install(FakeRig& rig, const std::vector<std::pair<std::stri
   }
 }
 
-FakeCase fake_case(const std::string& name, double median, double sigma, Direction direction) {
+FakeCase fake_case(const std::string& name, double median, double sigma,
+                   parsers::Direction direction) {
   FakeCase c;
   c.name = name;
   c.median = median;
   c.sigma = sigma;
   c.direction = direction;
-  if (direction == Direction::higher_is_better) {
+  if (direction == parsers::Direction::higher_is_better) {
     c.metric = "bytes_per_second";
     c.unit = "B/s";
   }

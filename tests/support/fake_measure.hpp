@@ -104,11 +104,11 @@ struct PlantedHistory {
   }
   // Gives every commit its model in the rig's fake executor.
   void install(FakeRig& rig, const std::vector<std::pair<std::string, double>>& cases, double sigma,
-               Direction direction = Direction::lower_is_better) const;
+               parsers::Direction direction = parsers::Direction::lower_is_better) const;
 };
 
 // One lognormal case with a median in seconds.
 FakeCase fake_case(const std::string& name, double median, double sigma = 0.02,
-                   Direction direction = Direction::lower_is_better);
+                   parsers::Direction direction = parsers::Direction::lower_is_better);
 
 } // namespace culprit::testing

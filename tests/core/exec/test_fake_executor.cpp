@@ -49,15 +49,15 @@ TEST(FakeExecutor, WritesCulpritJsonLinesThatParse) {
   commit.cases.push_back(FakeCase{.name = "bw",
                                   .metric = "bytes_per_second",
                                   .unit = "B/s",
-                                  .direction = Direction::higher_is_better,
+                                  .direction = parsers::Direction::higher_is_better,
                                   .median = 5e11});
   executor.set_commit("aaaa", commit);
-  const auto parsed = parse_culprit_jsonl(run_out(executor, "aaaa1111"));
+  const auto parsed = parsers::parse_culprit_jsonl(run_out(executor, "aaaa1111"));
   ASSERT_TRUE(parsed) << parsed.error().message;
   ASSERT_EQ(parsed->samples.size(), 2U);
   EXPECT_EQ(parsed->samples[0].case_name, "sgemm/N=512");
   EXPECT_EQ(parsed->samples[0].values.size(), 5U);
-  EXPECT_EQ(parsed->samples[1].direction, Direction::higher_is_better);
+  EXPECT_EQ(parsed->samples[1].direction, parsers::Direction::higher_is_better);
   EXPECT_EQ(parsed->samples[1].unit, "B/s");
 }
 
@@ -88,7 +88,7 @@ TEST(FakeExecutor, SamplesFollowTheModel) {
   std::vector<double> bad;
   for (int run = 0; run < 40; ++run) {
     for (const auto& [commit, values] : {std::pair{"good", &good}, std::pair{"bad", &bad}}) {
-      const auto parsed = parse_culprit_jsonl(run_out(executor, commit));
+      const auto parsed = parsers::parse_culprit_jsonl(run_out(executor, commit));
       ASSERT_TRUE(parsed);
       const auto& samples = parsed->samples.at(0).values;
       values->insert(values->end(), samples.begin(), samples.end());
@@ -105,8 +105,8 @@ TEST(FakeExecutor, RunLevelNoiseAndOutliers) {
   commit.cases[0].outlier_rate = 1.0;
   commit.cases[0].outlier_factor = 2.0;
   executor.set_commit("c", commit);
-  const auto first = parse_culprit_jsonl(run_out(executor, "c"));
-  const auto second = parse_culprit_jsonl(run_out(executor, "c"));
+  const auto first = parsers::parse_culprit_jsonl(run_out(executor, "c"));
+  const auto second = parsers::parse_culprit_jsonl(run_out(executor, "c"));
   ASSERT_TRUE(first && second);
   const auto& values = first->samples[0].values;
   // Without within-run spread, every sample of a run is the run's level (times the outlier factor).
@@ -134,7 +134,7 @@ TEST(FakeExecutor, TheLongestPrefixWins) {
   FakeExecutor executor;
   executor.set_commit("ab", model(1.0, 0.0));
   executor.set_commit("abcd", model(5.0, 0.0));
-  const auto parsed = parse_culprit_jsonl(run_out(executor, "abcdef"));
+  const auto parsed = parsers::parse_culprit_jsonl(run_out(executor, "abcdef"));
   ASSERT_TRUE(parsed);
   EXPECT_DOUBLE_EQ(parsed->samples[0].values[0], 5.0);
 }

@@ -23,7 +23,7 @@ namespace {
 // stand out of the bulk of their neighbours' replicates; the standard deviation, blown up by that
 // tail, once hid them both (E-divisive does not split a bump whose two sides are alike).
 TEST(HistoryChangePoints, ARegressionAndItsFixAreFoundThoughSomeRunsWereSlowThroughout) {
-  Series series{"loop", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  Series series{"loop", "time", "s", parsers::Direction::lower_is_better, {}, {}, {}};
   PointReplicates replicates;
   std::mt19937_64 rng(3);
   std::normal_distribution<double> noise(0.0, 0.01);
@@ -81,7 +81,7 @@ SeriesPoint imported_point(const std::string& commit, double level) {
 TEST(HistoryChangePoints, PointsOfOneRunWithLumpyReplicatesShowNoFalseStep) {
   std::mt19937_64 rng(2026);
   std::normal_distribution<double> noise(0.0, 0.02);
-  Series series{"case", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  Series series{"case", "time", "s", parsers::Direction::lower_is_better, {}, {}, {}};
   PointReplicates replicates;
   for (int i = 0; i < 60; ++i) {
     std::vector<double> samples;
@@ -135,7 +135,7 @@ TEST(HistoryChangePoints, ALongSeriesDrawsOnlyTheReplicatesItLooksAt) {
     SCOPED_TRACE(step ? "a 20% step" : "no step");
     std::mt19937_64 rng(step ? 11 : 12);
     std::normal_distribution<double> noise(0.0, 0.02);
-    Series series{"case", "time", "s", Direction::lower_is_better, {}, {}, {}};
+    Series series{"case", "time", "s", parsers::Direction::lower_is_better, {}, {}, {}};
     std::vector<std::vector<double>> samples;
     for (int i = 0; i < 600; ++i) {
       samples.emplace_back();

@@ -23,7 +23,7 @@ struct Importer {
   Ledger ledger = Ledger::open_in(dir.path()).value();
 
   Result<ImportOutcome> import(const std::filesystem::path& file, const std::string& commit,
-                               OutputFormat format = OutputFormat::auto_detect) {
+                               parsers::OutputFormat format = parsers::OutputFormat::auto_detect) {
     ImportRequest request;
     request.file = file;
     request.commit = commit;
@@ -45,7 +45,7 @@ TEST(Import, AGoogleBenchmarkFileIsOneRunOfThePseudoArtifact) {
   auto outcome = importer.import(k_fixtures / "gbench" / "repetitions.json", "abc123");
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->already_imported);
-  EXPECT_EQ(outcome->format, OutputFormat::gbench);
+  EXPECT_EQ(outcome->format, parsers::OutputFormat::gbench);
   EXPECT_GT(outcome->cases, 0U);
 
   const store::MeasurementKey key{"import:abc123", std::string(k_import_recipe), "ci-runner"};
@@ -73,10 +73,10 @@ TEST(Import, CulpritJsonLinesAndNvbenchAreTaken) {
   Importer importer;
   auto lines = importer.import(k_fixtures / "culprit" / "run.jsonl", "c1");
   ASSERT_TRUE(lines) << lines.error().message;
-  EXPECT_EQ(lines->format, OutputFormat::culprit);
+  EXPECT_EQ(lines->format, parsers::OutputFormat::culprit);
   auto nvbench = importer.import(k_fixtures / "nvbench" / "axes_ref.json", "c2");
   ASSERT_TRUE(nvbench) << nvbench.error().message;
-  EXPECT_EQ(nvbench->format, OutputFormat::nvbench);
+  EXPECT_EQ(nvbench->format, parsers::OutputFormat::nvbench);
   EXPECT_EQ(importer.ledger.tracked()->size(), 2U);
 }
 
@@ -87,7 +87,7 @@ TEST(Import, AnUnknownFormatIsAUsageErrorThatSaysWhatIsTaken) {
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().code, ExitCode::usage);
   EXPECT_THAT(outcome.error().message, HasSubstr("not Google Benchmark JSON"));
-  const auto forced = importer.import(csv, "c1", OutputFormat::csv);
+  const auto forced = importer.import(csv, "c1", parsers::OutputFormat::csv);
   ASSERT_FALSE(forced);
   EXPECT_EQ(forced.error().code, ExitCode::usage);
   const auto missing = importer.import(importer.dir.path() / "nope.json", "c1");
@@ -99,7 +99,7 @@ TEST(Import, AnUnknownFormatIsAUsageErrorThatSaysWhatIsTaken) {
 TEST(Import, AFileWithoutSamplesIsAUsageError) {
   Importer importer;
   const auto empty = importer.write("empty.json", R"({"context": {}, "benchmarks": []})");
-  const auto outcome = importer.import(empty, "c1", OutputFormat::gbench);
+  const auto outcome = importer.import(empty, "c1", parsers::OutputFormat::gbench);
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().code, ExitCode::usage);
 }

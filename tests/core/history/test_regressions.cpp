@@ -204,7 +204,7 @@ TEST_P(RegressionLedger, ACommitThatSlowedOneCaseAndSpedUpAnotherRecordsOnlyTheS
 // commit), at `levels`.
 History loop_history(const std::vector<double>& levels) {
   History history;
-  Series series{"loop", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  Series series{"loop", "time", "s", parsers::Direction::lower_is_better, {}, {}, {}};
   for (std::size_t i = 0; i < levels.size(); ++i) {
     SeriesPoint point;
     point.commit = point.last_commit = fmt::format("c{:02}", 2 * i);
@@ -315,7 +315,7 @@ TriageOutcome unbisected_outcome(TriageStatus status, bool confirmed) {
   TriageGroup group;
   group.changes = {0};
   if (confirmed)
-    group.bisect.cases.push_back({{"loop", "time"}, "s", Direction::lower_is_better});
+    group.bisect.cases.push_back({{"loop", "time"}, "s", parsers::Direction::lower_is_better});
   outcome.groups.push_back(std::move(group));
   return outcome;
 }

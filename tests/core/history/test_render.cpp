@@ -23,7 +23,7 @@ std::size_t count_of(const std::string& text, const std::string& part) {
 
 History sample_history() {
   History history;
-  Series series{"gemm,\"tall\"", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  Series series{"gemm,\"tall\"", "time", "s", parsers::Direction::lower_is_better, {}, {}, {}};
   for (int i = 0; i < 8; ++i)
     series.points.push_back({.commit = fmt::format("{:040}", i),
                              .last_commit = fmt::format("{:040}", i),

@@ -112,7 +112,8 @@ TEST(HistorySeries, ManyCasesReadInBatchesGiveWhatEachCaseGivesAlone) {
 }
 
 TEST(HistorySeries, AFasterThroughputIsAnImprovement) {
-  SimulatedHistory simulated(40, {fake_case("copy", 1e9, 0.01, Direction::higher_is_better)});
+  SimulatedHistory simulated(40,
+                             {fake_case("copy", 1e9, 0.01, parsers::Direction::higher_is_better)});
   simulated.plant("copy", 20, 1.15);
   Tracked tracked;
   tracked.track(simulated);
@@ -130,7 +131,7 @@ TEST(HistorySeries, AFlatNoisySeriesHasNoChangePoint) {
 }
 
 TEST(HistorySeries, StepsBelowTheThresholdAreDropped) {
-  Series series{"k", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  Series series{"k", "time", "s", parsers::Direction::lower_is_better, {}, {}, {}};
   for (int i = 0; i < 40; ++i) {
     const double wiggle = (i % 2 == 0 ? 1.0005 : 0.9995);
     series.points.push_back({.commit = fmt::format("c{:04}", i),

@@ -27,8 +27,9 @@ inline std::string read_file(const std::filesystem::path& path) {
 }
 
 // The samples of one metric of one case, or nullptr.
-inline const CaseSamples* find_samples(const ParsedOutput& output, std::string_view case_name,
-                                       std::string_view metric) {
+inline const parsers::CaseSamples* find_samples(const parsers::ParsedOutput& output,
+                                                std::string_view case_name,
+                                                std::string_view metric) {
   for (const auto& samples : output.samples) {
     if (samples.case_name == case_name && samples.metric == metric)
       return &samples;
@@ -36,7 +37,8 @@ inline const CaseSamples* find_samples(const ParsedOutput& output, std::string_v
   return nullptr;
 }
 
-inline const CaseInfo* find_case(const ParsedOutput& output, std::string_view case_name) {
+inline const parsers::CaseInfo* find_case(const parsers::ParsedOutput& output,
+                                          std::string_view case_name) {
   for (const auto& info : output.cases) {
     if (info.case_name == case_name)
       return &info;

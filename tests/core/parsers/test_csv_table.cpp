@@ -5,7 +5,7 @@
 
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::DoubleNear;
@@ -144,4 +144,4 @@ TEST(CsvTable, OtherDelimiters) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

@@ -5,7 +5,7 @@
 
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::DoubleNear;
@@ -265,4 +265,4 @@ TEST(CulpritJsonl, DetectsItsRecords) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

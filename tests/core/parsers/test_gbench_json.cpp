@@ -7,7 +7,7 @@
 
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::DoubleNear;
@@ -215,4 +215,4 @@ TEST(GbenchJson, DetectsItsDocuments) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

@@ -14,7 +14,7 @@
 #include "core/util/fs.hpp"
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::HasSubstr;
@@ -88,4 +88,4 @@ TEST(NcuCsv, NamesItsMetrics) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

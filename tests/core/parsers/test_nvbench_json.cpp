@@ -10,7 +10,7 @@
 #include "tests/core/parsers/parser_test_support.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::ElementsAre;
@@ -194,4 +194,4 @@ TEST(NvbenchJson, DetectsItsDocuments) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

@@ -7,7 +7,7 @@
 
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::ElementsAre;
@@ -148,4 +148,4 @@ TEST(OutputFormat, ConsoleTextWhereJsonWasWantedSaysWhichFlagToAdd) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

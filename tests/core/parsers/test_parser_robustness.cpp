@@ -12,7 +12,7 @@
 #include "core/parsers/output_format.hpp"
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 struct NamedParser {
@@ -144,4 +144,4 @@ TEST(ParserRobustness, LongLines) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

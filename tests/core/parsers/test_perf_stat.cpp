@@ -10,7 +10,7 @@
 #include "core/util/fs.hpp"
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::HasSubstr;
@@ -75,4 +75,4 @@ TEST(PerfStat, NamesItsMetrics) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

@@ -5,7 +5,7 @@
 
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::DoubleNear;
@@ -111,4 +111,4 @@ TEST(RegexLines, LongLinesAndNestedRepetitionDoNotBlowUp) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

@@ -13,7 +13,7 @@
 
 #include "tests/core/parsers/parser_test_support.hpp"
 
-namespace culprit {
+namespace culprit::parsers {
 namespace {
 
 using ::testing::ElementsAre;
@@ -341,4 +341,4 @@ TEST(ValgrindCounts, MissingFileIsAnError) {
 }
 
 } // namespace
-} // namespace culprit
+} // namespace culprit::parsers

@@ -36,7 +36,7 @@ TEST(CsvTextCell, ControlCharactersAreEscaped) {
 
 TEST(HistoryCsv, TextCellsAreNeutralisedAndNumbersAreNot) {
   History history;
-  Series series{"=cmd|' /C calc'!A0", "-x", "@u", Direction::higher_is_better, {}, {}, {}};
+  Series series{"=cmd|' /C calc'!A0", "-x", "@u", parsers::Direction::higher_is_better, {}, {}, {}};
   series.points.push_back({.commit = "c0",
                            .last_commit = "c1",
                            .commits = 2,
@@ -58,7 +58,7 @@ TEST(HistoryCsv, TextCellsAreNeutralisedAndNumbersAreNot) {
 // without an interval, and says why, in the text and on the page.
 TEST(HistoryPoints, APointOfOneRunSaysItHasNoInterval) {
   History history;
-  Series series{"gemm", "time", "s", Direction::lower_is_better, {}, {}, {}};
+  Series series{"gemm", "time", "s", parsers::Direction::lower_is_better, {}, {}, {}};
   SeriesPoint one;
   one.commit = one.last_commit = "c0";
   one.median = 197e-9;

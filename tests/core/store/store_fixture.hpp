@@ -30,8 +30,8 @@ inline RunRecord make_run(const MeasurementKey& key, std::vector<double> values,
   run.sys_seconds = 0.125;
   run.max_rss_kib = 20'480;
   run.exit_code = 0;
-  run.samples.push_back({std::move(case_name), std::move(metric), "s", Direction::lower_is_better,
-                         std::move(values)});
+  run.samples.push_back({std::move(case_name), std::move(metric), "s",
+                         parsers::Direction::lower_is_better, std::move(values)});
   return run;
 }
 

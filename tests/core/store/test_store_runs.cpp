@@ -23,7 +23,7 @@ TEST_P(StoreTest, CountedRunsComeBackInRunOrderWithTheirIds) {
   EXPECT_EQ(runs->run_ids, (std::vector<std::int64_t>{second_id, first_id}));
   EXPECT_EQ(runs->samples, (std::vector<std::vector<double>>{{2.0, 2.1}, {1.0, 1.1, 1.2}}));
   EXPECT_EQ(runs->unit, "s");
-  EXPECT_EQ(runs->direction, Direction::lower_is_better);
+  EXPECT_EQ(runs->direction, parsers::Direction::lower_is_better);
 }
 
 TEST_P(StoreTest, WarmupAndFailedRunsAreRecordedButNotCounted) {
@@ -67,9 +67,10 @@ TEST_P(StoreTest, RunsOfAnotherRecipeHostOrArtifactAreSeparate) {
 
 TEST_P(StoreTest, OnlyTheAskedCaseAndMetric) {
   auto run = make_run(k_key, {1.0, 2.0});
-  run.samples.push_back({"sgemm/4096", "gpu_time", "s", Direction::lower_is_better, {0.5}});
-  run.samples.push_back({"sgemm/4096", "bw", "B/s", Direction::higher_is_better, {7e9}});
-  run.samples.push_back({"dgemm/64", "time", "s", Direction::lower_is_better, {3.0}});
+  run.samples.push_back(
+      {"sgemm/4096", "gpu_time", "s", parsers::Direction::lower_is_better, {0.5}});
+  run.samples.push_back({"sgemm/4096", "bw", "B/s", parsers::Direction::higher_is_better, {7e9}});
+  run.samples.push_back({"dgemm/64", "time", "s", parsers::Direction::lower_is_better, {3.0}});
   record(run);
   record(make_run(k_key, {5.0}, "dgemm/64"));
 
@@ -79,16 +80,16 @@ TEST_P(StoreTest, OnlyTheAskedCaseAndMetric) {
             (std::vector<std::vector<double>>{{3.0}, {5.0}}));
   auto bandwidth = m_store->counted_runs(k_key, "sgemm/4096", "bw");
   EXPECT_EQ(bandwidth->unit, "B/s");
-  EXPECT_EQ(bandwidth->direction, Direction::higher_is_better);
+  EXPECT_EQ(bandwidth->direction, parsers::Direction::higher_is_better);
   EXPECT_TRUE(m_store->counted_runs(k_key, "nope", "time")->run_ids.empty());
 
   auto cases = m_store->measured_cases(k_key);
   ASSERT_TRUE(cases) << cases.error().message;
   const std::vector<CaseMetric> expected = {
-      {"dgemm/64", "time", "s", Direction::lower_is_better},
-      {"sgemm/4096", "bw", "B/s", Direction::higher_is_better},
-      {"sgemm/4096", "gpu_time", "s", Direction::lower_is_better},
-      {"sgemm/4096", "time", "s", Direction::lower_is_better},
+      {"dgemm/64", "time", "s", parsers::Direction::lower_is_better},
+      {"sgemm/4096", "bw", "B/s", parsers::Direction::higher_is_better},
+      {"sgemm/4096", "gpu_time", "s", parsers::Direction::lower_is_better},
+      {"sgemm/4096", "time", "s", parsers::Direction::lower_is_better},
   };
   EXPECT_EQ(*cases, expected);
   // Only the named cases, a name with quotes and brackets as it is, one measured nowhere left out.
@@ -100,9 +101,10 @@ TEST_P(StoreTest, OnlyTheAskedCaseAndMetric) {
 
 TEST_P(StoreTest, TheRunsOfARangeOfCasesAreThoseOfEachCaseAlone) {
   auto run = make_run(k_key, {1.0, 2.0});
-  run.samples.push_back({"sgemm/4096", "gpu_time", "s", Direction::lower_is_better, {0.5}});
-  run.samples.push_back({"dgemm/64", "time", "s", Direction::lower_is_better, {3.0}});
-  run.samples.push_back({"zgemm/8", "time", "s", Direction::lower_is_better, {9.0}});
+  run.samples.push_back(
+      {"sgemm/4096", "gpu_time", "s", parsers::Direction::lower_is_better, {0.5}});
+  run.samples.push_back({"dgemm/64", "time", "s", parsers::Direction::lower_is_better, {3.0}});
+  run.samples.push_back({"zgemm/8", "time", "s", parsers::Direction::lower_is_better, {9.0}});
   record(run);
   auto warmup = make_run(k_key, {7.0}, "dgemm/64");
   warmup.warmup = true;
@@ -188,7 +190,7 @@ TEST_P(StoreTest, UnitsThatChangeBetweenRunsAreAnError) {
 
 TEST_P(StoreTest, ArtifactRecordHasEveryRunWithItsFields) {
   auto run = make_run(k_key, {1.0, 2.0});
-  run.samples.push_back({"a-case", "gpu_time", "s", Direction::lower_is_better, {0.25}});
+  run.samples.push_back({"a-case", "gpu_time", "s", parsers::Direction::lower_is_better, {0.25}});
   run.gpu_throttled = true;
   run.signal = std::nullopt;
   run.session = "s1";
