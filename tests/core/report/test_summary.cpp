@@ -1,0 +1,145 @@
+// The summary each command prints when it ends, rendered from its evidence
+// (core/report/summary.cpp), and a triage's from its document; the golden files in test_golden.cpp
+// cover whole samples.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/report/report.hpp"
+#include "tests/support/evidence_samples.hpp"
+
+namespace culprit::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+TEST(Summary, NamesTheSlurmAllocationsThatMeasuredAndNothingElse) {
+  const nlohmann::json slurm = {{"kind", "slurm"},
+                                {"retries", 1},
+                                {"jobs",
+                                 {{{"job_id", "41"}, {"role", "measure"}, {"node", "gpu07"}},
+                                  {{"job_id", "42"}, {"role", "measure"}, {"node", ""}},
+                                  {{"job_id", "43"}, {"role", "build"}, {"node", "cpu01"}}}}};
+  EXPECT_EQ(render_executor_line(slurm),
+            "measured on 2 Slurm allocations: job 41 on gpu07, job 42 on ? (1 retried)");
+  EXPECT_EQ(render_executor_line({{"kind", "local"}}), "");
+  // What a hand-edited document holds of another type reads as absent, and is never a crash.
+  EXPECT_EQ(render_executor_line({{"kind", 7}, {"jobs", 3}}), "");
+  EXPECT_EQ(render_executor_line({{"kind", "slurm"}, {"jobs", {{{"job_id", 5}, {"node", 6}}}}}),
+            "measured on 1 Slurm allocation: job  on ?");
+  EXPECT_EQ(render_executor_line(nlohmann::json::array()), "");
+}
+
+TEST(Summary, ANotReproducedBisectionNamesTheEndsAsTheyWereTyped) {
+  auto e = testing::bisect_sample();
+  e.status = "not_reproduced";
+  e.bisect->culprits.clear();
+  e.comparisons.resize(1);
+  e.comparisons[0].verdict = "same";
+  const auto text = render_summary(e);
+  EXPECT_THAT(text, StartsWith("not reproduced: no case is slower beyond 2.0% between v1.4 and "
+                               "HEAD\n  sgemm/"));
+  EXPECT_THAT(text, HasSubstr(": same, ratio 1.083 [1.071, 1.095]\n"));
+  EXPECT_THAT(text, HasSubstr("40 commits in range, 11 probes in 11 rounds, 11 builds\n"))
+      << "no evidence file given: the line does not name one";
+  // Older evidence, without the revisions as typed, names the commits.
+  e.revisions.clear();
+  EXPECT_THAT(render_summary(e), HasSubstr("between " + e.bisect->good.substr(0, 12) + " and " +
+                                           e.bisect->bad.substr(0, 12) + "\n"));
+}
+
+TEST(Summary, CandidatesAndTheNoteOfTheSearchAreShown) {
+  auto e = testing::bisect_sample();
+  e.status = "inconclusive";
+  e.bisect->culprits.clear();
+  e.bisect->candidates = {testing::sample_commit(13), testing::sample_commit(14)};
+  e.bisect->note = "a skipped commit \x1b[2J sits next to the change";
+  const auto text = render_summary(e);
+  EXPECT_THAT(text, StartsWith("inconclusive: a skipped commit \\x1b[2J sits next to the change; "
+                               "the culprit is one of:\n  " +
+                               testing::sample_commit(13).substr(0, 12)));
+}
+
+TEST(Summary, QuietLeavesOutTheLinesAfterTheTable) {
+  auto e = testing::compare_sample();
+  e.comparisons[0].reuse = EvidenceReuse{4, 0, 3};
+  RenderOptions quiet;
+  quiet.detail = Detail::quiet;
+  const auto normal = render_summary(e);
+  const auto short_one = render_summary(e, quiet);
+  EXPECT_THAT(normal, HasSubstr("stored: 4 of 12 blocks were made by an earlier command; 3 runs "
+                                "of HEAD stored without v1.4 were left out (unpaired)\n"));
+  EXPECT_THAT(normal, StartsWith(short_one));
+  EXPECT_THAT(short_one, Not(HasSubstr("stored:")));
+  EXPECT_THAT(short_one, StartsWith("case  "));
+  EXPECT_THAT(short_one, HasSubstr("  v1.4  "));
+}
+
+TEST(TriageSummary, RendersFindingsOpenChangePointsAndRecords) {
+  const auto commit = testing::sample_commit(13);
+  const nlohmann::json document = {
+      {"findings",
+       {{{"kind", "regression"},
+         {"commit", commit},
+         {"subject", "sgemm: unroll \x1b[2J"},
+         {"author", "Ada Lovelace"},
+         {"bisect",
+          {{"culprits",
+            {{{"cases", {{{"case", "sgemm"}, {"ratio", 1.05}, {"ci", {1.04, 1.06}}}}}}}}}}}}},
+      {"change_points",
+       {{{"status", "handled_before"}},
+        {{"status", "inconclusive"},
+         {"before", testing::sample_commit(20)},
+         {"after", testing::sample_commit(21)},
+         {"case", "softmax"},
+         {"kind", "improvement"},
+         {"note", "40 runs were not enough"}}}},
+      {"regressions",
+       {{"recorded", {{{"id", "R1a2b3c4"}, {"culprit", commit}}}},
+        {"unbisected",
+         {{{"id", "R9"},
+           {"state", "new"},
+           {"cases", 2},
+           {"before", "aaaa"},
+           {"after", "bbbb"},
+           {"new", true}}}},
+        {"fixed",
+         {{{"id", "R7"}, {"culprit", commit}, {"subject", "old"}, {"fixed_by", "cccc"}}}}}}};
+  RenderOptions options;
+  options.evidence_file = "t.json";
+  EXPECT_EQ(render_triage_summary(document, options),
+            "regression " + commit.substr(0, 12) +
+                " sgemm: unroll \\x1b[2J [R1a2b3c4, new]\n"
+                "  Ada Lovelace, 1 case:\n"
+                "    sgemm: +5.0% (ratio 1.050 [1.040, 1.060])\n"
+                "inconclusive " +
+                testing::sample_commit(20).substr(0, 12) + ".." +
+                testing::sample_commit(21).substr(0, 12) +
+                " [softmax]: improvement (40 runs were not enough)\n"
+                "R9 new: 2 cases between aaaa and bbbb, not bisected [new]\n"
+                "fixed R7 (culprit " +
+                commit.substr(0, 12) +
+                " old): every case back within the threshold after cccc\n"
+                "2 change points: 1 new, 1 handled before; 1 regression finding, 0 improvement "
+                "findings; evidence: t.json\n");
+}
+
+TEST(TriageSummary, KeysOfAnotherTypeReadAsEmptyAndNeverThrow) {
+  for (const auto& document :
+       {nlohmann::json::array(), nlohmann::json({{"findings", 3}}),
+        nlohmann::json(
+            {{"findings",
+              {{{"kind", 1}, {"bisect", {{"culprits", {{{"cases", {{{"ci", "x"}}}}}}}}}}}}}),
+        nlohmann::json({{"change_points", {nullptr, {{"status", "failed"}}}}, {"regressions", 5}}),
+        nlohmann::json({{"regressions", {{"unbisected", {{{"cases", -3}}}}, {"fixed", {1}}}}})}) {
+    std::string text;
+    EXPECT_NO_THROW(text = render_triage_summary(document)) << document.dump();
+    EXPECT_THAT(text, HasSubstr("change point")) << document.dump();
+  }
+}
+
+} // namespace
+} // namespace culprit::report
