@@ -18,9 +18,9 @@
 namespace culprit::cli {
 namespace {
 
-Result<BisectRange> resolve_range(const git::Repository& repo, const std::string& good_rev,
-                                  const std::string& bad_rev, git::History history) {
-  BisectRange range;
+Result<bisect::BisectRange> resolve_range(const git::Repository& repo, const std::string& good_rev,
+                                          const std::string& bad_rev, git::History history) {
+  bisect::BisectRange range;
   range.good_rev = good_rev;
   range.bad_rev = bad_rev;
   CULPRIT_TRY_ASSIGN(range.good, repo.resolve(good_rev));
@@ -85,19 +85,19 @@ public:
       return print_failure(started.error());
     print_host_warnings(ctx, global.verbosity);
 
-    BisectSettings settings;
+    bisect::BisectSettings settings;
     settings.compare = ctx.compare_settings();
     settings.improvement = m_improvement;
     settings.timer = ctx.session().time_sampler();
-    BisectOutcome so_far;
+    bisect::BisectOutcome so_far;
     auto outcome = search(global.verbosity, ctx, *range, settings, so_far);
     if (outcome && !m_no_counters && !outcome->culprits.empty())
       if (auto* counter = ctx.session().counter_sampler(); counter != nullptr) {
         ProgressLine progress(global.verbosity);
         progress.step("counting the culprits and their parents under Valgrind...");
-        if (auto counted = count_culprits(*outcome, *counter); !counted) {
+        if (auto counted = bisect::count_culprits(*outcome, *counter); !counted) {
           so_far = std::move(*outcome); // interrupted: the culprits found are kept
-          so_far.status = BisectStatus::interrupted;
+          so_far.status = bisect::BisectStatus::interrupted;
           outcome = std::unexpected(counted.error());
         }
         progress.clear();
@@ -113,7 +113,7 @@ public:
 private:
   // The range: the search walks the first-parent chain; --all-commits descends into the branches
   // of the merges it names (core/bisect/merges.hpp), and the range counts them all.
-  Result<BisectRange> resolve_bisect_range(const git::Repository& repo) {
+  Result<bisect::BisectRange> resolve_bisect_range(const git::Repository& repo) {
     CULPRIT_TRY_ASSIGN(auto range, resolve_range(repo, m_good, m_bad, git::History::first_parent));
     if (m_all_commits) {
       CULPRIT_TRY_ASSIGN(const auto all, repo.range(range.good, range.bad, git::History::full_dag));
@@ -123,8 +123,10 @@ private:
   }
 
   // The bisection, with a progress line: the ends compared, then round after round of probes.
-  Result<BisectOutcome> search(Verbosity verbosity, MeasureContext& ctx, const BisectRange& range,
-                               const BisectSettings& settings, BisectOutcome& so_far) {
+  Result<bisect::BisectOutcome> search(Verbosity verbosity, MeasureContext& ctx,
+                                       const bisect::BisectRange& range,
+                                       const bisect::BisectSettings& settings,
+                                       bisect::BisectOutcome& so_far) {
     ProgressLine progress(verbosity);
     std::string status_line = "building the ends...";
     progress.step(status_line);
@@ -132,7 +134,7 @@ private:
     const auto lanes = ctx.lanes();
     bool searching = false;
     const auto observe = [&](bool timing) {
-      return [&, timing](const RunEvent& event) {
+      return [&, timing](const measure::RunEvent& event) {
         ctx.observe_run(event, progress);
         // Runs before the first round compare the two ends; timed runs after it confirm a
         // culprit that counts located (or bisect by time when the ends' counts agree).
@@ -150,14 +152,14 @@ private:
       lane->on_run(observe(false));
     if (settings.timer != nullptr)
       settings.timer->on_run(observe(true));
-    GitMergeGraph graph(ctx.repo());
+    bisect::GitMergeGraph graph(ctx.repo());
     const auto run = [&](auto&&... args) {
       return m_all_commits
                  ? run_bisect_through_merges(range, graph, *builds, lanes, settings, args...)
                  : run_bisect(range, *builds, lanes, settings, args...);
     };
     auto outcome = run(
-        [&](const BisectProgress& p) {
+        [&](const bisect::BisectProgress& p) {
           searching = true;
           auto info = ctx.repo().commit_info(p.commit);
           status_line = fmt::format(
@@ -179,13 +181,13 @@ private:
 
   // The evidence kept (in the cache unless --json says where), the summary, the reports and the
   // exit code of the outcome.
-  int conclude(const GlobalOptions& global, MeasureContext& ctx, const BisectRange& range,
-               const BisectOutcome& outcome, const BisectSettings& settings) {
+  int conclude(const GlobalOptions& global, MeasureContext& ctx, const bisect::BisectRange& range,
+               const bisect::BisectOutcome& outcome, const bisect::BisectSettings& settings) {
     auto evidence = bisect_evidence(global, ctx, range, outcome, settings);
     if (!evidence)
       return print_failure(evidence.error());
-    if (auto described =
-            describe_culprits(*evidence, ctx.repo(), &ctx.builder().cache(), &ctx.executor());
+    if (auto described = evidence::describe_culprits(*evidence, ctx.repo(), &ctx.builder().cache(),
+                                                     &ctx.executor());
         !described)
       return print_failure(described.error());
     auto outputs = m_flags.outputs;
@@ -204,17 +206,19 @@ private:
                                             render_options(*evidence, &ctx.repo(), global.color));
         !written)
       return print_failure(written.error());
-    if (outcome.status == BisectStatus::not_reproduced)
+    if (outcome.status == bisect::BisectStatus::not_reproduced)
       return static_cast<int>(ExitCode::not_reproduced);
-    if (outcome.status == BisectStatus::inconclusive)
+    if (outcome.status == bisect::BisectStatus::inconclusive)
       return static_cast<int>(ExitCode::inconclusive);
     return 0;
   }
 
-  Result<Evidence> bisect_evidence(const GlobalOptions& global, MeasureContext& ctx,
-                                   const BisectRange& range, const BisectOutcome& outcome,
-                                   const BisectSettings& settings) const {
-    Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
+  Result<evidence::Evidence> bisect_evidence(const GlobalOptions& global, MeasureContext& ctx,
+                                             const bisect::BisectRange& range,
+                                             const bisect::BisectOutcome& outcome,
+                                             const bisect::BisectSettings& settings) const {
+    evidence::Evidence evidence =
+        evidence::evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "bisect";
     evidence.revisions = {m_good, m_bad};
     evidence.status = std::string(to_string(outcome.status));
@@ -223,30 +227,32 @@ private:
     evidence.warnings = ctx.session().warnings();
     add_output_warnings(ctx, evidence, global.verbosity);
     evidence.settings.direction = m_improvement ? "improvement" : "regression";
-    CULPRIT_TRY(fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
-                                     settings.compare.decide.confidence,
-                                     settings.compare.decide.seed, settings.timer));
+    CULPRIT_TRY(evidence::fill_bisect_evidence(evidence, range, outcome, ctx.lanes(),
+                                               settings.compare.decide.confidence,
+                                               settings.compare.decide.seed, settings.timer));
     if (m_all_commits && evidence.bisect)
       evidence.bisect->commits_in_range = static_cast<int>(m_commits_in_dag);
     CULPRIT_TRY(ctx.fill_roofline(evidence));
     return evidence;
   }
 
-  static Result<std::filesystem::path>
-  save_in_cache(const MeasureContext& ctx, const BisectRange& range, const Evidence& evidence) {
+  static Result<std::filesystem::path> save_in_cache(const MeasureContext& ctx,
+                                                     const bisect::BisectRange& range,
+                                                     const evidence::Evidence& evidence) {
     const auto dir = ctx.cache() / "evidence";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     auto file =
         dir / fmt::format("bisect-{}-{}.json", range.good.substr(0, 12), range.bad.substr(0, 12));
-    CULPRIT_TRY(save_evidence(evidence, file));
+    CULPRIT_TRY(evidence::save_evidence(evidence, file));
     return file;
   }
 
   // Ctrl-C: the runs are in the store already; the evidence of what is known so far (status
   // "interrupted") is written where a finished bisection's would go, atomically, and said where.
-  int keep_interrupted(const GlobalOptions& global, MeasureContext& ctx, const BisectRange& range,
-                       const BisectOutcome& so_far, const BisectSettings& settings) const {
+  int keep_interrupted(const GlobalOptions& global, MeasureContext& ctx,
+                       const bisect::BisectRange& range, const bisect::BisectOutcome& so_far,
+                       const bisect::BisectSettings& settings) const {
     auto evidence = bisect_evidence(global, ctx, range, so_far, settings);
     Result<std::filesystem::path> file = std::unexpected(Error{});
     const auto& json = m_flags.outputs.json;
@@ -254,7 +260,7 @@ private:
       file = std::unexpected(evidence.error());
     } else if (json.empty() || json == "-") {
       file = save_in_cache(ctx, range, *evidence);
-    } else if (auto saved = save_evidence(*evidence, json); saved) {
+    } else if (auto saved = evidence::save_evidence(*evidence, json); saved) {
       file = std::filesystem::path(json);
     } else {
       file = std::unexpected(saved.error());

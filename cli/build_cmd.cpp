@@ -44,9 +44,9 @@ public:
       commits.push_back(*commit);
     }
 
-    LocalExecutor executor;
-    Builder builder(*repo, recipe->build, *cache, executor);
-    BuildOptions options;
+    exec::LocalExecutor executor;
+    build::Builder builder(*repo, recipe->build, *cache, executor);
+    build::BuildOptions options;
     options.rebuild = m_rebuild;
     options.on_message = [](std::string_view message) { print_warning(message); };
     bool all_ok = true;
@@ -65,7 +65,7 @@ public:
       if (!result->ok())
         print_error(fmt::format("build of {} failed: {}{}", excerpt(m_revisions[i]),
                                 result->message,
-                                result->status == BuildStatus::cached_failure
+                                result->status == build::BuildStatus::cached_failure
                                     ? " (recorded earlier; pass --rebuild to try again)"
                                     : ""));
       std::fflush(stdout);
@@ -76,7 +76,7 @@ public:
 private:
   std::vector<std::string> m_revisions;
   bool m_rebuild = false;
-  RecipeOverrides m_overrides;
+  recipe::RecipeOverrides m_overrides;
 };
 
 } // namespace

@@ -35,7 +35,7 @@ public:
     auto head = ctx.build_subject(m_head);
     if (!head)
       return print_failure(head.error());
-    ctx.session().sampler().on_run([&](const RunEvent& event) {
+    ctx.session().sampler().on_run([&](const measure::RunEvent& event) {
       ctx.observe_run(event, progress);
       progress.update(fmt::format("compare: {}, last {} {}{}",
                                   counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
@@ -43,29 +43,31 @@ public:
                                   event.status == store::RunStatus::ok ? "" : "failed"));
     });
     const auto settings = ctx.compare_settings();
-    auto outcome = compare_subjects(ctx.session().sampler(), *base, *head, settings);
+    auto outcome = measure::compare_subjects(ctx.session().sampler(), *base, *head, settings);
     progress.clear();
     ctx.release_allocations();
     if (!outcome)
       return print_failure(outcome.error());
 
-    Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
+    evidence::Evidence evidence =
+        evidence::evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "compare";
     evidence.revisions = {m_base, m_head};
-    evidence.status = verdict_status(*outcome);
+    evidence.status = evidence::verdict_status(*outcome);
     evidence.host = ctx.session().host_json();
     evidence.executor = ctx.executor_json();
     evidence.warnings = ctx.session().warnings();
     add_output_warnings(ctx, evidence, global.verbosity);
     for (const auto& build : ctx.builds())
-      evidence.builds.push_back(build_entry(build));
+      evidence.builds.push_back(evidence::build_entry(build));
     for (const auto& verdict : outcome->cases) {
       evidence.comparisons.push_back(
-          comparison_entry(*base, *head, verdict, evidence.settings.statistic));
+          evidence::comparison_entry(*base, *head, verdict, evidence.settings.statistic));
       for (const auto* subject : {&*base, &*head}) {
-        auto m = measurement_entry(ctx.session().sampler(), *subject, verdict.selected,
-                                   subject == &*base ? verdict.base_runs : verdict.head_runs,
-                                   settings.decide.confidence, settings.decide.seed);
+        auto m =
+            evidence::measurement_entry(ctx.session().sampler(), *subject, verdict.selected,
+                                        subject == &*base ? verdict.base_runs : verdict.head_runs,
+                                        settings.decide.confidence, settings.decide.seed);
         if (!m)
           return print_failure(m.error());
         if (!m->runs.empty())

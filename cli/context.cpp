@@ -24,7 +24,7 @@ Result<store::Location> store_location(const GlobalOptions& global, const git::R
   const auto path = recipe_path(global, repo);
   std::error_code ec;
   if (!global.store && !path.empty() && std::filesystem::exists(path, ec)) {
-    CULPRIT_TRY_ASSIGN(const auto recipe, culprit::load_recipe(path));
+    CULPRIT_TRY_ASSIGN(const auto recipe, culprit::recipe::load_recipe(path));
     from_recipe = recipe.store.url;
   }
   CULPRIT_TRY_ASSIGN(auto url, store::choose_store_url(global.store, from_recipe));
@@ -36,23 +36,23 @@ std::filesystem::path recipe_path(const GlobalOptions& global, const git::Reposi
     return global.config;
   if (repo.is_bare())
     return {};
-  return repo.workdir() / k_config_file_name;
+  return repo.workdir() / recipe::k_config_file_name;
 }
 
-Result<Recipe> load_recipe(const GlobalOptions& global, const git::Repository& repo,
-                           const RecipeOverrides& overrides, RecipeUse use) {
+Result<recipe::Recipe> load_recipe(const GlobalOptions& global, const git::Repository& repo,
+                                   const recipe::RecipeOverrides& overrides, RecipeUse use) {
   const auto path = recipe_path(global, repo);
-  Recipe recipe;
+  recipe::Recipe recipe;
   std::error_code ec;
   if (!global.config.empty() || (!path.empty() && std::filesystem::exists(path, ec))) {
-    CULPRIT_TRY_ASSIGN(recipe, culprit::load_recipe(path));
+    CULPRIT_TRY_ASSIGN(recipe, culprit::recipe::load_recipe(path));
   }
-  RecipeOverrides effective = overrides;
+  recipe::RecipeOverrides effective = overrides;
   if (use == RecipeUse::build && !overrides.run_command &&
       std::holds_alternative<std::string>(recipe.run.command) &&
       std::get<std::string>(recipe.run.command).empty())
     effective.run_command = "true"; // building needs no run command
-  auto merged = apply_overrides(std::move(recipe), effective);
+  auto merged = recipe::apply_overrides(std::move(recipe), effective);
   if (!merged && !path.empty() && !std::filesystem::exists(path, ec) && global.config.empty())
     return usage_error("{} (there is no {} yet: 'culprit init' writes one)", merged.error().message,
                        path.string());

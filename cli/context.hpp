@@ -23,7 +23,7 @@ Result<std::filesystem::path> repository_cache(const GlobalOptions& global,
 Result<store::Location> store_location(const GlobalOptions& global, const git::Repository& repo);
 // The recipe file in effect: --config, or culprit.toml at the top of the working tree.
 std::filesystem::path recipe_path(const GlobalOptions& global, const git::Repository& repo);
-Result<Recipe> load_recipe(const GlobalOptions& global, const git::Repository& repo,
-                           const RecipeOverrides& overrides, RecipeUse use);
+Result<recipe::Recipe> load_recipe(const GlobalOptions& global, const git::Repository& repo,
+                                   const recipe::RecipeOverrides& overrides, RecipeUse use);
 
 } // namespace culprit::cli

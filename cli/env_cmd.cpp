@@ -66,7 +66,7 @@ public:
                    "cpus, else chosen)")
         ->delimiter(',')
         ->allow_extra_args(false)
-        ->check(whole_number(0, k_max_cpu));
+        ->check(whole_number(0, recipe::k_max_cpu));
   }
 
   int run(const GlobalOptions& global) override {
@@ -118,7 +118,7 @@ public:
 
 private:
   // The recipe, when there is a repository with a readable one.
-  static std::optional<Recipe> repository_recipe(const GlobalOptions& global) {
+  static std::optional<recipe::Recipe> repository_recipe(const GlobalOptions& global) {
     auto repo = open_repository(global);
     if (!repo)
       return std::nullopt;
@@ -126,7 +126,7 @@ private:
     std::error_code ec;
     if (path.empty() || !std::filesystem::exists(path, ec))
       return std::nullopt;
-    auto recipe = culprit::load_recipe(path);
+    auto recipe = culprit::recipe::load_recipe(path);
     return recipe ? std::optional(std::move(*recipe)) : std::nullopt;
   }
 

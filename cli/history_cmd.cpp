@@ -49,7 +49,7 @@ public:
     sub.add_option("--confidence", m_confidence, "of the intervals (default: the recipe's)")
         ->check(number_between(0.5, 1, "0.95"));
     sub.add_option("--seed", m_seed, "of the bootstrap and the permutation test")
-        ->check(whole_number(0, k_max_seed));
+        ->check(whole_number(0, recipe::k_max_seed));
     sub.add_flag("--ascii", m_ascii, "draw the trend lines in ASCII");
     sub.add_flag("--roofline", m_roofline,
                  "show each point's share of its roofline bound (percent) instead of its time");
@@ -113,11 +113,11 @@ private:
   Result<history::HistoryOptions> history_options(const GlobalOptions& global,
                                                   const git::Repository& repo) const {
     history::HistoryOptions options;
-    DecideOptions decide;
+    recipe::DecideOptions decide;
     const auto path = recipe_path(global, repo);
     std::error_code ec;
     if (!global.config.empty() || std::filesystem::exists(path, ec)) {
-      CULPRIT_TRY_ASSIGN(const auto recipe, culprit::load_recipe(path));
+      CULPRIT_TRY_ASSIGN(const auto recipe, culprit::recipe::load_recipe(path));
       options.case_globs = recipe.run.cases;
       options.metric = recipe.run.metric;
       decide = recipe.decide;
@@ -129,12 +129,12 @@ private:
     if (!m_metric.empty())
       options.metric = m_metric;
     // The deciding flags go the recipe's way: the same parsing, the same bounds.
-    RecipeOverrides flags;
+    recipe::RecipeOverrides flags;
     if (!m_threshold.empty())
       flags.threshold = m_threshold;
     flags.confidence = m_confidence;
     flags.seed = m_seed;
-    CULPRIT_TRY_ASSIGN(decide, apply_decide_overrides(std::move(decide), flags));
+    CULPRIT_TRY_ASSIGN(decide, recipe::apply_decide_overrides(std::move(decide), flags));
     options.decide_by(decide);
     options.all_hosts = m_all_hosts;
     return options;
@@ -184,7 +184,7 @@ private:
                                          .this_host = point.host_id == this_host_id()});
         const store::MeasurementKey key{point.artifact_id, point.recipe_hash, point.host_id};
         CULPRIT_TRY_ASSIGN(const auto info, store.case_work(key, case_name));
-        const auto work = work_of(case_name, info, m_roofline_recipe);
+        const auto work = evidence::work_of(case_name, info, m_roofline_recipe);
         if (!work.reason.empty())
           return history::RooflineBound{.seconds = {}, .reason = work.reason};
         CULPRIT_TRY_ASSIGN(const auto device, store.device(key));
@@ -231,7 +231,7 @@ private:
   bool m_ascii = false;
   bool m_roofline = false;
   // Read from the recipe (history_options, const): how the roofline reads the cases.
-  mutable RooflineRecipe m_roofline_recipe;
+  mutable recipe::RooflineRecipe m_roofline_recipe;
   mutable std::vector<int> m_cpus;
   std::string m_json;
   std::string m_csv;

@@ -27,8 +27,8 @@ public:
       return print_failure(Error{ExitCode::usage,
                                  "a bare repository has no working tree to put "
                                  "culprit.toml in; pass --config FILE or --stdout"});
-    const auto guess = guess_project(repo->workdir());
-    const auto text = initial_recipe(guess);
+    const auto guess = recipe::guess_project(repo->workdir());
+    const auto text = recipe::initial_recipe(guess);
     if (m_stdout) {
       fmt::print("{}", text);
       return 0;

@@ -29,8 +29,9 @@ void add_measure_flags(CLI::App& sub, MeasureFlags& flags) {
   add_report_output_flags(sub, flags.outputs);
 }
 
-Result<SlurmOptions> slurm_options(const Recipe& recipe, const std::filesystem::path& cache) {
-  SlurmOptions options;
+Result<exec::SlurmOptions> slurm_options(const recipe::Recipe& recipe,
+                                         const std::filesystem::path& cache) {
+  exec::SlurmOptions options;
   options.alloc_args = recipe.executor.sbatch_args;
   options.srun_args = recipe.executor.srun_args;
   options.max_attempts = recipe.executor.max_attempts;
@@ -52,46 +53,49 @@ Status check_revisions(const git::Repository& repo, const std::vector<std::strin
   return {};
 }
 
-Result<Lanes> Lanes::make(const Recipe& recipe, const std::filesystem::path& cache) {
+Result<Lanes> Lanes::make(const recipe::Recipe& recipe, const std::filesystem::path& cache) {
   Lanes lanes;
   const auto& where = recipe.executor;
-  if (where.kind != ExecutorKind::slurm)
+  if (where.kind != recipe::ExecutorKind::slurm)
     return lanes;
   CULPRIT_TRY_ASSIGN(const auto options, slurm_options(recipe, cache));
   for (int lane = 0; lane < where.parallel; ++lane)
-    lanes.m_slurm.push_back(std::make_unique<SlurmExecutor>(options, fmt::format("lane{}", lane)));
-  if (where.build_on == ExecutorKind::slurm) {
+    lanes.m_slurm.push_back(
+        std::make_unique<exec::SlurmExecutor>(options, fmt::format("lane{}", lane)));
+  if (where.build_on == recipe::ExecutorKind::slurm) {
     auto build_options = options;
     build_options.hold = false;
-    lanes.m_slurm_builds = std::make_unique<SlurmExecutor>(build_options, "build");
+    lanes.m_slurm_builds = std::make_unique<exec::SlurmExecutor>(build_options, "build");
   }
   return lanes;
 }
 
-Executor& Lanes::measure_on(LocalExecutor& local) const {
-  return m_slurm.empty() ? static_cast<Executor&>(local) : *m_slurm.front();
+exec::Executor& Lanes::measure_on(exec::LocalExecutor& local) const {
+  return m_slurm.empty() ? static_cast<exec::Executor&>(local) : *m_slurm.front();
 }
 
-Executor& Lanes::build_on(LocalExecutor& local) const {
-  return m_slurm_builds ? static_cast<Executor&>(*m_slurm_builds) : local;
+exec::Executor& Lanes::build_on(exec::LocalExecutor& local) const {
+  return m_slurm_builds ? static_cast<exec::Executor&>(*m_slurm_builds) : local;
 }
 
-void Lanes::add_samplers(MeasureSession& session, const Recipe& recipe) {
+void Lanes::add_samplers(measure::MeasureSession& session, const recipe::Recipe& recipe) {
   for (std::size_t lane = 1; lane < m_slurm.size(); ++lane)
     m_samplers.push_back(session.make_sampler(*m_slurm[lane]));
   const auto& where = recipe.executor;
-  if (where.kind == ExecutorKind::local && where.parallel_runs) {
+  if (where.kind == recipe::ExecutorKind::local && where.parallel_runs) {
     // Every lane ships its batches, the first included, so that all of them run at once.
     const auto& host = session.sampler().options().host_id;
     for (int lane = 0; lane < where.parallel; ++lane) {
-      m_local.push_back(std::make_unique<LocalLaneExecutor>(host, session.host_json().dump()));
+      m_local.push_back(
+          std::make_unique<exec::LocalLaneExecutor>(host, session.host_json().dump()));
       m_samplers.push_back(session.make_sampler(*m_local.back()));
     }
   }
 }
 
-std::vector<Sampler*> Lanes::samplers(MeasureSession& session, int parallel) const {
-  std::vector<Sampler*> lanes;
+std::vector<measure::Sampler*> Lanes::samplers(measure::MeasureSession& session,
+                                               int parallel) const {
+  std::vector<measure::Sampler*> lanes;
   if (m_local.empty())
     lanes.push_back(&session.sampler());
   for (const auto& sampler : m_samplers)
@@ -111,7 +115,7 @@ void Lanes::release() {
 void Lanes::describe_jobs(nlohmann::json& executor) const {
   nlohmann::json jobs = nlohmann::json::array();
   int retries = 0;
-  auto add = [&](const SlurmExecutor& lane, std::string_view role) {
+  auto add = [&](const exec::SlurmExecutor& lane, std::string_view role) {
     retries += lane.retries();
     for (const auto& job : lane.jobs())
       jobs.push_back({{"job_id", job.job_id},
@@ -169,41 +173,42 @@ MeasureContext::~MeasureContext() {
 Status MeasureContext::start(std::optional<std::string> runs_label) {
   // Duets need two CPUs: found out before anything is written.
   std::array<std::vector<int>, 2> duet_cpus;
-  if (m_recipe.run.duet != DuetMode::off && m_recipe.executor.kind == ExecutorKind::local &&
-      !m_recipe.executor.parallel_runs) {
+  if (m_recipe.run.duet != recipe::DuetMode::off &&
+      m_recipe.executor.kind == recipe::ExecutorKind::local && !m_recipe.executor.parallel_runs) {
     auto cpus = host::duet_cpus(m_recipe.run.cpus, host::allowed_cpus());
     if (cpus)
       duet_cpus = std::move(*cpus);
-    else if (m_recipe.run.duet == DuetMode::on)
+    else if (m_recipe.run.duet == recipe::DuetMode::on)
       return std::unexpected(cpus.error());
   }
   CULPRIT_TRY_ASSIGN(m_store, store_location(m_global, m_repo));
   CULPRIT_TRY_ASSIGN(m_lanes, Lanes::make(m_recipe, cache()));
-  m_builder =
-      std::make_unique<Builder>(m_repo, m_recipe.build, cache(), m_lanes.build_on(m_executor));
+  m_builder = std::make_unique<build::Builder>(m_repo, m_recipe.build, cache(),
+                                               m_lanes.build_on(m_executor));
   // --fresh means the runs of this invocation alone: a time filter would also take the runs of
   // another command that started a moment later on the same cache, a label of its own does not.
   if (m_fresh && !runs_label)
     runs_label = fmt::format("fresh:{}.{}", store::to_micros(store::now()), ::getpid());
-  CULPRIT_TRY_ASSIGN(m_session, MeasureSession::open(m_lanes.measure_on(m_executor), m_recipe,
-                                                     {.repo_cache = cache(),
-                                                      .store_url = m_store.url,
-                                                      .fresh = m_fresh,
-                                                      .runs_label = std::move(runs_label),
-                                                      .probe_gpus = true,
-                                                      .duet_cpus = std::move(duet_cpus)}));
+  CULPRIT_TRY_ASSIGN(m_session,
+                     measure::MeasureSession::open(m_lanes.measure_on(m_executor), m_recipe,
+                                                   {.repo_cache = cache(),
+                                                    .store_url = m_store.url,
+                                                    .fresh = m_fresh,
+                                                    .runs_label = std::move(runs_label),
+                                                    .probe_gpus = true,
+                                                    .duet_cpus = std::move(duet_cpus)}));
   m_lanes.add_samplers(*m_session, m_recipe);
   return {};
 }
 
-std::vector<Sampler*> MeasureContext::lanes() const {
+std::vector<measure::Sampler*> MeasureContext::lanes() const {
   return m_lanes.samplers(*m_session, m_recipe.executor.parallel);
 }
 
 nlohmann::json MeasureContext::executor_json() const {
   const auto& where = m_recipe.executor;
   nlohmann::json out = {{"kind", to_string(where.kind)}, {"parallel", where.parallel}};
-  if (where.kind != ExecutorKind::slurm) {
+  if (where.kind != recipe::ExecutorKind::slurm) {
     out["parallel_runs"] = where.parallel_runs;
     return out;
   }
@@ -212,38 +217,38 @@ nlohmann::json MeasureContext::executor_json() const {
   return out;
 }
 
-std::unique_ptr<BuildProvider> MeasureContext::build_provider() {
+std::unique_ptr<build::BuildProvider> MeasureContext::build_provider() {
   const auto& where = m_recipe.executor;
   const bool local_builds =
-      where.kind == ExecutorKind::local || where.build_on == ExecutorKind::local;
+      where.kind == recipe::ExecutorKind::local || where.build_on == recipe::ExecutorKind::local;
   if (!local_builds || where.parallel <= 1)
-    return std::make_unique<BuilderProvider>(*m_builder, m_build_options);
+    return std::make_unique<build::BuilderProvider>(*m_builder, m_build_options);
   const auto path = m_repo.workdir().empty() ? m_repo.common_dir() : m_repo.workdir();
-  return std::make_unique<BuildPool>(*m_builder, m_build_options, path, m_recipe.build, cache(),
-                                     where.parallel);
+  return std::make_unique<build::BuildPool>(*m_builder, m_build_options, path, m_recipe.build,
+                                            cache(), where.parallel);
 }
 
 void MeasureContext::release_allocations() {
   m_lanes.release();
 }
 
-Result<Subject> MeasureContext::build_subject(const std::string& revision) {
+Result<measure::Subject> MeasureContext::build_subject(const std::string& revision) {
   CULPRIT_TRY_ASSIGN(const auto commit, m_repo.resolve(revision));
   CULPRIT_TRY_ASSIGN(auto built, m_builder->build(commit, revision, m_build_options));
   m_builds.push_back(built);
   if (!built.ok())
     return infra_error("cannot build {} ({}): {}{}", revision, commit.substr(0, 12), built.message,
-                       built.status == BuildStatus::cached_failure
+                       built.status == build::BuildStatus::cached_failure
                            ? " (recorded earlier; pass --rebuild to try again)"
                            : "");
-  return Subject{commit, revision, built.key, built.artifact_id, built.artifact_dir};
+  return measure::Subject{commit, revision, built.key, built.artifact_id, built.artifact_dir};
 }
 
-CompareSettings MeasureContext::compare_settings() const {
-  return compare_settings_of(m_recipe);
+measure::CompareSettings MeasureContext::compare_settings() const {
+  return measure::compare_settings_of(m_recipe);
 }
 
-Status MeasureContext::fill_roofline(Evidence& evidence) {
+Status MeasureContext::fill_roofline(evidence::Evidence& evidence) {
   if (!m_peaks) {
     roofline::PeakSetup setup{.recipe = m_recipe.roofline,
                               .host_id = m_session->sampler().options().host_id,
@@ -253,15 +258,15 @@ Status MeasureContext::fill_roofline(Evidence& evidence) {
       setup.gpu_names.push_back(gpu.name);
     m_peaks = std::make_unique<roofline::PeakResolver>(m_session->store(), std::move(setup));
   }
-  RooflineInputs inputs{.store = m_session->store(),
-                        .recipe_hash = m_session->sampler().options().recipe_hash,
-                        .host_id = m_session->sampler().options().host_id,
-                        .recipe = m_recipe.roofline,
-                        .peaks = *m_peaks};
-  return culprit::fill_roofline(evidence, inputs);
+  evidence::RooflineInputs inputs{.store = m_session->store(),
+                                  .recipe_hash = m_session->sampler().options().recipe_hash,
+                                  .host_id = m_session->sampler().options().host_id,
+                                  .recipe = m_recipe.roofline,
+                                  .peaks = *m_peaks};
+  return evidence::fill_roofline(evidence, inputs);
 }
 
-void MeasureContext::observe_run(const RunEvent& event, ProgressLine& progress) {
+void MeasureContext::observe_run(const measure::RunEvent& event, ProgressLine& progress) {
   if (m_quiet || m_slow_suite_said || !m_recipe.run.cases.empty() ||
       event.status != store::RunStatus::ok || !(event.wall_seconds > k_slow_suite_seconds))
     return;
@@ -273,7 +278,7 @@ void MeasureContext::observe_run(const RunEvent& event, ProgressLine& progress) 
                            event.wall_seconds));
 }
 
-void add_output_warnings(MeasureContext& ctx, Evidence& evidence, Verbosity verbosity) {
+void add_output_warnings(MeasureContext& ctx, evidence::Evidence& evidence, Verbosity verbosity) {
   for (const auto* sampler : ctx.lanes())
     for (auto& warning : sampler->output_warnings()) {
       if (std::ranges::find(evidence.warnings, warning) != evidence.warnings.end())

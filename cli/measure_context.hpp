@@ -25,7 +25,7 @@
 namespace culprit::cli {
 
 struct MeasureFlags {
-  RecipeOverrides overrides;
+  recipe::RecipeOverrides overrides;
   bool fresh = false;
   bool rebuild = false;
   ReportOutputs outputs; // --json, --markdown, --html, --junit
@@ -44,16 +44,17 @@ Status check_revisions(const git::Repository& repo, const std::vector<std::strin
 class Lanes {
 public:
   // The executors of the recipe's [executor]; none is started until a batch needs it.
-  static Result<Lanes> make(const Recipe& recipe, const std::filesystem::path& cache);
+  static Result<Lanes> make(const recipe::Recipe& recipe, const std::filesystem::path& cache);
 
   // Where the first lane measures and where builds run: a Slurm allocation, or `local`.
-  [[nodiscard]] Executor& measure_on(LocalExecutor& local) const;
-  [[nodiscard]] Executor& build_on(LocalExecutor& local) const;
+  [[nodiscard]] exec::Executor& measure_on(exec::LocalExecutor& local) const;
+  [[nodiscard]] exec::Executor& build_on(exec::LocalExecutor& local) const;
   // Makes the samplers of the lanes after the first (Slurm), or of every local lane, once the
   // session is open.
-  void add_samplers(MeasureSession& session, const Recipe& recipe);
+  void add_samplers(measure::MeasureSession& session, const recipe::Recipe& recipe);
   // K samplers, K = [executor] parallel.
-  [[nodiscard]] std::vector<Sampler*> samplers(MeasureSession& session, int parallel) const;
+  [[nodiscard]] std::vector<measure::Sampler*> samplers(measure::MeasureSession& session,
+                                                        int parallel) const;
   // Destroys the samplers add_samplers made, before the session they came from.
   void drop_samplers() { m_samplers.clear(); }
 
@@ -64,10 +65,11 @@ public:
   void describe_jobs(nlohmann::json& executor) const;
 
 private:
-  std::vector<std::unique_ptr<SlurmExecutor>> m_slurm;
-  std::unique_ptr<SlurmExecutor> m_slurm_builds;           // [executor] build_on = "slurm"
-  std::vector<std::unique_ptr<LocalLaneExecutor>> m_local; // --parallel-runs
-  std::vector<std::unique_ptr<Sampler>> m_samplers; // their samplers (Slurm: after the first)
+  std::vector<std::unique_ptr<exec::SlurmExecutor>> m_slurm;
+  std::unique_ptr<exec::SlurmExecutor> m_slurm_builds;           // [executor] build_on = "slurm"
+  std::vector<std::unique_ptr<exec::LocalLaneExecutor>> m_local; // --parallel-runs
+  // Their samplers (Slurm: after the first).
+  std::vector<std::unique_ptr<measure::Sampler>> m_samplers;
 };
 
 // What run, compare, bisect, track and triage share: the repository, the recipe, the cache and
@@ -94,15 +96,15 @@ public:
 
   // Resolves and builds `revision`; a failed build is an infrastructure error that says where
   // the log is.
-  Result<Subject> build_subject(const std::string& revision);
-  [[nodiscard]] CompareSettings compare_settings() const;
+  Result<measure::Subject> build_subject(const std::string& revision);
+  [[nodiscard]] measure::CompareSettings compare_settings() const;
 
   // The samplers of the lanes a driver may measure on at once (Lanes::samplers).
-  [[nodiscard]] std::vector<Sampler*> lanes() const;
+  [[nodiscard]] std::vector<measure::Sampler*> lanes() const;
 
   // What drivers build through: with --parallel K and local builds, a pool that builds a round's
   // commits in up to three slots at once; otherwise the builder, one commit at a time.
-  [[nodiscard]] std::unique_ptr<BuildProvider> build_provider();
+  [[nodiscard]] std::unique_ptr<build::BuildProvider> build_provider();
   // For the evidence: where builds and runs happened (Evidence::executor); the summary names the
   // Slurm allocations from it (report::render_executor_line).
   [[nodiscard]] nlohmann::json executor_json() const;
@@ -111,43 +113,43 @@ public:
   // Where each measurement of the evidence stands against its roofline
   // (core/evidence/roofline_fill.hpp); the CPU's peaks are measured at most once, and only when
   // a case has work.
-  Status fill_roofline(Evidence& evidence);
+  Status fill_roofline(evidence::Evidence& evidence);
 
   // Called from each command's run callback: once per command, when one run of a suite that no
   // case filter narrows takes longer than k_slow_suite_seconds, a note that says how to measure
   // fewer cases (unless quiet).
-  void observe_run(const RunEvent& event, ProgressLine& progress);
+  void observe_run(const measure::RunEvent& event, ProgressLine& progress);
   static constexpr double k_slow_suite_seconds = 5.0;
 
   [[nodiscard]] const git::Repository& repo() const { return m_repo; }
-  [[nodiscard]] const Recipe& recipe() const { return m_recipe; }
+  [[nodiscard]] const recipe::Recipe& recipe() const { return m_recipe; }
   [[nodiscard]] const std::filesystem::path& cache() const { return m_store.cache_dir; }
   // Where the results live: the cache's files or a shared server.
   [[nodiscard]] const store::Location& store() const { return m_store; }
   // Builds (unless built on Slurm), culprit's own commands (nm), local runs.
-  [[nodiscard]] LocalExecutor& executor() { return m_executor; }
-  [[nodiscard]] Builder& builder() { return *m_builder; }
-  [[nodiscard]] const BuildOptions& build_options() const { return m_build_options; }
-  [[nodiscard]] MeasureSession& session() { return *m_session; }
-  [[nodiscard]] const MeasureSession& session() const { return *m_session; }
+  [[nodiscard]] exec::LocalExecutor& executor() { return m_executor; }
+  [[nodiscard]] build::Builder& builder() { return *m_builder; }
+  [[nodiscard]] const build::BuildOptions& build_options() const { return m_build_options; }
+  [[nodiscard]] measure::MeasureSession& session() { return *m_session; }
+  [[nodiscard]] const measure::MeasureSession& session() const { return *m_session; }
   // What build_subject built, in order.
-  [[nodiscard]] const std::vector<BuildResult>& builds() const { return m_builds; }
+  [[nodiscard]] const std::vector<build::BuildResult>& builds() const { return m_builds; }
 
 private:
   MeasureContext(git::Repository repo, const MeasureFlags& flags, bool quiet);
 
   GlobalOptions m_global; // --repo, --config, --cache-dir and --store, for start()
   git::Repository m_repo;
-  Recipe m_recipe;
+  recipe::Recipe m_recipe;
   bool m_fresh = false;
   bool m_quiet = false;
   store::Location m_store;
-  LocalExecutor m_executor;
+  exec::LocalExecutor m_executor;
   Lanes m_lanes;
-  std::unique_ptr<Builder> m_builder;
-  BuildOptions m_build_options;
-  std::unique_ptr<MeasureSession> m_session;
-  std::vector<BuildResult> m_builds;
+  std::unique_ptr<build::Builder> m_builder;
+  build::BuildOptions m_build_options;
+  std::unique_ptr<measure::MeasureSession> m_session;
+  std::vector<build::BuildResult> m_builds;
   bool m_slow_suite_said = false;
   std::unique_ptr<roofline::PeakResolver> m_peaks;
 };
@@ -158,6 +160,6 @@ void print_host_warnings(const MeasureContext& ctx, Verbosity verbosity);
 // Adds to the evidence's warnings what the benchmark's output said beside its samples (skipped
 // cases, GPU samples dropped while the clock was throttled: each sampler's output_warnings, each
 // line once), and prints each on stderr unless quiet. Call it once the runs are made.
-void add_output_warnings(MeasureContext& ctx, Evidence& evidence, Verbosity verbosity);
+void add_output_warnings(MeasureContext& ctx, evidence::Evidence& evidence, Verbosity verbosity);
 
 } // namespace culprit::cli

@@ -14,6 +14,6 @@ enum class FlagSet { build, measure };
 // --statistic, --duet, --no-duet, --cpus, --executor, --parallel, --parallel-runs and the
 // roofline's --peak-gflops, --peak-tensor-gflops, --peak-gbps and --peak-device. Parsed values
 // land in `overrides`, which must outlive parsing.
-void add_recipe_flags(CLI::App& app, RecipeOverrides& overrides, FlagSet set);
+void add_recipe_flags(CLI::App& app, recipe::RecipeOverrides& overrides, FlagSet set);
 
 } // namespace culprit::cli

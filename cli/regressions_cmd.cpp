@@ -235,7 +235,7 @@ private:
           }))
         continue;
       if (!m_cases.empty() && std::ranges::none_of(r.cases, [&](const auto& c) {
-            return case_matches(c.case_name, m_cases);
+            return measure::case_matches(c.case_name, m_cases);
           }))
         continue;
       chosen.push_back(std::move(r));

@@ -41,9 +41,9 @@ public:
     if (auto writable = check_outputs(outputs); !writable)
       return print_failure(writable.error());
     // The JSON is kept: a triage document's summary comes from its own keys.
-    auto document = load_evidence_json(m_evidence);
-    auto evidence = document ? evidence_from_json(*document)
-                             : Result<Evidence>(std::unexpected(document.error()));
+    auto document = evidence::load_evidence_json(m_evidence);
+    auto evidence = document ? evidence::evidence_from_json(*document)
+                             : Result<evidence::Evidence>(std::unexpected(document.error()));
     if (!evidence) {
       auto error = evidence.error();
       if (error.message.find(m_evidence) == std::string::npos)

@@ -84,8 +84,9 @@ void add_report_output_flags(CLI::App& sub, ReportOutputs& outputs) {
       ->group("Output");
 }
 
-report::RenderOptions render_options(const Evidence& evidence, const git::Repository* repo,
-                                     ColorWhen color, std::FILE* stream) {
+report::RenderOptions render_options(const evidence::Evidence& evidence,
+                                     const git::Repository* repo, ColorWhen color,
+                                     std::FILE* stream) {
   report::RenderOptions options;
   const bool no_color = std::getenv("NO_COLOR") != nullptr && *std::getenv("NO_COLOR") != '\0';
   options.color = color == ColorWhen::always ||
@@ -112,7 +113,7 @@ std::FILE* summary_stream(const ReportOutputs& outputs) {
   return any_stdout ? stderr : stdout;
 }
 
-Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outputs,
+Status write_report_outputs(const evidence::Evidence& evidence, const ReportOutputs& outputs,
                             const report::RenderOptions& options) {
   CULPRIT_TRY(outputs.check());
   auto plain = options;

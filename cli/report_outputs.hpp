@@ -48,7 +48,8 @@ Status check_outputs(std::span<const NamedOutput> outputs);
 // How to render `evidence`: the commit order of a bisection from `repo` when it knows the
 // commits (null or unknown commits: the order is inferred), colour when `color` is "always", or
 // "auto" with `stream` on a terminal and no NO_COLOR in the environment.
-report::RenderOptions render_options(const Evidence& evidence, const git::Repository* repo,
+report::RenderOptions render_options(const evidence::Evidence& evidence,
+                                     const git::Repository* repo,
                                      ColorWhen color = ColorWhen::never,
                                      std::FILE* stream = stdout);
 
@@ -64,7 +65,7 @@ std::FILE* summary_stream(const ReportOutputs& outputs);
 // file or the whole new one); a FILE whose directory does not exist is a usage error before
 // anything is written. When GITHUB_ACTIONS is set in the environment, also prints the GitHub
 // annotations of the evidence on stdout (on stderr when an output goes to stdout).
-Status write_report_outputs(const Evidence& evidence, const ReportOutputs& outputs,
+Status write_report_outputs(const evidence::Evidence& evidence, const ReportOutputs& outputs,
                             const report::RenderOptions& options = {});
 
 } // namespace culprit::cli

@@ -32,12 +32,13 @@ struct Precision {
 // Adds runs in batches of min_runs until every case's interval is within half the threshold on
 // each side of its median, max_runs is reached, or the budget runs out; evidence.measurements
 // are those of the last batch.
-Result<Precision> measure_until_precise(Sampler& sampler, const Subject& subject,
-                                        const CompareSettings& settings, Evidence& evidence) {
+Result<Precision> measure_until_precise(measure::Sampler& sampler, const measure::Subject& subject,
+                                        const measure::CompareSettings& settings,
+                                        evidence::Evidence& evidence) {
   Precision out;
   for (std::size_t n = settings.min_runs();;
        n = std::min(n + settings.min_runs(), settings.max_runs())) {
-    const std::vector<RunsWanted> wants = {{&subject, n}};
+    const std::vector<measure::RunsWanted> wants = {{&subject, n}};
     CULPRIT_TRY_ASSIGN(const bool complete, sampler.ensure(wants));
     auto selected = select_common_cases(sampler, {&subject}, settings);
     if (!selected && !complete)
@@ -47,9 +48,9 @@ Result<Precision> measure_until_precise(Sampler& sampler, const Subject& subject
     evidence.measurements.clear();
     out.wide.clear();
     for (const auto& s : *selected) {
-      CULPRIT_TRY_ASSIGN(auto m,
-                         measurement_entry(sampler, subject, s, n, settings.decide.confidence,
-                                           settings.decide.seed));
+      CULPRIT_TRY_ASSIGN(auto m, evidence::measurement_entry(sampler, subject, s, n,
+                                                             settings.decide.confidence,
+                                                             settings.decide.seed));
       const double half_width = (m.summary.ci[1] - m.summary.ci[0]) / 2;
       if (m.runs.size() < 2 || half_width > settings.decide.threshold / 2 * m.summary.median)
         out.wide.push_back(fmt::format("{} ±{:.2g}%", excerpt(s.key.case_name),
@@ -83,14 +84,15 @@ public:
     if (!subject)
       return print_failure(subject.error());
     auto& sampler = ctx.session().sampler();
-    sampler.on_run([&](const RunEvent& event) {
+    sampler.on_run([&](const measure::RunEvent& event) {
       ctx.observe_run(event, progress);
       progress.update(fmt::format("run: {}{}",
                                   counted(static_cast<std::size_t>(event.runs_made), "run", "runs"),
                                   event.status == store::RunStatus::ok ? "" : " (last failed)"));
     });
     const auto settings = ctx.compare_settings();
-    Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
+    evidence::Evidence evidence =
+        evidence::evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "run";
     evidence.revisions = {m_revision};
     evidence.status = "measured";
@@ -114,7 +116,7 @@ public:
                       settings.decide.threshold * 50, fmt::join(wide, ", ")));
     evidence.executor = ctx.executor_json();
     for (const auto& build : ctx.builds())
-      evidence.builds.push_back(build_entry(build));
+      evidence.builds.push_back(evidence::build_entry(build));
     if (auto filled = ctx.fill_roofline(evidence); !filled)
       return print_failure(filled.error());
     std::FILE* out = summary_stream(m_flags.outputs);

@@ -35,10 +35,10 @@ public:
                    "revision")
         ->required();
     sub.add_option("--every", m_every, "measure every N-th commit of the range (and its newest)")
-        ->check(whole_number(1, k_max_run_count));
+        ->check(whole_number(1, recipe::k_max_run_count));
     sub.add_option("--since", m_since, "only commits committed on or after DATE (2026-01-31)");
     sub.add_option("--runs", m_runs, "counted runs per commit (default: min_runs)")
-        ->check(whole_number(1, k_max_run_count));
+        ->check(whole_number(1, recipe::k_max_run_count));
     sub.add_option("--anchors", m_anchors,
                    "commits tracked before to measure again with the new ones, so that this "
                    "session can be aligned with the earlier ones (default 1)")
@@ -98,7 +98,7 @@ public:
     std::string status_line;
     const auto lanes = ctx.lanes();
     for (auto* lane : lanes)
-      lane->on_run([&](const RunEvent& event) {
+      lane->on_run([&](const measure::RunEvent& event) {
         ctx.observe_run(event, progress);
         progress.update(
             fmt::format("{} ({})", status_line,
@@ -186,11 +186,12 @@ private:
 
   // The session as evidence: what the summary says, the builds, and where it ran. Its runs stay
   // in the store, where `culprit history` reads them.
-  Evidence track_evidence(const GlobalOptions& global, MeasureContext& ctx,
-                          const history::TrackOutcome& outcome, std::size_t selected,
-                          const history::TrackSettings& settings, const std::string& label,
-                          bool resumed) const {
-    Evidence evidence = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
+  evidence::Evidence track_evidence(const GlobalOptions& global, MeasureContext& ctx,
+                                    const history::TrackOutcome& outcome, std::size_t selected,
+                                    const history::TrackSettings& settings,
+                                    const std::string& label, bool resumed) const {
+    evidence::Evidence evidence =
+        evidence::evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     evidence.kind = "track";
     evidence.status = "measured";
     evidence.revisions = {m_range};
@@ -199,8 +200,8 @@ private:
     evidence.warnings = ctx.session().warnings();
     add_output_warnings(ctx, evidence, global.verbosity);
     for (const auto& commit : outcome.commits)
-      evidence.builds.push_back(build_entry(commit.build));
-    EvidenceTrack t;
+      evidence.builds.push_back(evidence::build_entry(commit.build));
+    evidence::EvidenceTrack t;
     t.session = label;
     t.resumed = resumed;
     t.selected = static_cast<int>(selected);

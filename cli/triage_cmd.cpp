@@ -56,18 +56,19 @@ public:
                                    "run the same command again to resume"});
       return print_failure(outcome.error());
     }
-    Evidence header = evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
+    evidence::Evidence header =
+        evidence::evidence_header(global.argv, ctx.repo(), ctx.recipe(), ctx.store());
     header.host = ctx.session().host_json();
     header.executor = ctx.executor_json();
     header.warnings = ctx.session().warnings();
     add_output_warnings(ctx, header, global.verbosity);
-    auto record_ids = regression_record_ids(*ledger, *outcome, settings.host_id);
+    auto record_ids = evidence::regression_record_ids(*ledger, *outcome, settings.host_id);
     if (!record_ids)
       return print_failure(record_ids.error());
-    auto document =
-        triage_document(std::move(header), *outcome, ctx.repo(), &ctx.builder().cache(),
-                        &ctx.executor(), sampler, settings.bisect.compare.decide.confidence,
-                        settings.bisect.compare.decide.seed, *record_ids);
+    auto document = evidence::triage_document(std::move(header), *outcome, ctx.repo(),
+                                              &ctx.builder().cache(), &ctx.executor(), sampler,
+                                              settings.bisect.compare.decide.confidence,
+                                              settings.bisect.compare.decide.seed, *record_ids);
     if (!document)
       return print_failure(document.error());
     // Written before the ledger names it, and again with what became of the records.
@@ -75,14 +76,14 @@ public:
     if (auto written = write_document(file, *document, false); !written)
       return print_failure(written.error());
     auto regressions =
-        update_regressions(*ledger, *outcome, *document, *history, settings.host_id, file.string(),
-                           settings.bisect.compare.decide.threshold,
-                           [&ctx](const std::string& culprit, const std::string& fix) {
-                             return ctx.repo().is_ancestor(culprit, fix);
-                           });
+        evidence::update_regressions(*ledger, *outcome, *document, *history, settings.host_id,
+                                     file.string(), settings.bisect.compare.decide.threshold,
+                                     [&ctx](const std::string& culprit, const std::string& fix) {
+                                       return ctx.repo().is_ancestor(culprit, fix);
+                                     });
     if (!regressions)
       return print_failure(regressions.error());
-    add_regressions(*document, *regressions);
+    evidence::add_regressions(*document, *regressions);
     if (auto rewritten = write_document(file, *document, true); !rewritten)
       return print_failure(rewritten.error());
     print_to(summary_stream(m_flags.outputs), "{}",
@@ -109,13 +110,13 @@ private:
     auto& sampler = ctx.session().sampler();
     ProgressLine progress(verbosity);
     std::string status_line = "confirming change points...";
-    sampler.on_run([&](const RunEvent& event) {
+    sampler.on_run([&](const measure::RunEvent& event) {
       ctx.observe_run(event, progress);
       progress.update(
           fmt::format("{} ({})", status_line,
                       counted(static_cast<std::size_t>(event.runs_made), "run", "runs")));
     });
-    BuilderProvider builds(ctx.builder(), ctx.build_options());
+    build::BuilderProvider builds(ctx.builder(), ctx.build_options());
     history::RepositoryGraph graph(ctx.repo());
     auto outcome = history::run_triage(
         history, builds, sampler, graph, ledger, settings, [&](const history::TriageProgress& p) {
@@ -142,7 +143,7 @@ private:
   }
 
   // Atomically; `show`: also on standard output, when --json says '-'.
-  Status write_document(const std::filesystem::path& file, const TriageDocument& document,
+  Status write_document(const std::filesystem::path& file, const evidence::TriageDocument& document,
                         bool show) const {
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path(), ec);

@@ -49,12 +49,12 @@ void keep_visible_gpus(host::HostFingerprint& host) {
                 [&](const host::GpuFacts& gpu) { return !indices.contains(gpu.index); });
 }
 
-BatchNode describe_node() {
+exec::BatchNode describe_node() {
   auto host = host::probe_host();
   keep_visible_gpus(host);
   // On a cluster the node's name is its identity (and normally its hostname too).
   host.hostname = env_or("SLURMD_NODENAME", host.hostname);
-  BatchNode node;
+  exec::BatchNode node;
   node.node = host.hostname;
   node.job_id = env_or("SLURM_JOB_ID", "");
   node.step_id = env_or("SLURM_STEP_ID", "");
@@ -66,7 +66,7 @@ BatchNode describe_node() {
 }
 
 Status run_batch_dir(const std::filesystem::path& dir) {
-  CULPRIT_TRY_ASSIGN(const auto requests, read_batch(dir));
+  CULPRIT_TRY_ASSIGN(const auto requests, exec::read_batch(dir));
   for (const char* stale : {"results.jsonl", "done.json"})
     std::filesystem::remove(dir / stale);
   CULPRIT_TRY(write_file_atomic(dir / "node.json", json_text(to_json(describe_node()))));
@@ -75,11 +75,11 @@ Status run_batch_dir(const std::filesystem::path& dir) {
   if (out == nullptr)
     return infra_error("cannot write {}; is the cache directory writable from this node?",
                        results_file.string());
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   std::size_t written = 0;
   Status status;
   for (const auto& request : requests) {
-    BatchResult batch;
+    exec::BatchResult batch;
     batch.started_micros = store::to_micros(store::now());
     auto ran = executor.run(request);
     if (!ran) {
@@ -87,7 +87,7 @@ Status run_batch_dir(const std::filesystem::path& dir) {
       break;
     }
     batch.result = std::move(*ran);
-    const auto line = result_line(batch);
+    const auto line = exec::result_line(batch);
     // One write per line, flushed at once: a reader sees whole lines, or a cut last one.
     if (std::fwrite(line.data(), 1, line.size(), out) != line.size() || std::fflush(out) != 0) {
       status = infra_error("cannot write {}: the disk may be full", results_file.string());

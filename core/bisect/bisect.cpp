@@ -13,9 +13,9 @@
 #include "stats/run_statistic.hpp"
 #include "stats/slow_runs.hpp"
 
-namespace culprit::bisect_detail {
+namespace culprit::bisect::detail {
 
-Result<const Subject*> Bisection::subject_at(int index) {
+Result<const measure::Subject*> Bisection::subject_at(int index) {
   const auto& commit = commit_at(index);
   if (const auto it = m_outcome.subjects.find(commit); it != m_outcome.subjects.end())
     return &it->second;
@@ -26,7 +26,7 @@ Result<const Subject*> Bisection::subject_at(int index) {
                                                                                   : commit;
   CULPRIT_TRY_ASSIGN(auto built, m_builds.build(commit, rev));
   const bool ok = built.ok();
-  Subject subject{commit, rev, built.key, built.artifact_id, built.artifact_dir};
+  measure::Subject subject{commit, rev, built.key, built.artifact_id, built.artifact_dir};
   m_outcome.builds[commit] = std::move(built);
   if (!ok)
     return nullptr;
@@ -35,14 +35,16 @@ Result<const Subject*> Bisection::subject_at(int index) {
   return &(m_outcome.subjects[commit] = std::move(subject));
 }
 
-const CaseVerdict* Bisection::confirmation_of(const SelectedCase& selected) const {
+const measure::CaseVerdict*
+Bisection::confirmation_of(const measure::SelectedCase& selected) const {
   const auto& cases = m_outcome.confirmation.cases;
   const auto it =
       std::ranges::find_if(cases, [&](const auto& c) { return c.selected.key == selected.key; });
   return it == cases.end() ? nullptr : &*it;
 }
 
-Status Bisection::add_culprit(const SelectedCase& selected, const Reference& parent, int index) {
+Status Bisection::add_culprit(const measure::SelectedCase& selected, const Reference& parent,
+                              int index) {
   FoundCulprit culprit;
   culprit.commit = commit_at(index);
   culprit.parent = commit_at(parent.index);
@@ -62,26 +64,27 @@ Status Bisection::add_culprit(const SelectedCase& selected, const Reference& par
       if (before && after) {
         const std::array<double, 2> base = {*before, *before};
         const std::array<double, 2> head = {*after, *after};
-        culprit.change = stats::exact_comparison(
-            base, head, compare.decide.confidence,
-            {.threshold = compare.decide.threshold, .direction = to_stats(selected.direction)});
+        culprit.change =
+            stats::exact_comparison(base, head, compare.decide.confidence,
+                                    {.threshold = compare.decide.threshold,
+                                     .direction = measure::to_stats(selected.direction)});
       }
     }
     const std::size_t blocks = std::max<std::size_t>(2 * compare.min_runs(), 10);
-    const std::array<const Subject*, 2> group = {parent.subject, subject};
+    const std::array<const measure::Subject*, 2> group = {parent.subject, subject};
     if (!culprit.change) {
       CULPRIT_TRY(lane.ensure_blocks({{parent.subject, subject}, blocks}));
       CULPRIT_TRY_ASSIGN(const auto runs, lane.block_runs(group, selected.key, blocks));
       if (runs.blocks.size() >= 2) {
         const auto statistic = estimator_of(selected).statistic;
-        const auto options = paired_options(compare.decide, selected.direction);
+        const auto options = measure::paired_options(compare.decide, selected.direction);
         std::array<std::vector<double>, 2> values = {stats::run_values(runs.runs[0], statistic),
                                                      stats::run_values(runs.runs[1], statistic)};
         if (compare.statistic().automatic)
-          stats::keep_selected_blocks(values, to_stats(selected.direction));
+          stats::keep_selected_blocks(values, measure::to_stats(selected.direction));
         CULPRIT_TRY_ASSIGN(culprit.change,
-                           from_stats(stats::compare_paired(values[0], values[1], options),
-                                      selected.key.case_name));
+                           measure::from_stats(stats::compare_paired(values[0], values[1], options),
+                                               selected.key.case_name));
       }
     }
     const auto* total = confirmation_of(selected);
@@ -134,7 +137,7 @@ std::size_t Bisection::rounds_for(int span) const {
 
 // Builds the probes of a round (all at once when the provider can) and classifies those that
 // built, each on a lane of its own.
-Result<std::vector<Bisection::Job>> Bisection::round_of(const SelectedCase& selected,
+Result<std::vector<Bisection::Job>> Bisection::round_of(const measure::SelectedCase& selected,
                                                         const Reference& lo, const Reference& hi,
                                                         const std::vector<int>& indices) {
   ++m_rounds;
@@ -190,7 +193,7 @@ void Bisection::add_candidate(const std::string& commit) {
     m_outcome.candidates.push_back(commit);
 }
 
-Status Bisection::search(const SelectedCase& selected, Reference lo, Reference hi) {
+Status Bisection::search(const measure::SelectedCase& selected, Reference lo, Reference hi) {
   while (hi.index - lo.index > 1) {
     const auto indices = choose_probes(lo, hi);
     if (indices.empty()) {
@@ -306,7 +309,8 @@ Result<BisectOutcome> Bisection::run() {
   m_bad = bad;
   auto ends = m_settings.compare;
   ends.quick_stop = m_settings.quick_look; // a step that dwarfs the noise is told in 10 blocks
-  CULPRIT_TRY_ASSIGN(m_outcome.confirmation, compare_subjects(m_sampler, *good, *bad, ends));
+  CULPRIT_TRY_ASSIGN(m_outcome.confirmation,
+                     measure::compare_subjects(m_sampler, *good, *bad, ends));
   const auto wanted = m_settings.improvement ? stats::Verdict::faster : stats::Verdict::slower;
   for (const auto& verdict : m_outcome.confirmation.cases) {
     if (verdict.estimator) {
@@ -314,7 +318,8 @@ Result<BisectOutcome> Bisection::run() {
       // the probes'. A machine that turned noisy after that look would otherwise leave every
       // probe judged by a median of two speed states, and a probe unresolved.
       auto& estimator = m_estimators[verdict.selected.key] = *verdict.estimator;
-      if (auto later = judge_later_by(m_settings.compare.statistic(), verdict.selected.direction,
+      if (auto later =
+              measure::judge_later_by(m_settings.compare.statistic(), verdict.selected.direction,
                                       estimator, verdict.interference, "the ends' runs"))
         estimator = std::move(*later);
     }
@@ -364,9 +369,9 @@ Result<BisectOutcome> Bisection::run() {
   return std::move(m_outcome);
 }
 
-} // namespace culprit::bisect_detail
+} // namespace culprit::bisect::detail
 
-namespace culprit {
+namespace culprit::bisect {
 
 std::string_view to_string(ProbeClass probe) {
   switch (probe) {
@@ -400,15 +405,16 @@ std::string_view to_string(BisectStatus status) {
   return "inconclusive";
 }
 
-Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds, Sampler& sampler,
-                                 const BisectSettings& settings,
+Result<BisectOutcome> run_bisect(const BisectRange& range, build::BuildProvider& builds,
+                                 measure::Sampler& sampler, const BisectSettings& settings,
                                  const std::function<void(const BisectProgress&)>& progress) {
-  const std::array<Sampler*, 1> lanes = {&sampler};
+  const std::array<measure::Sampler*, 1> lanes = {&sampler};
   return run_bisect(range, builds, lanes, settings, progress);
 }
 
-Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds,
-                                 std::span<Sampler* const> lanes, const BisectSettings& settings,
+Result<BisectOutcome> run_bisect(const BisectRange& range, build::BuildProvider& builds,
+                                 std::span<measure::Sampler* const> lanes,
+                                 const BisectSettings& settings,
                                  const std::function<void(const BisectProgress&)>& progress,
                                  BisectOutcome* so_far) {
   if (range.commits.empty())
@@ -416,14 +422,14 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
                        range.bad_rev);
   if (lanes.empty())
     return usage_error("internal error: a bisection needs at least one lane to measure on");
-  bisect_detail::Bisection bisection(range, builds, lanes, settings, progress);
+  detail::Bisection bisection(range, builds, lanes, settings, progress);
   auto outcome = bisection.run();
   if (!outcome && so_far != nullptr)
     *so_far = bisection.so_far();
   if (!outcome || settings.timer == nullptr)
     return outcome;
-  return bisect_detail::bisect_quiet_cases_by_time(range, builds, settings, progress, so_far,
-                                                   std::move(*outcome));
+  return detail::bisect_quiet_cases_by_time(range, builds, settings, progress, so_far,
+                                            std::move(*outcome));
 }
 
-} // namespace culprit
+} // namespace culprit::bisect

@@ -42,12 +42,12 @@
 #include "core/util/error.hpp"
 #include "stats/step_position.hpp"
 
-namespace culprit {
+namespace culprit::bisect {
 
 struct BisectSettings {
   // threshold, confidence, classification confidence, explained share, runs, cases, metric,
   // seed
-  CompareSettings compare;
+  measure::CompareSettings compare;
   bool improvement = false; // look for the commit that made things faster
   std::size_t reference_runs_per_batch = 2;
   // Probes whose step dwarfs the noise are classified at a quick look of two blocks
@@ -58,7 +58,7 @@ struct BisectSettings {
   // that counts located is then compared with its parent in time as well, with the time lane's
   // statistics; and when the ends' counts agree, the range is bisected by time. nullptr: counts
   // (or times) alone.
-  Sampler* timer = nullptr;
+  measure::Sampler* timer = nullptr;
 };
 
 struct BisectRange {
@@ -114,12 +114,12 @@ struct CounterDiff {
 struct FoundCulprit {
   std::string commit;
   std::string parent;
-  SelectedCase selected;
+  measure::SelectedCase selected;
   std::optional<stats::Comparison> change; // culprit against parent
   std::optional<double> share;             // of the total change of the case
   // Its change in time (BisectSettings::timer), when counts located it: the case, or every
   // timed case when the counts are of the whole program.
-  std::vector<CaseVerdict> in_time;
+  std::vector<measure::CaseVerdict> in_time;
   std::optional<CounterDiff> counters; // count_culprits (core/bisect/counters.hpp)
 };
 
@@ -135,24 +135,24 @@ struct BisectProgress {
 
 struct BisectOutcome {
   BisectStatus status = BisectStatus::not_run;
-  CompareOutcome confirmation;
-  std::vector<SelectedCase> cases; // the ones bisected
+  measure::CompareOutcome confirmation;
+  std::vector<measure::SelectedCase> cases; // the ones bisected
   std::vector<BisectStep> steps;
   std::vector<FoundCulprit> culprits;
-  std::vector<std::string> candidates;            // when inconclusive
-  std::size_t rounds = 0;                         // of probes, K at a time
-  std::size_t lanes = 1;                          // K
-  std::map<std::string, BuildResult> builds;      // by commit
-  std::map<std::string, Subject> subjects;        // measured, by commit
-  std::map<std::string, std::string> reused_from; // commit -> commit measured instead
+  std::vector<std::string> candidates;              // when inconclusive
+  std::size_t rounds = 0;                           // of probes, K at a time
+  std::size_t lanes = 1;                            // K
+  std::map<std::string, build::BuildResult> builds; // by commit
+  std::map<std::string, measure::Subject> subjects; // measured, by commit
+  std::map<std::string, std::string> reused_from;   // commit -> commit measured instead
   std::string note;
   // Under a counting instrument, the cases bisected by time (BisectSettings::timer): their runs
   // are the timer's.
-  std::set<CaseKey> by_time;
+  std::set<measure::CaseKey> by_time;
 };
 
-Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds, Sampler& sampler,
-                                 const BisectSettings& settings,
+Result<BisectOutcome> run_bisect(const BisectRange& range, build::BuildProvider& builds,
+                                 measure::Sampler& sampler, const BisectSettings& settings,
                                  const std::function<void(const BisectProgress&)>& progress = {});
 
 // K-ary bisection over K lanes (--parallel K): each round probes K commits spread evenly over the
@@ -164,9 +164,10 @@ Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds
 // When the bisection stops with an error (an interrupt, most often) and `so_far` is given, it
 // receives what was known by then, with status "interrupted": the confirmation, the steps, the
 // culprits named and the builds, so that the evidence of an interrupted bisection can be kept.
-Result<BisectOutcome> run_bisect(const BisectRange& range, BuildProvider& builds,
-                                 std::span<Sampler* const> lanes, const BisectSettings& settings,
+Result<BisectOutcome> run_bisect(const BisectRange& range, build::BuildProvider& builds,
+                                 std::span<measure::Sampler* const> lanes,
+                                 const BisectSettings& settings,
                                  const std::function<void(const BisectProgress&)>& progress = {},
                                  BisectOutcome* so_far = nullptr);
 
-} // namespace culprit
+} // namespace culprit::bisect

@@ -11,7 +11,7 @@
 #include "stats/run_statistic.hpp"
 #include "stats/slow_runs.hpp"
 
-namespace culprit::bisect_detail {
+namespace culprit::bisect::detail {
 namespace {
 
 // Resamples of the position's bootstrap: a percentile interval at 99% has 20 replicates beyond
@@ -24,19 +24,20 @@ constexpr std::size_t k_min_blocks = 3;
 
 stats::StepOptions Bisection::step_options() const {
   const auto& compare = m_settings.compare;
-  return culprit::step_options(compare.decide, compare.threads, k_position_resamples);
+  return culprit::measure::step_options(compare.decide, compare.threads, k_position_resamples);
 }
 
-const Estimator& Bisection::estimator_of(const SelectedCase& selected) const {
-  static const Estimator k_median;
+const measure::Estimator& Bisection::estimator_of(const measure::SelectedCase& selected) const {
+  static const measure::Estimator k_median;
   const auto it = m_estimators.find(selected.key);
   return it != m_estimators.end() ? it->second : k_median;
 }
 
 Result<std::optional<stats::StepPosition>>
-Bisection::position_in(const SelectedCase& selected, Sampler& lane, const Subject& probe,
-                       const Reference& lo, const Reference& hi, std::size_t from, std::size_t to) {
-  const std::array<const Subject*, 3> group = {lo.subject, hi.subject, &probe};
+Bisection::position_in(const measure::SelectedCase& selected, measure::Sampler& lane,
+                       const measure::Subject& probe, const Reference& lo, const Reference& hi,
+                       std::size_t from, std::size_t to) {
+  const std::array<const measure::Subject*, 3> group = {lo.subject, hi.subject, &probe};
   CULPRIT_TRY_ASSIGN(auto blocks, lane.block_runs(group, selected.key, to));
   for (auto& runs : blocks.runs)
     runs.erase(runs.begin(),
@@ -50,20 +51,22 @@ Bisection::position_in(const SelectedCase& selected, Sampler& lane, const Subjec
   // Whole runs in the slow state: the blocks whose three runs shared a state place the probe,
   // when there are enough of them.
   if (m_settings.compare.statistic().automatic)
-    stats::keep_selected_blocks(values, to_stats(selected.direction), k_min_blocks);
-  CULPRIT_TRY_ASSIGN(auto position, from_stats(stats::paired_step_position(
-                                                   values[0], values[1], values[2], step_options()),
-                                               selected.key.case_name));
+    stats::keep_selected_blocks(values, measure::to_stats(selected.direction), k_min_blocks);
+  CULPRIT_TRY_ASSIGN(auto position,
+                     measure::from_stats(stats::paired_step_position(values[0], values[1],
+                                                                     values[2], step_options()),
+                                         selected.key.case_name));
   return position;
 }
 
 // The ends' step and noise by the probes' statistic, from the blocks that confirmed them: what
 // decides whether a probe may be classified at a quick look (stats/quick_look.hpp).
-Result<std::optional<stats::StepNoise>> Bisection::ends_noise(const SelectedCase& selected) {
+Result<std::optional<stats::StepNoise>>
+Bisection::ends_noise(const measure::SelectedCase& selected) {
   const auto* verdict = confirmation_of(selected);
   if (m_good == nullptr || m_bad == nullptr || verdict == nullptr)
     return std::nullopt;
-  const std::array<const Subject*, 2> ends = {m_good, m_bad};
+  const std::array<const measure::Subject*, 2> ends = {m_good, m_bad};
   CULPRIT_TRY_ASSIGN(const auto blocks, m_sampler.block_runs(ends, selected.key, verdict->blocks));
   if (blocks.runs[0].empty())
     return std::nullopt;
@@ -75,9 +78,10 @@ Result<std::optional<stats::StepNoise>> Bisection::ends_noise(const SelectedCase
 // The quick look at a probe's first blocks: a classification only when the step dwarfs the noise
 // and every block puts the probe at one end (stats/quick_look.hpp); nothing otherwise.
 Result<std::optional<Bisection::Classification>>
-Bisection::quick_look(const SelectedCase& selected, const stats::StepNoise& ends, Sampler& lane,
-                      const Subject& probe, const Reference& lo, const Reference& hi) {
-  const std::array<const Subject*, 3> group = {lo.subject, hi.subject, &probe};
+Bisection::quick_look(const measure::SelectedCase& selected, const stats::StepNoise& ends,
+                      measure::Sampler& lane, const measure::Subject& probe, const Reference& lo,
+                      const Reference& hi) {
+  const std::array<const measure::Subject*, 3> group = {lo.subject, hi.subject, &probe};
   CULPRIT_TRY_ASSIGN(const auto blocks,
                      lane.block_runs(group, selected.key, stats::k_quick_blocks));
   if (blocks.runs[2].size() < stats::k_quick_blocks)
@@ -106,16 +110,18 @@ Bisection::quick_look(const SelectedCase& selected, const stats::StepNoise& ends
 
 // Whether the ends' comparison of the case was exact: counts that did not vary (under
 // --instrument valgrind), so that every level is known from two runs and needs no references.
-bool Bisection::exact_case(const SelectedCase& selected) const {
+bool Bisection::exact_case(const measure::SelectedCase& selected) const {
   const auto* verdict = confirmation_of(selected);
   return verdict != nullptr && verdict->comparison &&
          verdict->comparison->method == stats::ComparisonMethod::exact;
 }
 
 // The level of a subject from `count` runs whose counts agree exactly; none when they differ.
-Result<std::optional<double>> Bisection::exact_level(const SelectedCase& selected, Sampler& lane,
-                                                     const Subject& subject, std::size_t count) {
-  const std::array<RunsWanted, 1> want = {RunsWanted{&subject, count}};
+Result<std::optional<double>> Bisection::exact_level(const measure::SelectedCase& selected,
+                                                     measure::Sampler& lane,
+                                                     const measure::Subject& subject,
+                                                     std::size_t count) {
+  const std::array<measure::RunsWanted, 1> want = {measure::RunsWanted{&subject, count}};
   CULPRIT_TRY_ASSIGN(const bool complete, lane.ensure(want));
   if (!complete)
     return std::nullopt;
@@ -135,8 +141,9 @@ Result<std::optional<double>> Bisection::exact_level(const SelectedCase& selecte
 // side, identical), and the culprit and its parent are run a second time before the culprit's
 // change is named (add_culprit), so a count that did vary after all is caught there.
 Result<std::optional<Bisection::Classification>>
-Bisection::exact_look(const SelectedCase& selected, Sampler& lane, const Subject& probe,
-                      const Reference& lo, const Reference& hi, double low, double high) {
+Bisection::exact_look(const measure::SelectedCase& selected, measure::Sampler& lane,
+                      const measure::Subject& probe, const Reference& lo, const Reference& hi,
+                      double low, double high) {
   CULPRIT_TRY_ASSIGN(const auto level, exact_level(selected, lane, probe, 1));
   if (!level)
     return std::nullopt;
@@ -165,7 +172,7 @@ Bisection::exact_look(const SelectedCase& selected, Sampler& lane, const Subject
 // The probes of a round are classified in lockstep: each pass asks every lane for more blocks of
 // its probe with both references (so on the same device), and the lanes measure at once when
 // their executor allows it.
-Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
+Status Bisection::classify(const measure::SelectedCase& selected, std::vector<Job>& jobs,
                            const Reference& lo, const Reference& hi) {
   const auto& compare = m_settings.compare;
   const std::size_t first = std::max(compare.min_runs(), k_min_blocks);
@@ -203,12 +210,13 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
     job.quick = quick;
   }
   while (std::ranges::any_of(jobs, [](const Job& job) { return !job.done; })) {
-    std::vector<LaneWants> wants;
+    std::vector<measure::LaneWants> wants;
     for (const auto& job : jobs) {
       if (!job.done)
-        wants.push_back({job.lane, {}, BlocksWanted{{lo.subject, hi.subject, job.probe}, job.n}});
+        wants.push_back(
+            {job.lane, {}, measure::BlocksWanted{{lo.subject, hi.subject, job.probe}, job.n}});
     }
-    CULPRIT_TRY_ASSIGN(const bool complete, ensure_lanes(wants));
+    CULPRIT_TRY_ASSIGN(const bool complete, measure::ensure_lanes(wants));
     for (auto& job : jobs) {
       if (job.done)
         continue;
@@ -282,8 +290,9 @@ Status Bisection::classify(const SelectedCase& selected, std::vector<Job>& jobs,
 
 // Every probe of a round is judged by one statistic from its first look to its last; what the
 // round's measurements showed applies to the probes of later rounds.
-Status Bisection::learn_interference(const SelectedCase& selected, const std::vector<Job>& jobs,
-                                     const Reference& lo, const Reference& hi) {
+Status Bisection::learn_interference(const measure::SelectedCase& selected,
+                                     const std::vector<Job>& jobs, const Reference& lo,
+                                     const Reference& hi) {
   const auto it = m_estimators.find(selected.key);
   if (it == m_estimators.end() || it->second.fast_side())
     return {};
@@ -291,11 +300,11 @@ Status Bisection::learn_interference(const SelectedCase& selected, const std::ve
   for (const auto& job : jobs) {
     if (job.result.statistic.empty() || job.result.exact)
       continue; // nothing measured in blocks
-    const std::array<const Subject*, 3> group = {lo.subject, hi.subject, job.probe};
+    const std::array<const measure::Subject*, 3> group = {lo.subject, hi.subject, job.probe};
     CULPRIT_TRY_ASSIGN(const auto blocks,
                        job.lane->block_runs(group, selected.key, job.result.runs));
     for (const auto& runs : blocks.runs)
-      diagnoses.push_back(diagnose(runs, selected.direction));
+      diagnoses.push_back(measure::diagnose(runs, selected.direction));
   }
   if (auto later = judge_later_by(m_settings.compare.statistic(), selected.direction, it->second,
                                   diagnoses, "the probes' runs"))
@@ -303,4 +312,4 @@ Status Bisection::learn_interference(const SelectedCase& selected, const std::ve
   return {};
 }
 
-} // namespace culprit::bisect_detail
+} // namespace culprit::bisect::detail

@@ -7,12 +7,12 @@
 
 #include "core/parsers/valgrind_counts.hpp"
 
-namespace culprit {
+namespace culprit::bisect {
 namespace {
 
 // The case the counts of `subject` are of: `wanted` when it was counted, else the one counted
 // case of a program counted as a whole; empty when neither.
-Result<std::string> counted_case(Sampler& counter, const Subject& subject,
+Result<std::string> counted_case(measure::Sampler& counter, const measure::Subject& subject,
                                  const std::string& wanted) {
   CULPRIT_TRY_ASSIGN(const auto cases, counter.cases(subject));
   std::set<std::string> counted;
@@ -27,12 +27,12 @@ Result<std::string> counted_case(Sampler& counter, const Subject& subject,
 }
 
 // The first run's value of each count of `name` in `subject`'s runs; none where it has none.
-Result<std::vector<std::optional<double>>> counts_of(Sampler& counter, const Subject& subject,
-                                                     const std::string& name) {
+Result<std::vector<std::optional<double>>>
+counts_of(measure::Sampler& counter, const measure::Subject& subject, const std::string& name) {
   std::vector<std::optional<double>> values;
   for (const auto& metric : parsers::valgrind_metric_descriptors()) {
     CULPRIT_TRY_ASSIGN(const auto runs,
-                       counter.runs(subject, CaseKey{name, std::string(metric.name)}, 1));
+                       counter.runs(subject, measure::CaseKey{name, std::string(metric.name)}, 1));
     if (runs.samples.empty() || runs.samples.front().empty())
       values.emplace_back();
     else
@@ -41,10 +41,11 @@ Result<std::vector<std::optional<double>>> counts_of(Sampler& counter, const Sub
   return values;
 }
 
-Result<CounterDiff> diff_of(Sampler& counter, const Subject& parent, const Subject& culprit,
-                            const std::string& case_name) {
+Result<CounterDiff> diff_of(measure::Sampler& counter, const measure::Subject& parent,
+                            const measure::Subject& culprit, const std::string& case_name) {
   CounterDiff diff;
-  const std::array<RunsWanted, 2> wants = {RunsWanted{&parent, 1}, RunsWanted{&culprit, 1}};
+  const std::array<measure::RunsWanted, 2> wants = {measure::RunsWanted{&parent, 1},
+                                                    measure::RunsWanted{&culprit, 1}};
   // Counts do not mind a neighbour: when neither is counted yet and two CPUs are free, the two
   // runs go at once, each on CPUs of its own (under Valgrind a run is 20 to 100 times slower).
   CULPRIT_TRY_ASSIGN(const auto parent_runs, counter.counted_runs(parent));
@@ -80,7 +81,7 @@ Result<CounterDiff> diff_of(Sampler& counter, const Subject& parent, const Subje
 
 } // namespace
 
-Status count_culprits(BisectOutcome& outcome, Sampler& counter) {
+Status count_culprits(BisectOutcome& outcome, measure::Sampler& counter) {
   for (auto& culprit : outcome.culprits) {
     const auto parent = outcome.subjects.find(culprit.parent);
     const auto found = outcome.subjects.find(culprit.commit);
@@ -92,4 +93,4 @@ Status count_culprits(BisectOutcome& outcome, Sampler& counter) {
   return {};
 }
 
-} // namespace culprit
+} // namespace culprit::bisect

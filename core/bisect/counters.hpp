@@ -15,11 +15,11 @@
 #include "core/measure/sampler.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::bisect {
 
 // Adds to each culprit of `outcome` its CounterDiff, running what is missing on `counter` (one
 // run of the culprit and of its parent). A culprit whose counts could not be had gets a diff
 // with a note that says why and no changes; only an interrupt or a failing store is an error.
-Status count_culprits(BisectOutcome& outcome, Sampler& counter);
+Status count_culprits(BisectOutcome& outcome, measure::Sampler& counter);
 
-} // namespace culprit
+} // namespace culprit::bisect

@@ -6,11 +6,12 @@
 
 #include "core/git/repository.hpp"
 
-namespace culprit {
+namespace culprit::bisect {
 namespace {
 
 // The log-ratio of the whole change of a case between the ends of `outcome`, when measured.
-std::optional<double> whole_change(const BisectOutcome& outcome, const SelectedCase& selected) {
+std::optional<double> whole_change(const BisectOutcome& outcome,
+                                   const measure::SelectedCase& selected) {
   for (const auto& verdict : outcome.confirmation.cases)
     if (verdict.selected.key == selected.key && verdict.comparison &&
         verdict.comparison->ratio.estimate > 0)
@@ -36,7 +37,7 @@ void add_note(BisectOutcome& outcome, const std::string& note) {
 
 class Descent {
 public:
-  Descent(MergeGraph& graph, BuildProvider& builds, std::span<Sampler* const> lanes,
+  Descent(MergeGraph& graph, build::BuildProvider& builds, std::span<measure::Sampler* const> lanes,
           const std::function<void(const BisectProgress&)>& progress)
       : m_graph(graph), m_builds(builds), m_lanes(lanes), m_progress(progress) {}
 
@@ -101,8 +102,8 @@ private:
   }
 
   MergeGraph& m_graph;
-  BuildProvider& m_builds;
-  std::span<Sampler* const> m_lanes;
+  build::BuildProvider& m_builds;
+  std::span<measure::Sampler* const> m_lanes;
   const std::function<void(const BisectProgress&)>& m_progress;
 };
 
@@ -123,12 +124,12 @@ Result<std::vector<std::string>> GitMergeGraph::first_parent_range(const std::st
 }
 
 Result<BisectOutcome>
-run_bisect_through_merges(const BisectRange& range, MergeGraph& graph, BuildProvider& builds,
-                          std::span<Sampler* const> lanes, const BisectSettings& settings,
+run_bisect_through_merges(const BisectRange& range, MergeGraph& graph, build::BuildProvider& builds,
+                          std::span<measure::Sampler* const> lanes, const BisectSettings& settings,
                           const std::function<void(const BisectProgress&)>& progress,
                           BisectOutcome* so_far) {
   Descent descent(graph, builds, lanes, progress);
   return descent.bisect(range, settings, so_far);
 }
 
-} // namespace culprit
+} // namespace culprit::bisect

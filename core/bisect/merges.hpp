@@ -21,11 +21,11 @@
 #include "core/bisect/bisect.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
-
-namespace git {
+namespace culprit::git {
 class Repository;
-}
+} // namespace culprit::git
+
+namespace culprit::bisect {
 
 // What the descent needs to know of the history.
 class MergeGraph {
@@ -60,9 +60,9 @@ private:
 // run_bisect over `range` (its commits the first-parent chain), then into the branches of every
 // merge it names, as above. Its steps, builds and subjects hold those of every bisection made.
 Result<BisectOutcome>
-run_bisect_through_merges(const BisectRange& range, MergeGraph& graph, BuildProvider& builds,
-                          std::span<Sampler* const> lanes, const BisectSettings& settings,
+run_bisect_through_merges(const BisectRange& range, MergeGraph& graph, build::BuildProvider& builds,
+                          std::span<measure::Sampler* const> lanes, const BisectSettings& settings,
                           const std::function<void(const BisectProgress&)>& progress = {},
                           BisectOutcome* so_far = nullptr);
 
-} // namespace culprit
+} // namespace culprit::bisect

@@ -10,7 +10,7 @@
 
 #include "core/bisect/bisection.hpp"
 
-namespace culprit::bisect_detail {
+namespace culprit::bisect::detail {
 namespace {
 
 // `more` (a bisection by time) into `into` (one by counts): their cases, steps, culprits and
@@ -42,12 +42,13 @@ void merge_outcome(BisectOutcome& into, BisectOutcome&& more) {
 
 // The culprit against its parent in time, like `culprit compare` would: the counted case when the
 // timed runs report it, else every timed case (the counts are of the whole program).
-Result<std::vector<CaseVerdict>> Bisection::in_time(const SelectedCase& selected,
-                                                    const Subject& parent, const Subject& culprit) {
-  auto settings = timed_settings(m_settings.compare);
+Result<std::vector<measure::CaseVerdict>> Bisection::in_time(const measure::SelectedCase& selected,
+                                                             const measure::Subject& parent,
+                                                             const measure::Subject& culprit) {
+  auto settings = measure::timed_settings(m_settings.compare);
   const auto globs = settings.case_globs;
   settings.case_globs = {selected.key.case_name};
-  auto compared = compare_subjects(*m_settings.timer, parent, culprit, settings);
+  auto compared = measure::compare_subjects(*m_settings.timer, parent, culprit, settings);
   if (!compared && compared.error().code == ExitCode::usage) {
     settings.case_globs = globs;
     compared = compare_subjects(*m_settings.timer, parent, culprit, settings);
@@ -62,22 +63,22 @@ Result<std::vector<CaseVerdict>> Bisection::in_time(const SelectedCase& selected
 // a sleep, the OS, a slower instruction) is no count, so the search goes on as without an
 // instrument.
 Result<BisectOutcome>
-bisect_quiet_cases_by_time(const BisectRange& range, BuildProvider& builds,
+bisect_quiet_cases_by_time(const BisectRange& range, build::BuildProvider& builds,
                            const BisectSettings& settings,
                            const std::function<void(const BisectProgress&)>& progress,
                            BisectOutcome* so_far, BisectOutcome counted) {
   std::vector<std::string> quiet;
   for (const auto& verdict : counted.confirmation.cases)
-    if (std::ranges::none_of(counted.cases, [&](const SelectedCase& bisected) {
+    if (std::ranges::none_of(counted.cases, [&](const measure::SelectedCase& bisected) {
           return bisected.key == verdict.selected.key;
         }))
       quiet.push_back(verdict.selected.key.case_name);
   if (quiet.empty())
     return counted;
   auto timed = settings;
-  timed.compare = timed_settings(settings.compare);
+  timed.compare = measure::timed_settings(settings.compare);
   timed.timer = nullptr;
-  const std::array<Sampler*, 1> timer = {settings.timer};
+  const std::array<measure::Sampler*, 1> timer = {settings.timer};
   timed.compare.case_globs = quiet;
   auto by_time = run_bisect(range, builds, timer, timed, progress, so_far);
   if (!by_time && by_time.error().code == ExitCode::usage) {
@@ -110,4 +111,4 @@ bisect_quiet_cases_by_time(const BisectRange& range, BuildProvider& builds,
   return counted;
 }
 
-} // namespace culprit::bisect_detail
+} // namespace culprit::bisect::detail

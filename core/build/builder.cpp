@@ -7,7 +7,7 @@
 #include "core/recipe/command_template.hpp"
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::build {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -44,14 +44,14 @@ std::string_view to_string(BuildStatus status) {
   return "?";
 }
 
-Builder::Builder(const git::Repository& repo, BuildRecipe recipe, std::filesystem::path repo_cache,
-                 Executor& executor)
-    : m_repo(repo), m_recipe(std::move(recipe)), m_recipe_hash(build_recipe_hash(m_recipe)),
+Builder::Builder(const git::Repository& repo, recipe::BuildRecipe recipe,
+                 std::filesystem::path repo_cache, exec::Executor& executor)
+    : m_repo(repo), m_recipe(std::move(recipe)), m_recipe_hash(recipe::build_recipe_hash(m_recipe)),
       m_repo_cache(std::move(repo_cache)), m_cache(m_repo_cache), m_executor(executor),
       m_workspace(m_repo_cache) {}
 
 std::string Builder::build_key(const git::CommitInfo& commit) const {
-  return Hasher().add("culprit.build/1").add(commit.tree).add(m_recipe_hash).hex();
+  return git::Hasher().add("culprit.build/1").add(commit.tree).add(m_recipe_hash).hex();
 }
 
 Result<BuildResult> Builder::build(std::string_view commit_id, std::string_view rev,
@@ -92,10 +92,11 @@ Result<BuildResult> Builder::run_build(const git::CommitInfo& commit, BuildResul
   CULPRIT_TRY(ensure_writable_dir(m_slot->build_dir(), "cache directory"));
   CULPRIT_TRY(ensure_writable_dir(result.log.parent_path(), "cache directory"));
 
-  const TemplateValues values{m_slot->source_dir().string(), m_slot->build_dir().string(),
-                              commit.id, result.rev};
-  CULPRIT_TRY_ASSIGN(const auto command, expand_template(m_recipe.command, values, Quoting::shell));
-  ExecRequest request;
+  const recipe::TemplateValues values{m_slot->source_dir().string(), m_slot->build_dir().string(),
+                                      commit.id, result.rev};
+  CULPRIT_TRY_ASSIGN(const auto command,
+                     recipe::expand_template(m_recipe.command, values, recipe::Quoting::shell));
+  exec::ExecRequest request;
   // One stream in the log, in the order the build wrote it.
   request.command = "exec 2>&1\n" + command;
   request.cwd = m_slot->source_dir();
@@ -103,7 +104,7 @@ Result<BuildResult> Builder::run_build(const git::CommitInfo& commit, BuildResul
   // A git command in the build finds the slot's own .git, and never looks above the cache for
   // the user's repository (the cache may live inside the user's working tree).
   request.env.try_emplace("GIT_CEILING_DIRECTORIES", m_repo_cache.string());
-  for (auto& [name, value] : template_environment(values))
+  for (auto& [name, value] : recipe::template_environment(values))
     request.env[name] = value;
   if (m_recipe.ptxas_report)
     add_ptxas_report(request.env);
@@ -142,7 +143,7 @@ Result<BuildResult> Builder::run_build(const git::CommitInfo& commit, BuildResul
       result.status = BuildStatus::failed;
       const bool not_found = ran->signal == 0 && !ran->timed_out && ran->exit_code == 127;
       result.message = fmt::format(
-          "the build command {}{}; see {}", describe_outcome(*ran, request),
+          "the build command {}{}; see {}", exec::describe_outcome(*ran, request),
           not_found ? " (command not found: check [build] command)" : "", result.log.string());
     }
   }
@@ -152,4 +153,4 @@ Result<BuildResult> Builder::run_build(const git::CommitInfo& commit, BuildResul
   return result;
 }
 
-} // namespace culprit
+} // namespace culprit::build

@@ -19,7 +19,7 @@
 #include "core/recipe/recipe.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::build {
 
 enum class BuildStatus { built, cached, failed, cached_failure };
 std::string_view to_string(BuildStatus status);
@@ -48,8 +48,8 @@ struct BuildOptions {
 
 class Builder {
 public:
-  Builder(const git::Repository& repo, BuildRecipe recipe, std::filesystem::path repo_cache,
-          Executor& executor);
+  Builder(const git::Repository& repo, recipe::BuildRecipe recipe, std::filesystem::path repo_cache,
+          exec::Executor& executor);
 
   [[nodiscard]] std::string build_key(const git::CommitInfo& commit) const;
   [[nodiscard]] const BuildCache& cache() const { return m_cache; }
@@ -65,13 +65,13 @@ private:
                                 const BuildOptions& options);
 
   const git::Repository& m_repo;
-  BuildRecipe m_recipe;
+  recipe::BuildRecipe m_recipe;
   std::string m_recipe_hash;
   std::filesystem::path m_repo_cache;
   BuildCache m_cache;
-  Executor& m_executor;
+  exec::Executor& m_executor;
   Workspace m_workspace;
   std::optional<Slot> m_slot; // held across builds so that they stay incremental
 };
 
-} // namespace culprit
+} // namespace culprit::build

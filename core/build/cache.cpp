@@ -16,7 +16,7 @@
 #include "core/util/json_text.hpp"
 #include "core/util/tree_state.hpp"
 
-namespace culprit {
+namespace culprit::build {
 namespace {
 
 namespace fs = std::filesystem;
@@ -148,7 +148,7 @@ Result<Manifest> collect(const ArtifactSources& sources) {
 
 // Copies `source` into the object store unless its content is there already.
 Status store_object(const fs::path& objects, Entry& entry) {
-  CULPRIT_TRY_ASSIGN(entry.hash, hash_file(entry.source));
+  CULPRIT_TRY_ASSIGN(entry.hash, git::hash_file(entry.source));
   const bool executable = entry.kind == Entry::Kind::executable;
   const auto object =
       objects / entry.hash.substr(0, 2) / (entry.hash.substr(2) + (executable ? ".x" : ""));
@@ -156,7 +156,7 @@ Status store_object(const fs::path& objects, Entry& entry) {
   if (fs::exists(object, ec)) {
     // An object is written once, but a run that wrote into its artifacts (as root, which the
     // read-only modes do not stop) changed it: it is replaced, never linked again as it is.
-    const auto held = hash_file(object);
+    const auto held = git::hash_file(object);
     if (held && *held == entry.hash)
       return {};
     fs::remove(object, ec);
@@ -197,10 +197,10 @@ Result<std::string> artifact_id_of(const fs::path& dir) {
       listing.push_back({path, "symlink", entry.target});
       continue;
     }
-    CULPRIT_TRY_ASSIGN(entry.hash, hash_file(entry.source));
+    CULPRIT_TRY_ASSIGN(entry.hash, git::hash_file(entry.source));
     listing.push_back({path, object_kind(entry.kind), entry.hash});
   }
-  return hash_bytes(json_text(listing));
+  return git::hash_bytes(json_text(listing));
 }
 
 // Removes a directory tree whose directories a run may have made read-only.
@@ -328,7 +328,7 @@ Result<std::string> BuildCache::store_artifacts(const ArtifactSources& sources) 
     CULPRIT_TRY(store_object(objects, entry));
     listing.push_back({path, object_kind(entry.kind), entry.hash});
   }
-  std::string artifact_id = hash_bytes(json_text(listing));
+  std::string artifact_id = git::hash_bytes(json_text(listing));
   const auto final_dir = artifact_dir(artifact_id);
   std::error_code ec;
   switch (check_artifact(artifact_id)) {
@@ -386,4 +386,4 @@ Result<std::string> BuildCache::store_artifacts(const ArtifactSources& sources) 
   return artifact_id;
 }
 
-} // namespace culprit
+} // namespace culprit::build

@@ -25,7 +25,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::build {
 
 struct BuildRecord {
   std::string key;
@@ -81,4 +81,4 @@ private:
   std::filesystem::path m_root;
 };
 
-} // namespace culprit
+} // namespace culprit::build

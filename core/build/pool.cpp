@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <thread>
 
-namespace culprit {
+namespace culprit::build {
 
 BuildPool::BuildPool(Builder& main, BuildOptions options, std::filesystem::path repo_path,
-                     BuildRecipe recipe, std::filesystem::path repo_cache, int parallel)
+                     recipe::BuildRecipe recipe, std::filesystem::path repo_cache, int parallel)
     : m_main(main), m_options(std::move(options)), m_repo_path(std::move(repo_path)),
       m_recipe(std::move(recipe)), m_repo_cache(std::move(repo_cache)),
       m_threads(std::clamp(parallel, 1, k_max_parallel_builds)) {}
@@ -77,4 +77,4 @@ Status BuildPool::build_all(const std::vector<std::pair<std::string, std::string
   return {};
 }
 
-} // namespace culprit
+} // namespace culprit::build

@@ -19,7 +19,7 @@
 #include "core/exec/local_executor.hpp"
 #include "core/git/repository.hpp"
 
-namespace culprit {
+namespace culprit::build {
 
 inline constexpr int k_max_parallel_builds = 3;
 
@@ -27,7 +27,7 @@ class BuildPool final : public BuildProvider {
 public:
   // `main` builds what was not prepared; `parallel` is K (capped as above).
   BuildPool(Builder& main, BuildOptions options, std::filesystem::path repo_path,
-            BuildRecipe recipe, std::filesystem::path repo_cache, int parallel);
+            recipe::BuildRecipe recipe, std::filesystem::path repo_cache, int parallel);
   ~BuildPool() override;
   BuildPool(const BuildPool&) = delete;
   BuildPool& operator=(const BuildPool&) = delete;
@@ -53,13 +53,13 @@ private:
   Builder& m_main;
   BuildOptions m_options;
   std::filesystem::path m_repo_path;
-  BuildRecipe m_recipe;
+  recipe::BuildRecipe m_recipe;
   std::filesystem::path m_repo_cache;
   int m_threads;
-  LocalExecutor m_executor;
+  exec::LocalExecutor m_executor;
   std::vector<Worker> m_workers;
   std::mutex m_mutex; // guards m_prepared
   std::map<std::string, BuildResult> m_prepared;
 };
 
-} // namespace culprit
+} // namespace culprit::build

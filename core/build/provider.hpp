@@ -9,7 +9,7 @@
 #include "core/build/builder.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::build {
 
 // Builds a commit; the real one wraps Builder, tests and simulations give a fake.
 class BuildProvider {
@@ -41,4 +41,4 @@ private:
   BuildOptions m_options;
 };
 
-} // namespace culprit
+} // namespace culprit::build

@@ -17,7 +17,7 @@
 
 #include "core/util/text.hpp"
 
-namespace culprit {
+namespace culprit::build {
 
 namespace {
 
@@ -293,4 +293,4 @@ std::string describe_change(const PtxasDiffRow& row) {
   return text;
 }
 
-} // namespace culprit
+} // namespace culprit::build

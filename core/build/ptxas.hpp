@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace culprit {
+namespace culprit::build {
 
 struct PtxasKernel {
   std::string mangled; // as ptxas names it: "_ZN7kernels4cuda12saxpy_kernelElfPKfPf"
@@ -72,4 +72,4 @@ std::vector<PtxasDiffRow> diff_ptxas(const std::vector<PtxasKernel>& base,
 // an unchanged row, "new kernel" / "kernel removed" for the others.
 std::string describe_change(const PtxasDiffRow& row);
 
-} // namespace culprit
+} // namespace culprit::build

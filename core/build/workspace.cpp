@@ -7,7 +7,7 @@
 #include "core/git/hash.hpp"
 #include "core/util/json_text.hpp"
 
-namespace culprit {
+namespace culprit::build {
 namespace {
 
 std::filesystem::path state_file(const std::filesystem::path& root) {
@@ -149,8 +149,8 @@ Result<SlotCheckout> Slot::checkout_submodules(const std::filesystem::path& repo
     if (previous != trees.end() && std::filesystem::exists(dir / link.path / ".culprit-module"))
       baseline = previous->second;
     const auto target = dir / link.path;
-    git::CheckoutRequest request{*sub_tree, target,
-                                 m_root / ("index-" + hash_bytes(key).substr(0, 16)), baseline};
+    git::CheckoutRequest request{
+        *sub_tree, target, m_root / ("index-" + git::hash_bytes(key).substr(0, 16)), baseline};
     CULPRIT_TRY_ASSIGN(const auto stats, git::checkout_tree(module_dir, request));
     CULPRIT_TRY(write_file_atomic(target / ".culprit-module", link.commit + "\n"));
     trees[key] = *sub_tree;
@@ -194,4 +194,4 @@ Result<Slot> Workspace::acquire(const std::function<void(std::string_view)>& on_
   return Slot(0, root, std::move(*lock));
 }
 
-} // namespace culprit
+} // namespace culprit::build

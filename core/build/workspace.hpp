@@ -16,7 +16,7 @@
 #include "core/util/error.hpp"
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::build {
 
 // What a slot holds now; persisted next to it.
 struct SlotState {
@@ -80,4 +80,4 @@ private:
   int m_max_slots;
 };
 
-} // namespace culprit
+} // namespace culprit::build

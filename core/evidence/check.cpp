@@ -10,7 +10,7 @@
 #include "core/evidence/evidence.hpp"
 #include "core/util/escape.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 namespace {
 
 using Words = std::span<const std::string_view>;
@@ -204,4 +204,4 @@ Status check_evidence(const Evidence& e) {
   return {};
 }
 
-} // namespace culprit
+} // namespace culprit::evidence

@@ -14,7 +14,7 @@
 #include "core/git/handles.hpp"
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 namespace {
 
 namespace fs = std::filesystem;
@@ -44,25 +44,26 @@ std::string_view kind_of(git_delta_t status) {
   }
 }
 
-EvidenceKernelResources resources_of(const PtxasKernel& k) {
+EvidenceKernelResources resources_of(const build::PtxasKernel& k) {
   return {k.registers,   k.barriers,     k.spill_store_bytes, k.spill_load_bytes,
           k.stack_bytes, k.shared_bytes, k.constant_bytes};
 }
 
-const BuildRecord* find_record(const std::optional<BuildRecord>& record) {
+const build::BuildRecord* find_record(const std::optional<build::BuildRecord>& record) {
   return record ? &*record : nullptr;
 }
 
 // The per-kernel resource table of the two build logs, when both hold a ptxas report.
-void kernel_hints(const BuildRecord* parent, const BuildRecord* culprit, EvidenceHints& hints) {
+void kernel_hints(const build::BuildRecord* parent, const build::BuildRecord* culprit,
+                  EvidenceHints& hints) {
   if (parent == nullptr || culprit == nullptr)
     return;
   const auto parent_log = read_file(parent->log);
   const auto culprit_log = read_file(culprit->log);
   if (!parent_log || !culprit_log)
     return;
-  const auto before = parse_ptxas_log(*parent_log);
-  const auto after = parse_ptxas_log(*culprit_log);
+  const auto before = build::parse_ptxas_log(*parent_log);
+  const auto after = build::parse_ptxas_log(*culprit_log);
   if (before.empty() && after.empty())
     return; // not a CUDA build, or built without -Xptxas -v
   if (before.empty() || after.empty()) {
@@ -70,7 +71,7 @@ void kernel_hints(const BuildRecord* parent, const BuildRecord* culprit, Evidenc
                                       before.empty() ? "culprit" : "parent"));
     return;
   }
-  for (const auto& row : diff_ptxas(before, after)) {
+  for (const auto& row : build::diff_ptxas(before, after)) {
     EvidenceKernelChange change;
     change.name = row.name;
     change.arch = row.arch;
@@ -79,7 +80,7 @@ void kernel_hints(const BuildRecord* parent, const BuildRecord* culprit, Evidenc
       change.parent = resources_of(*row.base);
     if (row.head)
       change.culprit = resources_of(*row.head);
-    change.description = describe_change(row);
+    change.description = build::describe_change(row);
     hints.kernels.push_back(std::move(change));
   }
 }
@@ -122,8 +123,8 @@ bool looks_like_object(const fs::path& file) {
 
 // Symbol name -> bytes, from `nm -C --size-sort -S`; nullopt when nm cannot say.
 Result<std::optional<std::map<std::string, std::int64_t>>>
-symbol_sizes(Executor& executor, const fs::path& file, Seconds timeout) {
-  ExecRequest request;
+symbol_sizes(exec::Executor& executor, const fs::path& file, exec::Seconds timeout) {
+  exec::ExecRequest request;
   request.command = std::vector<std::string>{"nm", "-C", "--size-sort", "-S", file.string()};
   request.env["LC_ALL"] = "C";
   request.timeout = timeout;
@@ -168,8 +169,9 @@ void keep_largest(std::vector<EvidenceSizeChange>& changes, std::size_t limit) {
     changes.resize(limit);
 }
 
-Status binary_hints(const BuildCache& cache, const BuildRecord* parent, const BuildRecord* culprit,
-                    const HintSources& sources, EvidenceHints& hints) {
+Status binary_hints(const build::BuildCache& cache, const build::BuildRecord* parent,
+                    const build::BuildRecord* culprit, const HintSources& sources,
+                    EvidenceHints& hints) {
   if (parent == nullptr || culprit == nullptr || !parent->ok || !culprit->ok)
     return {};
   const auto before = list_artifacts(cache.artifact_dir(parent->artifact_id));
@@ -297,7 +299,7 @@ Result<EvidenceHints> culprit_hints(const git::Repository& repo, std::string_vie
   if (sources.cache == nullptr)
     return hints;
   const auto lookup = [&](const std::string& key, std::string_view whose) {
-    std::optional<BuildRecord> record;
+    std::optional<build::BuildRecord> record;
     if (!key.empty())
       record = sources.cache->lookup(key);
     if (!record && !key.empty())
@@ -312,8 +314,8 @@ Result<EvidenceHints> culprit_hints(const git::Repository& repo, std::string_vie
   return hints;
 }
 
-Status describe_culprits(Evidence& evidence, const git::Repository& repo, const BuildCache* cache,
-                         Executor* executor) {
+Status describe_culprits(Evidence& evidence, const git::Repository& repo,
+                         const build::BuildCache* cache, exec::Executor* executor) {
   if (!evidence.bisect)
     return {};
   const auto key_of = [&](const std::string& commit) {
@@ -353,4 +355,4 @@ Status describe_culprits(Evidence& evidence, const git::Repository& repo, const 
   return {};
 }
 
-} // namespace culprit
+} // namespace culprit::evidence

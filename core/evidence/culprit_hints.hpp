@@ -15,17 +15,17 @@
 #include "core/git/repository.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 
 struct HintSources {
-  const BuildCache* cache = nullptr; // null: no build facts
-  std::string culprit_build_key;     // empty: that build is unknown
+  const build::BuildCache* cache = nullptr; // null: no build facts
+  std::string culprit_build_key;            // empty: that build is unknown
   std::string parent_build_key;
   // Runs `nm -C --size-sort -S FILE` (an argument vector, no shell) on the artifacts that differ;
   // null: no symbol sizes. nm missing, failing or timing out, or a file that is not an object,
   // is skipped without a note.
-  Executor* executor = nullptr;
-  Seconds nm_timeout{20};
+  exec::Executor* executor = nullptr;
+  exec::Seconds nm_timeout{20};
   std::size_t max_files = 20;   // file rows kept in the diffstat and the artifact list
   std::size_t max_objects = 4;  // artifacts given to nm, the largest first
   std::size_t max_symbols = 12; // symbol rows kept
@@ -45,7 +45,7 @@ Result<EvidenceHints> culprit_hints(const git::Repository& repo, std::string_vie
 // Fills in each culprit of evidence.bisect from git and the build cache: parent, subject,
 // author, email, date (the author's, ISO 8601), the files it touched, their owners from the
 // CODEOWNERS file at the culprit commit, and the hints, with build keys from evidence.builds.
-Status describe_culprits(Evidence& evidence, const git::Repository& repo, const BuildCache* cache,
-                         Executor* executor);
+Status describe_culprits(Evidence& evidence, const git::Repository& repo,
+                         const build::BuildCache* cache, exec::Executor* executor);
 
-} // namespace culprit
+} // namespace culprit::evidence

@@ -6,11 +6,11 @@
 #include "core/util/fs.hpp"
 #include "core/util/json_text.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 namespace {
 
 using nlohmann::json;
-using namespace evidence_keys;
+using namespace keys;
 
 template <class T> json value_json(const T& value);
 
@@ -104,4 +104,4 @@ std::string EvidenceBisect::candidate_line(std::size_t i, std::size_t id_length)
              : id;
 }
 
-} // namespace culprit
+} // namespace culprit::evidence

@@ -16,7 +16,7 @@
 #include "core/recipe/recipe.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 
 inline constexpr std::string_view k_evidence_schema = "culprit.evidence/2";
 
@@ -25,9 +25,9 @@ struct EvidenceSettings {
   std::string run;
   std::string format;
   std::string metric;
-  double threshold = DecideOptions{}.threshold;
-  double confidence = DecideOptions{}.confidence;
-  std::uint64_t seed = DecideOptions{}.seed;
+  double threshold = recipe::DecideOptions{}.threshold;
+  double confidence = recipe::DecideOptions{}.confidence;
+  std::uint64_t seed = recipe::DecideOptions{}.seed;
   // A bisection's probe classification level and the share of a change its culprits must
   // explain before it stops warning; the time budget in seconds (none: unbounded). Absent from
   // evidence written before they were recorded.
@@ -419,4 +419,4 @@ Result<nlohmann::json> load_evidence_json(const std::filesystem::path& file);
 // Written atomically: readers see the old file or the whole new one.
 Status save_evidence(const Evidence& evidence, const std::filesystem::path& file);
 
-} // namespace culprit
+} // namespace culprit::evidence

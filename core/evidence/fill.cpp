@@ -9,7 +9,7 @@
 #include "stats/bootstrap.hpp"
 #include "stats/summary.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 namespace {
 
 // Of the interval on a measurement's median: it describes one side and decides nothing.
@@ -18,7 +18,7 @@ constexpr std::size_t k_summary_resamples = 2000;
 } // namespace
 
 Evidence evidence_header(const std::vector<std::string>& command, const git::Repository& repo,
-                         const Recipe& recipe, const store::Location& store) {
+                         const recipe::Recipe& recipe, const store::Location& store) {
   Evidence e;
   e.tool_version = k_version;
   e.command.reserve(command.size());
@@ -59,7 +59,7 @@ Evidence evidence_header(const std::vector<std::string>& command, const git::Rep
   return e;
 }
 
-EvidenceBuild build_entry(const BuildResult& build) {
+EvidenceBuild build_entry(const build::BuildResult& build) {
   return {build.commit,
           build.key,
           build.ok(),
@@ -75,7 +75,7 @@ EvidenceInterference interference_entry(const stats::Interference& diagnosis) {
   i.one_sided = diagnosis.one_sided;
   i.skewness = diagnosis.skewness;
   i.spread = diagnosis.spread;
-  i.summary = describe_interference(diagnosis);
+  i.summary = measure::describe_interference(diagnosis);
   if (const auto& states = diagnosis.states)
     i.states = EvidenceSpeedStates{states->fast, states->slow, states->slow_share,
                                    states->separation, states->slow_stretch};
@@ -84,9 +84,11 @@ EvidenceInterference interference_entry(const stats::Interference& diagnosis) {
   return i;
 }
 
-Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& subject,
-                                              const SelectedCase& selected, std::size_t first_n,
-                                              double confidence, std::uint64_t seed) {
+Result<EvidenceMeasurement> measurement_entry(measure::Sampler& sampler,
+                                              const measure::Subject& subject,
+                                              const measure::SelectedCase& selected,
+                                              std::size_t first_n, double confidence,
+                                              std::uint64_t seed) {
   EvidenceMeasurement m;
   m.commit = subject.commit;
   m.case_name = selected.key.case_name;
@@ -117,28 +119,30 @@ Result<EvidenceMeasurement> measurement_entry(Sampler& sampler, const Subject& s
     m.summary.ci = {pooled.front(), pooled.front()};
     return m;
   }
-  CULPRIT_TRY_ASSIGN(const auto summary, from_stats(stats::summarize(pooled), m.case_name));
+  CULPRIT_TRY_ASSIGN(const auto summary,
+                     measure::from_stats(stats::summarize(pooled), m.case_name));
   m.summary.median = summary.median;
   m.summary.mean = summary.mean;
   m.summary.min = summary.min;
   m.summary.ci = {summary.median, summary.median};
-  if (auto diagnosis = diagnose(m.runs, selected.direction))
+  if (auto diagnosis = measure::diagnose(m.runs, selected.direction))
     m.interference = interference_entry(*diagnosis);
   if (auto outliers = stats::classify_outliers(pooled))
     m.summary.outliers = static_cast<int>(outliers->mild.size() + outliers->severe.size());
   if (run_medians.size() >= 2) {
     if (auto spread = stats::summarize(run_medians); spread && spread->coefficient_of_variation)
       m.summary.cv = *spread->coefficient_of_variation;
-    if (auto interval =
-            stats::level_interval(m.runs, stats::Statistic::median,
-                                  level_interval_options(confidence, seed, k_summary_resamples)))
+    if (auto interval = stats::level_interval(
+            m.runs, stats::Statistic::median,
+            measure::level_interval_options(confidence, seed, k_summary_resamples)))
       m.summary.ci = {interval->lower, interval->upper};
   }
   return m;
 }
 
-EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
-                                    const CaseVerdict& verdict, const std::string& setting) {
+EvidenceComparison comparison_entry(const measure::Subject& base, const measure::Subject& head,
+                                    const measure::CaseVerdict& verdict,
+                                    const std::string& setting) {
   EvidenceComparison c;
   c.base = base.commit;
   c.head = head.commit;
@@ -173,14 +177,15 @@ EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
     }
   }
   if (const auto& s = verdict.selection) {
-    c.slow_runs = EvidenceSlowRuns{.share = s->slow_share(),
-                                   .runs = static_cast<int>(s->runs),
-                                   .compared = static_cast<int>(s->kept.size()),
-                                   .fast = static_cast<int>(s->fast_blocks),
-                                   .slow = static_cast<int>(s->slow_blocks),
-                                   .mixed = static_cast<int>(s->mixed_blocks),
-                                   .slow_used = s->slow_blocks_used,
-                                   .summary = describe_slow_runs(*s, verdict.one_sample_runs)};
+    c.slow_runs =
+        EvidenceSlowRuns{.share = s->slow_share(),
+                         .runs = static_cast<int>(s->runs),
+                         .compared = static_cast<int>(s->kept.size()),
+                         .fast = static_cast<int>(s->fast_blocks),
+                         .slow = static_cast<int>(s->slow_blocks),
+                         .mixed = static_cast<int>(s->mixed_blocks),
+                         .slow_used = s->slow_blocks_used,
+                         .summary = measure::describe_slow_runs(*s, verdict.one_sample_runs)};
   }
   if (verdict.tail) {
     const auto& t = verdict.tail->comparison;
@@ -193,7 +198,7 @@ EvidenceComparison comparison_entry(const Subject& base, const Subject& head,
   return c;
 }
 
-std::string verdict_status(const CompareOutcome& outcome) {
+std::string verdict_status(const measure::CompareOutcome& outcome) {
   bool slower = false;
   bool faster = false;
   bool inconclusive = false;
@@ -211,9 +216,10 @@ std::string verdict_status(const CompareOutcome& outcome) {
   return "no_change";
 }
 
-Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
-                            const BisectOutcome& outcome, std::span<Sampler* const> lanes,
-                            double confidence, std::uint64_t seed, Sampler* timer) {
+Status fill_bisect_evidence(Evidence& evidence, const bisect::BisectRange& range,
+                            const bisect::BisectOutcome& outcome,
+                            std::span<measure::Sampler* const> lanes, double confidence,
+                            std::uint64_t seed, measure::Sampler* timer) {
   for (const auto& [commit, build] : outcome.builds)
     evidence.builds.push_back(build_entry(build));
   // A bisection interrupted early may not have built its ends yet.
@@ -224,13 +230,13 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
       evidence.comparisons.push_back(
           comparison_entry(good->second, bad->second, verdict, evidence.settings.statistic));
   // Every measured commit, for every case bisected (or confirmed, when nothing was).
-  std::vector<SelectedCase> cases = outcome.cases;
+  std::vector<measure::SelectedCase> cases = outcome.cases;
   if (cases.empty())
     for (const auto& verdict : outcome.confirmation.cases)
       cases.push_back(verdict.selected);
-  std::vector<Sampler*> devices;
+  std::vector<measure::Sampler*> devices;
   for (auto* lane : lanes) {
-    if (std::ranges::none_of(devices, [&](const Sampler* seen) {
+    if (std::ranges::none_of(devices, [&](const measure::Sampler* seen) {
           return seen->options().host_id == lane->options().host_id;
         }))
       devices.push_back(lane);
@@ -326,4 +332,4 @@ Status fill_bisect_evidence(Evidence& evidence, const BisectRange& range,
   return {};
 }
 
-} // namespace culprit
+} // namespace culprit::evidence

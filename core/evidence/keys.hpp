@@ -10,7 +10,7 @@
 
 #include "core/evidence/evidence.hpp"
 
-namespace culprit::evidence_keys {
+namespace culprit::evidence::keys {
 
 enum class Presence {
   required, // always written; a document without it is refused
@@ -377,4 +377,4 @@ template <class T> struct is_optional<std::optional<T>> : std::true_type {};
 template <class T> struct is_object_list : std::false_type {};
 template <Object T, class A> struct is_object_list<std::vector<T, A>> : std::true_type {};
 
-} // namespace culprit::evidence_keys
+} // namespace culprit::evidence::keys

@@ -13,11 +13,11 @@
 #include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 namespace {
 
 using nlohmann::json;
-using namespace evidence_keys;
+using namespace keys;
 
 std::string key_path(std::string_view parent, std::string_view key) {
   return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
@@ -194,4 +194,4 @@ Result<Evidence> load_evidence(const std::filesystem::path& file) {
   return evidence_from_json(doc);
 }
 
-} // namespace culprit
+} // namespace culprit::evidence

@@ -9,7 +9,7 @@
 #include "core/recipe/work_expression.hpp"
 #include "core/roofline/roofline.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 namespace {
 
 // The value of one [roofline.cases] expression for a case, or an error that says which.
@@ -18,7 +18,7 @@ Result<std::optional<double>> evaluate(const std::string& text, const std::strin
                                        const std::map<std::string, std::string>& axes) {
   if (text.empty())
     return std::nullopt;
-  auto expression = WorkExpression::parse(text);
+  auto expression = recipe::WorkExpression::parse(text);
   if (expression) {
     auto value = expression->evaluate(axes);
     if (value)
@@ -50,11 +50,11 @@ std::map<std::string, std::string> axes_in_name(const std::string& case_name) {
 }
 
 CaseWork work_of(const std::string& case_name, const std::optional<parsers::CaseInfo>& info,
-                 const RooflineRecipe& recipe) {
+                 const recipe::RooflineRecipe& recipe) {
   CaseWork work;
   const auto axes = info && !info->axes.empty() ? info->axes : axes_in_name(case_name);
-  const auto rule = std::ranges::find_if(recipe.cases, [&](const RooflineCaseWork& entry) {
-    return case_matches(case_name, {entry.glob});
+  const auto rule = std::ranges::find_if(recipe.cases, [&](const recipe::RooflineCaseWork& entry) {
+    return measure::case_matches(case_name, {entry.glob});
   });
   if (rule != recipe.cases.end()) {
     auto flops = evaluate(rule->flops, rule->glob, "flops", axes);
@@ -160,4 +160,4 @@ Status fill_roofline(Evidence& evidence, RooflineInputs& inputs) {
   return {};
 }
 
-} // namespace culprit
+} // namespace culprit::evidence

@@ -15,7 +15,7 @@
 #include "core/store/store.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 
 // The work of one call of a case: FLOPs and bytes, and where they come from; or why none.
 struct CaseWork {
@@ -29,7 +29,7 @@ struct CaseWork {
 // gave, else the name's "key=value" parts), else from the output. A case with FLOPs but no bytes,
 // or with neither, has a reason and no work.
 CaseWork work_of(const std::string& case_name, const std::optional<parsers::CaseInfo>& info,
-                 const RooflineRecipe& recipe);
+                 const recipe::RooflineRecipe& recipe);
 
 // "M=128,N=256" parts of a case name ("sgemm/M=128,N=256", "copy/T=F32/N=2^20") as axes.
 std::map<std::string, std::string> axes_in_name(const std::string& case_name);
@@ -38,7 +38,7 @@ struct RooflineInputs {
   store::Store& store;
   std::string recipe_hash; // of the runs
   std::string host_id;     // where the runs were made, unless a measurement names its own
-  const RooflineRecipe& recipe;
+  const recipe::RooflineRecipe& recipe;
   roofline::PeakResolver& peaks;
 };
 
@@ -46,4 +46,4 @@ struct RooflineInputs {
 // when some case has work, so a benchmark without work never costs a CPU measurement.
 Status fill_roofline(Evidence& evidence, RooflineInputs& inputs);
 
-} // namespace culprit
+} // namespace culprit::evidence

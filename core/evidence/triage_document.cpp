@@ -7,7 +7,7 @@
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 namespace {
 
 using nlohmann::json;
@@ -72,9 +72,9 @@ regression_record_ids(history::Ledger& ledger, const history::TriageOutcome& out
 }
 
 Result<TriageDocument> triage_document(Evidence header, const history::TriageOutcome& outcome,
-                                       const git::Repository& repo, const BuildCache* cache,
-                                       Executor* executor, Sampler& sampler, double confidence,
-                                       std::uint64_t seed,
+                                       const git::Repository& repo, const build::BuildCache* cache,
+                                       exec::Executor* executor, measure::Sampler& sampler,
+                                       double confidence, std::uint64_t seed,
                                        const std::map<std::string, std::string>& record_ids) {
   Evidence evidence = std::move(header);
   evidence.kind = "triage";
@@ -84,10 +84,10 @@ Result<TriageDocument> triage_document(Evidence header, const history::TriageOut
   std::set<std::string> built;
   for (std::size_t g = 0; g < outcome.groups.size(); ++g) {
     const auto& group = outcome.groups[g];
-    if (group.bisect.status == BisectStatus::not_run)
+    if (group.bisect.status == bisect::BisectStatus::not_run)
       continue; // the bisection failed; its change points say why
     Evidence part;
-    Sampler* const lanes[] = {&sampler};
+    measure::Sampler* const lanes[] = {&sampler};
     CULPRIT_TRY(fill_bisect_evidence(part, group.range, group.bisect, lanes, confidence, seed));
     CULPRIT_TRY(describe_culprits(part, repo, cache, executor));
     for (auto& build : part.builds)
@@ -172,7 +172,7 @@ std::vector<history::RegressionCase> regression_cases(const EvidenceCulprit& cul
                                                       const history::Finding& finding) {
   std::vector<history::RegressionCase> cases;
   for (const auto& c : culprit.cases)
-    if (std::ranges::any_of(finding.culprits, [&](const FoundCulprit& moved) {
+    if (std::ranges::any_of(finding.culprits, [&](const bisect::FoundCulprit& moved) {
           return moved.selected.key.case_name == c.name;
         }))
       cases.push_back({c.name, c.metric, c.ratio, c.ci, c.share});
@@ -194,7 +194,7 @@ const history::ChangePoint* first_change(const history::TriageOutcome& outcome,
 history::RegressionState unbisected_state(const history::TriageOutcome& outcome,
                                           const history::TriageGroup& group) {
   const bool confirmed = std::ranges::any_of(group.changes, [&](std::size_t c) {
-    return std::ranges::any_of(group.bisect.cases, [&](const SelectedCase& selected) {
+    return std::ranges::any_of(group.bisect.cases, [&](const measure::SelectedCase& selected) {
       return selected.key.case_name == outcome.changes[c].change.case_name;
     });
   });
@@ -377,4 +377,4 @@ void add_regressions(TriageDocument& document, const RegressionUpdate& update) {
                                   {"went_away", closed(update.went_away, false)}};
 }
 
-} // namespace culprit
+} // namespace culprit::evidence

@@ -28,7 +28,7 @@
 #include "core/measure/sampler.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::evidence {
 
 struct TriageDocument {
   Evidence evidence;   // the part every evidence reader and report format understands
@@ -47,9 +47,9 @@ regression_record_ids(history::Ledger& ledger, const history::TriageOutcome& out
 // remain, no_change otherwise). Each regression culprit names its record: `record_ids`
 // (regression_record_ids), or regression_id of host and culprit where it holds none.
 Result<TriageDocument> triage_document(Evidence header, const history::TriageOutcome& outcome,
-                                       const git::Repository& repo, const BuildCache* cache,
-                                       Executor* executor, Sampler& sampler, double confidence,
-                                       std::uint64_t seed,
+                                       const git::Repository& repo, const build::BuildCache* cache,
+                                       exec::Executor* executor, measure::Sampler& sampler,
+                                       double confidence, std::uint64_t seed,
                                        const std::map<std::string, std::string>& record_ids = {});
 
 // What a triage did to the regressions the ledger keeps (core/history/regressions.hpp).
@@ -82,4 +82,4 @@ Result<RegressionUpdate> update_regressions(
 // Adds what `update` did to the regression records to the document's JSON, as "regressions".
 void add_regressions(TriageDocument& document, const RegressionUpdate& update);
 
-} // namespace culprit
+} // namespace culprit::evidence

@@ -6,7 +6,7 @@
 
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 namespace {
 
 using nlohmann::json;
@@ -230,4 +230,4 @@ Result<BatchReadback> read_batch_results(const std::filesystem::path& dir, std::
   return back;
 }
 
-} // namespace culprit
+} // namespace culprit::exec

@@ -26,7 +26,7 @@
 #include "core/exec/executor.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 
 inline constexpr std::string_view k_batch_schema = "culprit.batch/1";
 
@@ -75,4 +75,4 @@ Result<BatchReadback> read_batch_results(const std::filesystem::path& dir, std::
 // Worker side.
 Result<std::vector<ExecRequest>> read_batch(const std::filesystem::path& dir);
 
-} // namespace culprit
+} // namespace culprit::exec

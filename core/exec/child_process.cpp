@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-namespace culprit {
+namespace culprit::exec {
 namespace {
 
 // glibc 2.36's <sys/pidfd.h> lacks extern "C", so its wrapper cannot be called from C++.
@@ -58,4 +58,4 @@ ChildExit ChildProcess::reap() {
   return exit;
 }
 
-} // namespace culprit
+} // namespace culprit::exec

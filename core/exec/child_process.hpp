@@ -8,7 +8,7 @@
 
 #include "core/exec/unique_fd.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 
 struct ChildExit {
   int status = 0; // as waitpid() reports it
@@ -45,4 +45,4 @@ private:
   bool m_reaped = false;
 };
 
-} // namespace culprit
+} // namespace culprit::exec

@@ -9,7 +9,7 @@
 
 #include "core/util/escape.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 namespace {
 
 std::string base_name(std::string_view path) {
@@ -90,4 +90,4 @@ std::vector<Result<ExecResult>> Executor::run_together(std::span<const ExecReque
   return results;
 }
 
-} // namespace culprit
+} // namespace culprit::exec

@@ -17,7 +17,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 
 using Seconds = std::chrono::duration<double>;
 
@@ -128,4 +128,4 @@ public:
   [[nodiscard]] virtual std::string_view name() const = 0;
 };
 
-} // namespace culprit
+} // namespace culprit::exec

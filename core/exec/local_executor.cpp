@@ -17,7 +17,7 @@
 #include "core/exec/unique_fd.hpp"
 #include "core/util/interrupt.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -256,4 +256,4 @@ Result<ExecResult> LocalExecutor::run(const ExecRequest& request) {
   return result;
 }
 
-} // namespace culprit
+} // namespace culprit::exec

@@ -26,7 +26,7 @@
 
 #include "core/exec/executor.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 
 class LocalExecutor final : public Executor {
 public:
@@ -53,4 +53,4 @@ private:
   BatchDevice m_device;
 };
 
-} // namespace culprit
+} // namespace culprit::exec

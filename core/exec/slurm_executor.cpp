@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace culprit {
+namespace culprit::exec {
 namespace {
 
 // The last line of a command's stderr that says something, without Slurm's "salloc: error: ".
@@ -234,4 +234,4 @@ std::vector<Result<ExecResult>> SlurmExecutor::run_batch(std::span<const ExecReq
                                       m_options.max_attempts, last_failure)});
 }
 
-} // namespace culprit
+} // namespace culprit::exec

@@ -34,7 +34,7 @@
 #include "core/exec/executor.hpp"
 #include "core/exec/local_executor.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 
 struct SlurmOptions {
   std::vector<std::string> alloc_args; // sbatch_args: given to salloc
@@ -105,4 +105,4 @@ private:
   int m_retries = 0;
 };
 
-} // namespace culprit
+} // namespace culprit::exec

@@ -19,7 +19,7 @@
 
 extern char** environ; // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
 
-namespace culprit {
+namespace culprit::exec {
 namespace {
 
 std::string errno_text(int error) {
@@ -250,4 +250,4 @@ Result<ChildProcess> spawn_child(const LaunchPlan& plan, const ExecRequest& requ
   return ChildProcess(pid);
 }
 
-} // namespace culprit
+} // namespace culprit::exec

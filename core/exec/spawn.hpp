@@ -11,7 +11,7 @@
 #include "core/exec/executor.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 
 struct LaunchPlan {
   std::string program;              // the path handed to execve
@@ -52,4 +52,4 @@ Result<LaunchPlan> plan_launch(const ExecRequest& request);
 Result<ChildProcess> spawn_child(const LaunchPlan& plan, const ExecRequest& request, int out_fd,
                                  int err_fd);
 
-} // namespace culprit
+} // namespace culprit::exec

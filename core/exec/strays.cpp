@@ -18,7 +18,7 @@
 
 #include "core/exec/unique_fd.hpp"
 
-namespace culprit {
+namespace culprit::exec {
 namespace {
 
 constexpr int k_kill_passes = 5;
@@ -156,4 +156,4 @@ void signal_each(const std::vector<pid_t>& pids, int signal_number) {
     ::kill(pid, signal_number);
 }
 
-} // namespace culprit
+} // namespace culprit::exec

@@ -12,7 +12,7 @@
 
 #include <sys/types.h>
 
-namespace culprit {
+namespace culprit::exec {
 
 inline constexpr std::string_view k_run_token_variable = "CULPRIT_RUN_TOKEN";
 
@@ -36,4 +36,4 @@ std::vector<pid_t> descendants_of(pid_t root);
 // Sends `signal_number` to each of `pids`; one already gone is fine.
 void signal_each(const std::vector<pid_t>& pids, int signal_number);
 
-} // namespace culprit
+} // namespace culprit::exec

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-namespace culprit {
+namespace culprit::exec {
 
 class UniqueFd {
 public:
@@ -33,4 +33,4 @@ private:
   int m_fd = -1;
 };
 
-} // namespace culprit
+} // namespace culprit::exec

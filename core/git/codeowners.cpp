@@ -7,7 +7,7 @@
 
 #include "core/git/repository.hpp"
 
-namespace culprit {
+namespace culprit::git {
 namespace {
 
 // Splits a line at whitespace that is not escaped with a backslash; escapes stay in the tokens.
@@ -278,7 +278,7 @@ std::vector<std::string> Codeowners::owners_of(const std::vector<std::string>& p
   return owners;
 }
 
-Result<std::optional<CodeownersFile>> find_codeowners(const git::Repository& repo,
+Result<std::optional<CodeownersFile>> find_codeowners(const Repository& repo,
                                                       std::string_view commit) {
   for (const auto path : k_codeowners_paths) {
     auto text = repo.read_file_at(commit, path);
@@ -297,4 +297,4 @@ Result<std::optional<CodeownersFile>> find_codeowners(const git::Repository& rep
   return std::optional<CodeownersFile>();
 }
 
-} // namespace culprit
+} // namespace culprit::git

@@ -28,11 +28,9 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::git {
 
-namespace git {
 class Repository;
-}
 
 enum class CodeownersDialect { github, gitlab };
 
@@ -89,7 +87,7 @@ struct CodeownersFile {
 // The CODEOWNERS file in the tree of `commit`, read with git (never from the working tree), or
 // nullopt when there is none. A file in .gitlab/, or one with section headers, is read the
 // GitLab way; others the GitHub way.
-Result<std::optional<CodeownersFile>> find_codeowners(const git::Repository& repo,
+Result<std::optional<CodeownersFile>> find_codeowners(const Repository& repo,
                                                       std::string_view commit);
 
-} // namespace culprit
+} // namespace culprit::git

@@ -7,7 +7,7 @@
 
 #include "core/git/library.hpp"
 
-namespace culprit {
+namespace culprit::git {
 namespace {
 
 std::string oid_hex(const git_oid& oid) {
@@ -41,4 +41,4 @@ Hasher& Hasher::add(std::string_view part) {
   return *this;
 }
 
-} // namespace culprit
+} // namespace culprit::git

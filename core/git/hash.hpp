@@ -8,7 +8,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::git {
 
 // 40 lowercase hex digits.
 std::string hash_bytes(std::string_view bytes);
@@ -25,4 +25,4 @@ private:
   std::string m_buffer;
 };
 
-} // namespace culprit
+} // namespace culprit::git

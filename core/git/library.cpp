@@ -2,7 +2,7 @@
 
 #include <git2.h>
 
-namespace culprit {
+namespace culprit::git {
 namespace {
 
 struct Holder {
@@ -19,4 +19,4 @@ void GitLibrary::ensure() {
   (void)holder;
 }
 
-} // namespace culprit
+} // namespace culprit::git

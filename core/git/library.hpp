@@ -1,7 +1,7 @@
 #pragma once
 // libgit2 must be initialised once per process before any other call, and shut down at the end.
 
-namespace culprit {
+namespace culprit::git {
 
 class GitLibrary {
 public:
@@ -9,4 +9,4 @@ public:
   static void ensure();
 };
 
-} // namespace culprit
+} // namespace culprit::git

@@ -288,8 +288,8 @@ Result<std::vector<ChangePoint>> find_change_points(const Series& series,
     e_divisive.min_segment = options.min_segment;
     e_divisive.seed = options.seed;
     e_divisive.threads = options.threads;
-    CULPRIT_TRY_ASSIGN(auto found, from_stats(stats::e_divisive(logs, e_divisive),
-                                              fmt::format("case {}", series.case_name)));
+    CULPRIT_TRY_ASSIGN(auto found, measure::from_stats(stats::e_divisive(logs, e_divisive),
+                                                       fmt::format("case {}", series.case_name)));
     for (const auto& point : found) {
       indices.push_back(point.index);
       p_values.push_back(point.p_value);

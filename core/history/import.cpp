@@ -14,7 +14,7 @@ Result<std::string> read_text(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec))
     return usage_error("cannot read {}; check the path", file.string());
-  auto text = read_file(file, k_default_output_limit);
+  auto text = read_file(file, exec::k_default_output_limit);
   if (!text)
     return fail(ExitCode::usage, text.error().message);
   return text;
@@ -60,7 +60,7 @@ Result<ImportOutcome> import_results(store::Store& store, Ledger& ledger,
   }
   outcome.cases = cases.size();
 
-  const auto content_hash = hash_bytes(text);
+  const auto content_hash = git::hash_bytes(text);
   const auto& host_id = request.host.host_id;
   CULPRIT_TRY_ASSIGN(outcome.already_imported,
                      ledger.was_imported(request.commit, host_id, content_hash));

@@ -171,8 +171,8 @@ CREATE TABLE regression_events (
 CREATE INDEX regression_events_by_regression ON regression_events (regression);
 )sql";
 
-Status prepare(sql::Database& db) {
-  if (db.dialect() == sql::Dialect::postgres)
+Status prepare(store::sql::Database& db) {
+  if (db.dialect() == store::sql::Dialect::postgres)
     return store::prepare_postgres_component(db, {.name = "ledger",
                                                   .description = "history ledger",
                                                   .version = k_ledger_version,
@@ -192,7 +192,7 @@ Status prepare(sql::Database& db) {
     CULPRIT_TRY_ASSIGN(auto journal, db.prepare("PRAGMA journal_mode = WAL"));
     CULPRIT_TRY(journal.step());
   }
-  CULPRIT_TRY_ASSIGN(auto transaction, sql::Transaction::begin(db));
+  CULPRIT_TRY_ASSIGN(auto transaction, store::sql::Transaction::begin(db));
   CULPRIT_TRY(db.execute(k_schema));
   // Version 4 and older kept no range: their regressions all have a culprit.
   if (version != 0 && version < 5) {
@@ -224,7 +224,7 @@ Result<Ledger> Ledger::open(const std::filesystem::path& file) {
                          "permissions or choose another --cache-dir",
                          file.parent_path().string(), error.message());
   }
-  CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_sqlite(file));
+  CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_sqlite(file));
   CULPRIT_TRY(prepare(db));
   return Ledger(std::move(db));
 }
@@ -236,7 +236,7 @@ Result<Ledger> Ledger::open_in(const std::filesystem::path& cache_dir) {
 Result<Ledger> Ledger::open_at(const store::Location& where) {
   if (!where.shared())
     return open_in(where.cache_dir);
-  CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_postgres(where.url));
+  CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_postgres(where.url));
   CULPRIT_TRY(prepare(db));
   return Ledger(std::move(db));
 }

@@ -125,11 +125,11 @@ public:
 
   [[nodiscard]] const std::filesystem::path& file() const { return m_db.file(); }
   // The connection, for what reads or writes whole tables (culprit store copy).
-  [[nodiscard]] sql::Database& database() { return m_db; }
+  [[nodiscard]] store::sql::Database& database() { return m_db; }
 
 private:
-  explicit Ledger(sql::Database db) : m_db(std::move(db)) {}
-  sql::Database m_db;
+  explicit Ledger(store::sql::Database db) : m_db(std::move(db)) {}
+  store::sql::Database m_db;
 };
 
 // The recipe hash under which imported runs are stored: they were made by someone else's

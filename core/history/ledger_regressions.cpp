@@ -67,7 +67,7 @@ constexpr std::string_view k_regression_columns =
     "id, host_id, culprit, subject, author, state, cases, owners, evidence, first_seen, "
     "last_seen, fixed_by, range_before, range_after";
 
-Regression regression_from(const sql::Statement& row) {
+Regression regression_from(const store::sql::Statement& row) {
   Regression r;
   r.id = row.column_text(0);
   r.host_id = row.column_text(1);
@@ -86,7 +86,7 @@ Regression regression_from(const sql::Statement& row) {
   return r;
 }
 
-Status insert_event(sql::Database& db, std::string_view id, const RegressionEvent& event) {
+Status insert_event(store::sql::Database& db, std::string_view id, const RegressionEvent& event) {
   CULPRIT_TRY_ASSIGN(auto statement,
                      db.prepare("INSERT INTO regression_events (regression, at, state, who, note, "
                                 "commit_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
@@ -121,8 +121,8 @@ bool triage_moves(RegressionState held, RegressionState found) {
 } // namespace
 
 Result<bool> Ledger::record_regression(const Regression& found, std::string_view who) {
-  CULPRIT_TRY_ASSIGN(auto transaction,
-                     sql::Transaction::begin(m_db, sql::Transaction::Kind::serialized));
+  CULPRIT_TRY_ASSIGN(auto transaction, store::sql::Transaction::begin(
+                                           m_db, store::sql::Transaction::Kind::serialized));
   CULPRIT_TRY_ASSIGN(auto held, regression(found.id));
   const auto now = store::to_micros(found.last_seen);
   if (held) {
@@ -258,8 +258,8 @@ Result<std::optional<Regression>> Ledger::regression(std::string_view id) {
 }
 
 Status Ledger::transition(std::string_view id, RegressionState from, const RegressionEvent& event) {
-  CULPRIT_TRY_ASSIGN(auto transaction,
-                     sql::Transaction::begin(m_db, sql::Transaction::Kind::serialized));
+  CULPRIT_TRY_ASSIGN(auto transaction, store::sql::Transaction::begin(
+                                           m_db, store::sql::Transaction::Kind::serialized));
   CULPRIT_TRY_ASSIGN(auto update,
                      m_db.prepare("UPDATE regressions SET state = ?3, fixed_by = ?4 WHERE id = "
                                   "?1 AND state = ?2"));

@@ -39,14 +39,14 @@ bool same_case(const RegressionCase& slowed, std::string_view case_name, std::st
 }
 
 std::string regression_id(std::string_view host_id, std::string_view culprit) {
-  Hasher hasher;
+  git::Hasher hasher;
   hasher.add("regression").add(host_id).add(culprit);
   return "R" + hasher.hex().substr(0, 7);
 }
 
 std::string range_regression_id(std::string_view host_id, std::string_view before,
                                 std::string_view after) {
-  Hasher hasher;
+  git::Hasher hasher;
   hasher.add("regression-range").add(host_id).add(before).add(after);
   return "R" + hasher.hex().substr(0, 7);
 }

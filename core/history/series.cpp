@@ -211,7 +211,7 @@ Result<SeriesPoint> summarize_point(const Group& group, const Observation& home,
   point.ci = {point.median, point.median};
   if (home.runs.size() >= 2) {
     const auto bootstrap =
-        level_interval_options(options.confidence, options.seed, options.resamples, 1);
+        measure::level_interval_options(options.confidence, options.seed, options.resamples, 1);
     if (auto interval = stats::level_interval(home.runs, stats::Statistic::median, bootstrap))
       point.ci = {interval->lower / factor, interval->upper / factor};
   }
@@ -339,8 +339,8 @@ struct Preloaded {
   }
 
   // The runs of a case of the batch at a point in a session, taken out (each is read once).
-  [[nodiscard]] bool holds(const CaseKey& key) const { return cases.holds(key.case_name); }
-  store::CaseRuns take(std::size_t group, std::size_t mark, const CaseKey& key) {
+  [[nodiscard]] bool holds(const measure::CaseKey& key) const { return cases.holds(key.case_name); }
+  store::CaseRuns take(std::size_t group, std::size_t mark, const measure::CaseKey& key) {
     auto& list = runs[group][mark];
     const auto it = std::ranges::lower_bound(
         list, std::tie(key.case_name, key.metric), {},
@@ -351,7 +351,7 @@ struct Preloaded {
   }
 };
 
-std::vector<CaseRange> batch_ranges(const std::vector<SelectedCase>& selected) {
+std::vector<CaseRange> batch_ranges(const std::vector<measure::SelectedCase>& selected) {
   std::vector<CaseRange> ranges;
   for (std::size_t c = 0; c < selected.size(); ++c) {
     const auto& name = selected[c].key.case_name;
@@ -379,7 +379,7 @@ struct SeriesBuilder {
   Preloaded* preloaded = nullptr;
 
   Result<std::pair<Series, PointReplicates>> build(store::Store& store,
-                                                   const SelectedCase& chosen) {
+                                                   const measure::SelectedCase& chosen) {
     Series series{.case_name = chosen.key.case_name,
                   .metric = chosen.key.metric,
                   .unit = chosen.unit,
@@ -597,7 +597,7 @@ Result<History> load_history(store::Store& store, const std::vector<TrackedPoint
                        "RANGE' or 'culprit import FILE --commit REV' first",
                        points.size());
   CULPRIT_TRY_ASSIGN(const auto selected,
-                     select_cases(available, options.case_globs, options.metric));
+                     measure::select_cases(available, options.case_globs, options.metric));
 
   const auto groups = group_points(points);
   const auto sessions = sessions_in_order(groups);

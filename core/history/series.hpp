@@ -112,10 +112,10 @@ struct ChangeOptions {
   std::size_t min_segment = 3;
   // The threshold (smaller steps are dropped), the level of the step's interval and the seed:
   // the recipe's [decide] settings.
-  double min_change = DecideOptions{}.threshold;
-  double confidence = DecideOptions{}.confidence;
+  double min_change = recipe::DecideOptions{}.threshold;
+  double confidence = recipe::DecideOptions{}.confidence;
   std::size_t resamples = 1000;
-  std::uint64_t seed = DecideOptions{}.seed;
+  std::uint64_t seed = recipe::DecideOptions{}.seed;
   unsigned threads = 0;
 };
 
@@ -133,12 +133,12 @@ struct HistoryOptions {
   std::string metric;                  // empty: each case's primary metric
   std::optional<std::string> host;     // only this host's points
   bool all_hosts = false;              // allow points of several hosts in one series
-  double confidence = DecideOptions{}.confidence;
-  std::uint64_t seed = DecideOptions{}.seed;
+  double confidence = recipe::DecideOptions{}.confidence;
+  std::uint64_t seed = recipe::DecideOptions{}.seed;
   std::size_t resamples = 1000; // of the bootstrap interval of each point
   ChangeOptions change;
   // The recipe's threshold, confidence and seed, for the points and the change points alike.
-  void decide_by(const DecideOptions& decide) {
+  void decide_by(const recipe::DecideOptions& decide) {
     confidence = change.confidence = decide.confidence;
     seed = change.seed = decide.seed;
     change.min_change = decide.threshold;

@@ -169,8 +169,8 @@ std::string placeholders(std::size_t count, std::size_t first = 1) {
 }
 
 // Binds column `from_column` of the source row to parameter `to_parameter`, as its kind.
-void bind_value(sql::Statement& to, int to_parameter, const sql::Statement& from, int from_column,
-                Kind kind) {
+void bind_value(store::sql::Statement& to, int to_parameter, const store::sql::Statement& from,
+                int from_column, Kind kind) {
   if (from.is_null(from_column)) {
     to.bind(to_parameter, std::nullopt);
     return;
@@ -209,7 +209,7 @@ Match match(const std::vector<Column>& columns, const std::vector<std::string_vi
 }
 
 // Binds the key's columns of the source row (its columns from `first_column` on).
-void bind_key(sql::Statement& exists, const Match& key, const sql::Statement& row,
+void bind_key(store::sql::Statement& exists, const Match& key, const store::sql::Statement& row,
               const std::vector<Column>& columns, int first_column) {
   exists.reset();
   int parameter = 0;
@@ -218,11 +218,12 @@ void bind_key(sql::Statement& exists, const Match& key, const sql::Statement& ro
 }
 
 // Copies a table whose rows are known by their key: one transaction for the table.
-Status copy_table(sql::Database& from, sql::Database& to, const Table& table, CopyCounts& counts) {
+Status copy_table(store::sql::Database& from, store::sql::Database& to, const Table& table,
+                  CopyCounts& counts) {
   const auto columns = names(table.columns);
   CULPRIT_TRY_ASSIGN(auto read, from.prepare(fmt::format("SELECT {} FROM {} ORDER BY {}", columns,
                                                          table.name, table.order)));
-  CULPRIT_TRY_ASSIGN(auto transaction, sql::Transaction::begin(to));
+  CULPRIT_TRY_ASSIGN(auto transaction, store::sql::Transaction::begin(to));
   const auto key = match(table.columns, table.key);
   CULPRIT_TRY_ASSIGN(
       auto exists, to.prepare(fmt::format("SELECT 1 FROM {} WHERE {}", table.name, key.condition)));
@@ -249,7 +250,7 @@ Status copy_table(sql::Database& from, sql::Database& to, const Table& table, Co
 }
 
 // The runs, in batches of options.batch a transaction, each with its samples.
-Status copy_runs(sql::Database& from, sql::Database& to, const CopyOptions& options,
+Status copy_runs(store::sql::Database& from, store::sql::Database& to, const CopyOptions& options,
                  CopyCounts& counts) {
   const auto& columns = run_columns();
   // A run is known by these (their positions in run_columns(), as parameters).
@@ -264,7 +265,7 @@ Status copy_runs(sql::Database& from, sql::Database& to, const CopyOptions& opti
                                               names(sample_columns()))));
   bool more = true;
   while (more) {
-    CULPRIT_TRY_ASSIGN(auto transaction, sql::Transaction::begin(to));
+    CULPRIT_TRY_ASSIGN(auto transaction, store::sql::Transaction::begin(to));
     CULPRIT_TRY_ASSIGN(auto exists,
                        to.prepare(fmt::format("SELECT 1 FROM runs WHERE {}", key.condition)));
     CULPRIT_TRY_ASSIGN(auto insert,

@@ -18,7 +18,7 @@
 namespace culprit::history {
 namespace {
 
-Subject subject_of(const BuildResult& build) {
+measure::Subject subject_of(const build::BuildResult& build) {
   return {build.commit, build.rev, build.key, build.artifact_id, build.artifact_dir};
 }
 
@@ -170,10 +170,11 @@ TrackPlan plan_track(const std::vector<RangeCommit>& selected,
   return plan;
 }
 
-Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
-                                   Sampler& sampler, Ledger& ledger, const TrackSettings& settings,
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits,
+                                   build::BuildProvider& builds, measure::Sampler& sampler,
+                                   Ledger& ledger, const TrackSettings& settings,
                                    const std::function<void(const TrackProgress&)>& progress) {
-  Sampler* const lanes[] = {&sampler};
+  measure::Sampler* const lanes[] = {&sampler};
   return track_commits(commits, builds, lanes, ledger, settings, progress);
 }
 
@@ -181,10 +182,11 @@ namespace {
 
 // Adds what one commit's samples say about interference to `noise`, case by case. A commit whose
 // cases cannot be selected (a glob that matches nothing here) adds nothing.
-Status diagnose_commit(Sampler& sampler, const Subject& subject, std::vector<TrackNoise>& noise) {
+Status diagnose_commit(measure::Sampler& sampler, const measure::Subject& subject,
+                       std::vector<TrackNoise>& noise) {
   CULPRIT_TRY_ASSIGN(const auto available, sampler.cases(subject));
   const auto& recipe = sampler.options().run;
-  const auto selected = select_cases(available, recipe.cases, recipe.metric);
+  const auto selected = measure::select_cases(available, recipe.cases, recipe.metric);
   if (!selected)
     return {};
   for (const auto& c : *selected) {
@@ -195,10 +197,10 @@ Status diagnose_commit(Sampler& sampler, const Subject& subject, std::vector<Tra
           noise.end(),
           TrackNoise{.case_name = c.key.case_name, .summary = {}, .affected = 0, .measured = 0});
     ++it->measured;
-    const auto diagnosis = diagnose(runs.samples, c.direction);
+    const auto diagnosis = measure::diagnose(runs.samples, c.direction);
     if (!diagnosis)
       continue;
-    const auto summary = describe_interference(*diagnosis);
+    const auto summary = measure::describe_interference(*diagnosis);
     if (summary.empty())
       continue;
     ++it->affected;
@@ -226,7 +228,7 @@ std::vector<std::vector<std::size_t>> lane_blocks(std::size_t commits, std::size
 
 namespace {
 
-int runs_made(std::span<Sampler* const> lanes) {
+int runs_made(std::span<measure::Sampler* const> lanes) {
   int runs = 0;
   for (auto* lane : lanes)
     runs += lane->runs_made();
@@ -237,8 +239,8 @@ int runs_made(std::span<Sampler* const> lanes) {
 // chunk (built, then measured on all lanes at once), and the ledger records each point.
 class Tracking {
 public:
-  Tracking(const TrackPlan& plan, BuildProvider& builds, std::span<Sampler* const> lanes,
-           Ledger& ledger, const TrackSettings& settings,
+  Tracking(const TrackPlan& plan, build::BuildProvider& builds,
+           std::span<measure::Sampler* const> lanes, Ledger& ledger, const TrackSettings& settings,
            const std::function<void(const TrackProgress&)>& progress)
       : m_commits(plan.commits), m_anchors(plan.anchors.begin(), plan.anchors.end()),
         m_builds(builds), m_lanes(lanes), m_ledger(ledger), m_settings(settings),
@@ -265,7 +267,7 @@ public:
 private:
   // The commits of a chunk that each lane measures: subjects[b][k] is commits[positions[b][k]].
   struct Chunk {
-    std::vector<std::vector<Subject>> subjects;
+    std::vector<std::vector<measure::Subject>> subjects;
     std::vector<std::vector<std::size_t>> positions;
   };
 
@@ -295,7 +297,7 @@ private:
 
   // Builds each commit the first time a lane meets it; the subjects of those that built.
   Result<Chunk> build(const std::vector<std::vector<std::size_t>>& chunk_of) {
-    Chunk chunk{.subjects = std::vector<std::vector<Subject>>(m_blocks.size()),
+    Chunk chunk{.subjects = std::vector<std::vector<measure::Subject>>(m_blocks.size()),
                 .positions = std::vector<std::vector<std::size_t>>(m_blocks.size())};
     for (std::size_t b = 0; b < m_blocks.size(); ++b) {
       chunk.subjects[b].reserve(chunk_of[b].size());
@@ -328,7 +330,7 @@ private:
   }
 
   Status measure(const Chunk& chunk) {
-    std::vector<LaneWants> wants(m_blocks.size());
+    std::vector<measure::LaneWants> wants(m_blocks.size());
     for (std::size_t b = 0; b < m_blocks.size(); ++b) {
       wants[b].sampler = m_lanes[b];
       // Commits whose artifacts are identical share their runs (the sampler counts by
@@ -338,7 +340,7 @@ private:
         if (asked.insert(subject.artifact_id).second)
           wants[b].wants.push_back({&subject, m_settings.runs});
     }
-    CULPRIT_TRY_ASSIGN(const bool finished, ensure_lanes(wants));
+    CULPRIT_TRY_ASSIGN(const bool finished, measure::ensure_lanes(wants));
     if (!finished)
       return fail(ExitCode::inconclusive,
                   fmt::format("inconclusive: the time budget ran out after {} of {} commits; "
@@ -405,8 +407,8 @@ private:
 
   const std::vector<RangeCommit>& m_commits;
   const std::set<std::string> m_anchors;
-  BuildProvider& m_builds;
-  std::span<Sampler* const> m_lanes;
+  build::BuildProvider& m_builds;
+  std::span<measure::Sampler* const> m_lanes;
   Ledger& m_ledger;
   const TrackSettings& m_settings;
   const std::function<void(const TrackProgress&)>& m_progress;
@@ -418,8 +420,9 @@ private:
 
 } // namespace
 
-Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& selected, BuildProvider& builds,
-                                   std::span<Sampler* const> lanes, Ledger& ledger,
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& selected,
+                                   build::BuildProvider& builds,
+                                   std::span<measure::Sampler* const> lanes, Ledger& ledger,
                                    const TrackSettings& settings,
                                    const std::function<void(const TrackProgress&)>& progress) {
   if (lanes.empty())

@@ -82,7 +82,7 @@ struct TrackNoise {
 
 struct TrackedCommit {
   std::string commit;
-  BuildResult build;
+  build::BuildResult build;
   bool measured = false;
   bool anchor = false;
 };
@@ -110,8 +110,9 @@ std::string new_session_label();
 
 // Measures `commits` (the selection) as planned by plan_track, on the first lane's host and recipe.
 // Errors: every build failed (infrastructure), runs that keep failing, an interrupt, the store.
-Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
-                                   Sampler& sampler, Ledger& ledger, const TrackSettings& settings,
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits,
+                                   build::BuildProvider& builds, measure::Sampler& sampler,
+                                   Ledger& ledger, const TrackSettings& settings,
                                    const std::function<void(const TrackProgress&)>& progress = {});
 
 // Over K lanes (--parallel K, one Slurm allocation each): the commits are split into K contiguous
@@ -120,8 +121,9 @@ Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, Buil
 // the ledger under each device that measured it: `culprit history` shows one device's stretch with
 // --host, or all with --all-hosts (where a fixed offset between devices can show at a block's
 // edge). The chunks of all lanes are built, then measured at once.
-Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits, BuildProvider& builds,
-                                   std::span<Sampler* const> lanes, Ledger& ledger,
+Result<TrackOutcome> track_commits(const std::vector<RangeCommit>& commits,
+                                   build::BuildProvider& builds,
+                                   std::span<measure::Sampler* const> lanes, Ledger& ledger,
                                    const TrackSettings& settings,
                                    const std::function<void(const TrackProgress&)>& progress = {});
 

@@ -16,8 +16,8 @@ using GroupKey = std::tuple<std::string, std::string, bool>; // before, after, i
 
 class Triage {
 public:
-  Triage(BuildProvider& builds, Sampler& sampler, CommitGraph& graph, Ledger& ledger,
-         const TriageSettings& settings)
+  Triage(build::BuildProvider& builds, measure::Sampler& sampler, CommitGraph& graph,
+         Ledger& ledger, const TriageSettings& settings)
       : m_builds(builds), m_sampler(sampler), m_graph(graph), m_ledger(ledger),
         m_settings(settings) {}
 
@@ -95,16 +95,16 @@ private:
 
   Status bisect(TriageGroup& group, std::size_t index,
                 const std::function<void(const TriageProgress&)>& progress) {
-    BisectSettings settings = m_settings.bisect;
+    bisect::BisectSettings settings = m_settings.bisect;
     settings.improvement = group.improvement;
     settings.compare.case_globs.clear();
     for (const auto c : group.changes)
       settings.compare.case_globs.push_back(m_outcome.changes[c].change.case_name);
-    auto outcome =
-        run_bisect(group.range, m_builds, m_sampler, settings, [&](const BisectProgress& step) {
-          if (progress)
-            progress({index, m_outcome.groups.size(), step});
-        });
+    auto outcome = run_bisect(group.range, m_builds, m_sampler, settings,
+                              [&](const bisect::BisectProgress& step) {
+                                if (progress)
+                                  progress({index, m_outcome.groups.size(), step});
+                              });
     if (!outcome) {
       // One change point whose ends do not build must not hide the others.
       if (outcome.error().code == ExitCode::interrupted)
@@ -128,8 +128,9 @@ private:
     for (const auto& culprit : outcome.culprits)
       if (culprit.selected.key.case_name == change.case_name)
         triaged.culprits.push_back(culprit.commit);
-    const bool confirmed = std::ranges::any_of(
-        outcome.cases, [&](const SelectedCase& c) { return c.key.case_name == change.case_name; });
+    const bool confirmed = std::ranges::any_of(outcome.cases, [&](const measure::SelectedCase& c) {
+      return c.key.case_name == change.case_name;
+    });
     if (!triaged.culprits.empty()) {
       triaged.status = TriageStatus::culprit_found;
     } else if (!confirmed) {
@@ -193,8 +194,8 @@ private:
     findings = std::move(sorted);
   }
 
-  BuildProvider& m_builds;
-  Sampler& m_sampler;
+  build::BuildProvider& m_builds;
+  measure::Sampler& m_sampler;
   CommitGraph& m_graph;
   Ledger& m_ledger;
   const TriageSettings& m_settings;
@@ -232,8 +233,9 @@ bool TriageOutcome::new_regressions() const {
   return std::ranges::any_of(findings, [](const Finding& f) { return f.regression; });
 }
 
-Result<TriageOutcome> run_triage(const History& history, BuildProvider& builds, Sampler& sampler,
-                                 CommitGraph& graph, Ledger& ledger, const TriageSettings& settings,
+Result<TriageOutcome> run_triage(const History& history, build::BuildProvider& builds,
+                                 measure::Sampler& sampler, CommitGraph& graph, Ledger& ledger,
+                                 const TriageSettings& settings,
                                  const std::function<void(const TriageProgress&)>& progress) {
   Triage triage(builds, sampler, graph, ledger, settings);
   return triage.run(history, progress);

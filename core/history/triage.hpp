@@ -47,10 +47,10 @@ public:
 };
 
 struct TriageSettings {
-  BisectSettings bisect;    // compare: threshold, confidence, runs, metric, seed
-  std::string host_id;      // whose handled change points count
-  bool improvements = true; // bisect improvements too
-  std::size_t margin = 1;   // measured commits added to the range on each side
+  bisect::BisectSettings bisect; // compare: threshold, confidence, runs, metric, seed
+  std::string host_id;           // whose handled change points count
+  bool improvements = true;      // bisect improvements too
+  std::size_t margin = 1;        // measured commits added to the range on each side
 };
 
 // What triage made of one change point: a culprit named; not confirmed by a comparison of the
@@ -75,10 +75,10 @@ struct TriageChange {
 
 // One bisection: the change points of one (widened) pair of commits in one direction.
 struct TriageGroup {
-  BisectRange range;
+  bisect::BisectRange range;
   bool improvement = false;
   std::vector<std::size_t> changes; // into TriageOutcome::changes
-  BisectOutcome bisect;
+  bisect::BisectOutcome bisect;
 };
 
 // One culprit commit with every case it changed.
@@ -86,7 +86,7 @@ struct Finding {
   std::string commit;
   bool regression = true;
   std::vector<std::size_t> groups; // the bisections that named it
-  std::vector<FoundCulprit> culprits;
+  std::vector<bisect::FoundCulprit> culprits;
 };
 
 struct TriageOutcome {
@@ -100,7 +100,7 @@ struct TriageOutcome {
 struct TriageProgress {
   std::size_t group = 0;
   std::size_t groups = 0;
-  BisectProgress bisect;
+  bisect::BisectProgress bisect;
 };
 
 // Whether the history no longer shows `regression`'s step, with no commit to credit: every case
@@ -113,8 +113,9 @@ struct TriageProgress {
 Result<bool> step_went_away(const Regression& regression, const History& history, double threshold,
                             const std::function<Result<bool>(const std::string&)>& at_or_after);
 
-Result<TriageOutcome> run_triage(const History& history, BuildProvider& builds, Sampler& sampler,
-                                 CommitGraph& graph, Ledger& ledger, const TriageSettings& settings,
+Result<TriageOutcome> run_triage(const History& history, build::BuildProvider& builds,
+                                 measure::Sampler& sampler, CommitGraph& graph, Ledger& ledger,
+                                 const TriageSettings& settings,
                                  const std::function<void(const TriageProgress&)>& progress = {});
 
 } // namespace culprit::history

@@ -44,7 +44,7 @@ nlohmann::json gpu_json(const GpuFacts& gpu) {
 } // namespace
 
 std::string host_id(const HostFingerprint& host) {
-  Hasher hasher;
+  git::Hasher hasher;
   hasher.add("culprit.host/1").add(host.hostname).add(host.kernel).add(host.cpu.model);
   hasher.add(std::to_string(host.cpu.logical_cores));
   hasher.add(host.cpu.physical_cores ? std::to_string(*host.cpu.physical_cores) : "");

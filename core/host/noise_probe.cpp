@@ -140,7 +140,7 @@ std::vector<std::string> noise_advice(const NoiseProfile& profile) {
     // Either way, only a difference that a verdict would feel: twice (or half again) as wide,
     // and by more than a quarter of the default threshold.
     const double gap = std::abs(d->spread_duet - d->spread_apart);
-    const bool felt = gap > DecideOptions{}.threshold / 4;
+    const bool felt = gap > recipe::DecideOptions{}.threshold / 4;
     if (felt && d->spread_duet < d->spread_apart * 0.5 && stats::fast_side_decides(i))
       advice.push_back(fmt::format("duets help here: two runs side by side on CPUs {} and {} "
                                    "differ by {:.2g}% where runs one after the other differ by "

@@ -10,9 +10,9 @@
 #include "core/measure/sampler.hpp"
 #include "core/util/interrupt.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
-Status Sampler::use_device(const BatchDevice& device) {
+Status Sampler::use_device(const exec::BatchDevice& device) {
   if (!m_recorded_hosts.contains(device.host_id)) {
     const auto now = store::now();
     CULPRIT_TRY(m_store.record_host({device.host_id, device.host_json, now, now}));
@@ -94,7 +94,8 @@ Result<std::optional<BatchPlan>> Sampler::plan_batch(const BlocksWanted& want) {
   return plan_rounds(rounds);
 }
 
-Status Sampler::import_batch(const BatchPlan& plan, std::vector<Result<ExecResult>> outcomes) {
+Status Sampler::import_batch(const BatchPlan& plan,
+                             std::vector<Result<exec::ExecResult>> outcomes) {
   // The device that ran the batch: the allocation may have changed under a retry.
   if (const auto ran_on = m_executor.batch_device())
     CULPRIT_TRY(use_device(*ran_on));
@@ -205,7 +206,7 @@ Result<bool> ensure_lanes(std::span<LaneWants> lanes) {
     }
     if (busy.empty())
       return true;
-    std::vector<std::vector<Result<ExecResult>>> outcomes(busy.size());
+    std::vector<std::vector<Result<exec::ExecResult>>> outcomes(busy.size());
     {
       std::vector<std::jthread> threads;
       threads.reserve(busy.size());
@@ -226,4 +227,4 @@ Result<bool> ensure_lanes(std::span<LaneWants> lanes) {
   return true;
 }
 
-} // namespace culprit
+} // namespace culprit::measure

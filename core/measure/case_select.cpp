@@ -7,7 +7,7 @@
 
 #include <fnmatch.h>
 
-namespace culprit {
+namespace culprit::measure {
 namespace {
 
 // gpu_time first: a CUDA program of the harness reports the kernels' time between CUDA events
@@ -84,4 +84,4 @@ Result<std::vector<SelectedCase>> select_cases(const std::vector<store::CaseMetr
   return selected;
 }
 
-} // namespace culprit
+} // namespace culprit::measure

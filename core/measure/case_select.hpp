@@ -12,7 +12,7 @@
 #include "core/store/records.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 struct SelectedCase {
   CaseKey key;
@@ -28,4 +28,4 @@ Result<std::vector<SelectedCase>> select_cases(const std::vector<store::CaseMetr
 
 bool case_matches(const std::string& case_name, const std::vector<std::string>& globs);
 
-} // namespace culprit
+} // namespace culprit::measure

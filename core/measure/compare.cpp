@@ -14,13 +14,13 @@
 #include "stats/sequential.hpp"
 #include "stats/signed_rank.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 StatisticSetting CompareSettings::statistic() const {
   return StatisticSetting::parse(decide.statistic).value_or(StatisticSetting{});
 }
 
-CompareSettings compare_settings_of(const Recipe& recipe) {
+CompareSettings compare_settings_of(const recipe::Recipe& recipe) {
   CompareSettings settings;
   settings.decide = recipe.decide;
   settings.case_globs = recipe.run.cases;
@@ -32,7 +32,7 @@ CompareSettings compare_settings_of(const Recipe& recipe) {
 CompareSettings timed_settings(CompareSettings counted) {
   if (is_count_metric(counted.metric))
     counted.metric.clear();
-  counted.decide.min_runs = std::max(counted.decide.min_runs, DecideOptions{}.min_runs);
+  counted.decide.min_runs = std::max(counted.decide.min_runs, recipe::DecideOptions{}.min_runs);
   counted.decide.max_runs = std::max(counted.decide.max_runs, counted.decide.min_runs);
   return counted;
 }
@@ -284,7 +284,7 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
                                           settings.decide.confidence)));
   const std::array<const Subject*, 2> group = {&base, &head};
   CompareOutcome outcome;
-  bool duet = settings.duet == DuetMode::on;
+  bool duet = settings.duet == recipe::DuetMode::on;
   if (duet)
     outcome.duet_reason = "asked for";
   std::vector<Pending> pending;
@@ -301,7 +301,7 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
         return std::unexpected(selected.error());
       }
       for (const auto& s : *selected) {
-        if (settings.duet == DuetMode::on && is_gpu_metric(s.key.metric))
+        if (settings.duet == recipe::DuetMode::on && is_gpu_metric(s.key.metric))
           return usage_error("a duet runs two revisions at once, and case {} reports {}, a GPU "
                              "time that both would share: turn off --duet ([run] duet)",
                              s.key.case_name, s.key.metric);
@@ -323,7 +323,7 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
     }
     if (all_resolved)
       break;
-    if (look == 0 && settings.duet == DuetMode::automatic)
+    if (look == 0 && settings.duet == recipe::DuetMode::automatic)
       duet = want_duet(pending, sampler, outcome);
   }
   CULPRIT_TRY(control_false_discoveries(pending, settings.decide.confidence));
@@ -347,4 +347,4 @@ Result<CompareOutcome> compare_subjects(Sampler& sampler, const Subject& base, c
   return outcome;
 }
 
-} // namespace culprit
+} // namespace culprit::measure

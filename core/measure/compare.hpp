@@ -37,16 +37,16 @@
 #include "stats/interference.hpp"
 #include "stats/slow_runs.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 // What a comparison is asked: the recipe's deciding settings (each default is written in
 // DecideOptions alone) and the cases it looks at.
 struct CompareSettings {
-  DecideOptions decide;  // threshold, confidence, runs, seed, statistic, classification
-  std::size_t batch = 0; // blocks between looks; 0: min_runs
+  recipe::DecideOptions decide; // threshold, confidence, runs, seed, statistic, classification
+  std::size_t batch = 0;        // blocks between looks; 0: min_runs
   std::vector<std::string> case_globs;
   std::string metric;
-  DuetMode duet = DuetMode::off;
+  recipe::DuetMode duet = recipe::DuetMode::off;
   unsigned threads = 0; // bootstrap threads; 0: the hardware's
   // Stop at the first look with stats::k_quick_stop_blocks blocks that shows a step dwarfing the
   // noise beyond the threshold in every block (stats/quick_look.hpp): a bisection's ends.
@@ -59,7 +59,7 @@ struct CompareSettings {
 };
 
 // The comparison a recipe asks for: its [decide] settings, cases, metric and duets.
-CompareSettings compare_settings_of(const Recipe& recipe);
+CompareSettings compare_settings_of(const recipe::Recipe& recipe);
 
 // `counted` (the settings of a counting instrument) for the same comparison in time: the
 // format's own metric in place of a count, and at least the default runs before the first look
@@ -132,4 +132,4 @@ bool is_gpu_metric(std::string_view metric);
 // The diagnosis of a side's runs, or none when they are too few to say anything.
 std::optional<stats::Interference> diagnose(const stats::Runs& runs, parsers::Direction direction);
 
-} // namespace culprit
+} // namespace culprit::measure

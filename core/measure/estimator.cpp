@@ -12,7 +12,7 @@
 
 #include "core/util/escape.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 namespace {
 
 constexpr std::size_t k_longest_statistic = 16; // longer than any name: quoted short
@@ -126,4 +126,4 @@ std::string describe_slow_runs(const stats::BlockSelection& selection, bool one_
                          : std::string());
 }
 
-} // namespace culprit
+} // namespace culprit::measure

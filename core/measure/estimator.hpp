@@ -24,7 +24,7 @@
 #include "stats/run_statistic.hpp"
 #include "stats/slow_runs.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 struct StatisticSetting {
   bool automatic = true;
@@ -68,4 +68,4 @@ std::string describe_interference(const stats::Interference& diagnosis);
 // decides, and its state is told by its level among the other runs.
 std::string describe_slow_runs(const stats::BlockSelection& selection, bool one_sample_runs);
 
-} // namespace culprit
+} // namespace culprit::measure

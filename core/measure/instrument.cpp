@@ -20,7 +20,7 @@
 #include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 namespace {
 
 constexpr std::string_view k_out_flag = "--callgrind-out-file=";
@@ -65,7 +65,7 @@ std::vector<std::string> ncu_argv(const std::filesystem::path& ncu,
 // found where the shell would find it: the instrument starts it itself, without a shell under it
 // to simulate or count (under Valgrind, the shell's own start costs about as much as the
 // program's). None: the command is run by /bin/sh -c.
-std::optional<std::vector<std::string>> program_words(const ExecRequest& request,
+std::optional<std::vector<std::string>> program_words(const exec::ExecRequest& request,
                                                       const std::string& command) {
   auto words = simple_command_words(command);
   if (!words || request.env.contains("PATH")) // the shell would search the run's own PATH
@@ -95,7 +95,7 @@ std::optional<std::vector<std::string>> program_words(const ExecRequest& request
 
 // `request`'s command after `wrapper` (a string command through /bin/sh -c unless it is one
 // simple command of a program).
-void wrap(ExecRequest& request, std::vector<std::string> wrapper) {
+void wrap(exec::ExecRequest& request, std::vector<std::string> wrapper) {
   if (const auto* shell = std::get_if<std::string>(&request.command)) {
     if (auto words = program_words(request, *shell))
       wrapper.insert(wrapper.end(), words->begin(), words->end());
@@ -140,13 +140,13 @@ Result<std::filesystem::path> find_perf() {
   return *perf;
 }
 
-ExecRequest under_perf(ExecRequest request, const std::filesystem::path& perf,
-                       const std::filesystem::path& file) {
+exec::ExecRequest under_perf(exec::ExecRequest request, const std::filesystem::path& perf,
+                             const std::filesystem::path& file) {
   wrap(request, perf_argv(perf, file));
   return request;
 }
 
-std::optional<std::filesystem::path> perf_counts_file(const ExecRequest& request) {
+std::optional<std::filesystem::path> perf_counts_file(const exec::ExecRequest& request) {
   const auto* argv = std::get_if<std::vector<std::string>>(&request.command);
   const auto size = perf_argv({}, {}).size();
   if (argv == nullptr || argv->size() <= size || (*argv)[1] != "stat" || (*argv)[4] != "-o" ||
@@ -167,14 +167,14 @@ Result<std::filesystem::path> find_ncu(bool gpu) {
   return *ncu;
 }
 
-ExecRequest under_ncu(ExecRequest request, const std::filesystem::path& ncu,
-                      const std::filesystem::path& file) {
+exec::ExecRequest under_ncu(exec::ExecRequest request, const std::filesystem::path& ncu,
+                            const std::filesystem::path& file) {
   wrap(request, ncu_argv(ncu, file));
-  request.timeout = Seconds(request.timeout.count() * k_ncu_slowdown);
+  request.timeout = exec::Seconds(request.timeout.count() * k_ncu_slowdown);
   return request;
 }
 
-std::optional<std::filesystem::path> ncu_counts_file(const ExecRequest& request) {
+std::optional<std::filesystem::path> ncu_counts_file(const exec::ExecRequest& request) {
   const auto* argv = std::get_if<std::vector<std::string>>(&request.command);
   const auto size = ncu_argv({}, {}).size();
   if (argv == nullptr || argv->size() <= size || (*argv)[1] != "--csv" ||
@@ -195,15 +195,16 @@ std::filesystem::path next_counts_dir(const std::filesystem::path& scratch) {
   return scratch / fmt::format("counts-{}", ++s_runs);
 }
 
-Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::path& valgrind,
-                                   const std::filesystem::path& dir) {
+Result<exec::ExecRequest> under_valgrind(exec::ExecRequest request,
+                                         const std::filesystem::path& valgrind,
+                                         const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
     return infra_error("cannot make {} for the run's Valgrind profiles: {}", dir.string(),
                        ec.message());
   wrap(request, valgrind_argv(valgrind, dir));
-  request.timeout = Seconds(request.timeout.count() * k_valgrind_slowdown);
+  request.timeout = exec::Seconds(request.timeout.count() * k_valgrind_slowdown);
   // A Google Benchmark program: one iteration a repetition, and no lazy binding in the first loop.
   // A minimum time in the recipe's environment is for its timed runs (a bisection confirms in time
   // with it): counts take one iteration whatever it says.
@@ -212,7 +213,7 @@ Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::p
   return request;
 }
 
-std::optional<std::filesystem::path> counts_dir(const ExecRequest& request) {
+std::optional<std::filesystem::path> counts_dir(const exec::ExecRequest& request) {
   const auto* argv = std::get_if<std::vector<std::string>>(&request.command);
   if (argv == nullptr)
     return std::nullopt;
@@ -225,7 +226,7 @@ std::optional<std::filesystem::path> counts_dir(const ExecRequest& request) {
   return std::filesystem::path(out.substr(k_out_flag.size())).parent_path();
 }
 
-ExecRequest unwrapped(const ExecRequest& request) {
+exec::ExecRequest unwrapped(const exec::ExecRequest& request) {
   // The instrument's own arguments, and how much it scaled the timeout.
   std::size_t wrapper = 0;
   double slowdown = 1;
@@ -240,14 +241,14 @@ ExecRequest unwrapped(const ExecRequest& request) {
   } else {
     return request;
   }
-  ExecRequest original = request;
+  exec::ExecRequest original = request;
   auto argv = std::get<std::vector<std::string>>(request.command);
   argv.erase(argv.begin(), argv.begin() + static_cast<std::ptrdiff_t>(wrapper));
   if (argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c")
     original.command = argv[2];
   else
     original.command = std::move(argv);
-  original.timeout = Seconds(request.timeout.count() / slowdown);
+  original.timeout = exec::Seconds(request.timeout.count() / slowdown);
   return original;
 }
 
@@ -349,7 +350,7 @@ counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
   return samples;
 }
 
-std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request) {
+std::optional<std::filesystem::path> instrument_dir(const exec::ExecRequest& request) {
   if (auto file = perf_counts_file(request))
     return file->parent_path();
   if (auto file = ncu_counts_file(request))
@@ -358,7 +359,7 @@ std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request) 
 }
 
 Result<std::vector<parsers::CaseSamples>>
-instrument_samples(const ExecRequest& request, std::string_view whole_case,
+instrument_samples(const exec::ExecRequest& request, std::string_view whole_case,
                    std::span<const parsers::IterationRow> rows) {
   if (const auto file = ncu_counts_file(request))
     return parsers::parse_ncu_csv(read_file(*file).value_or(""));
@@ -371,7 +372,7 @@ instrument_samples(const ExecRequest& request, std::string_view whole_case,
   return std::vector<parsers::CaseSamples>{};
 }
 
-ValgrindFailure valgrind_failure(const ExecResult& ran, const ExecRequest& original,
+ValgrindFailure valgrind_failure(const exec::ExecResult& ran, const exec::ExecRequest& original,
                                  const std::filesystem::path& dir) {
   constexpr std::size_t k_tail_lines = 3;
   std::vector<std::string> lines;
@@ -397,7 +398,7 @@ ValgrindFailure valgrind_failure(const ExecResult& ran, const ExecRequest& origi
         lines.push_back(std::move(line));
     }
   }
-  const auto program = command_name(original);
+  const auto program = exec::command_name(original);
   if (unhandled)
     return {.message = fmt::format("Valgrind cannot run {}: it uses an instruction that "
                                    "Valgrind's simulated CPU lacks (AVX-512 or a newer "
@@ -407,10 +408,10 @@ ValgrindFailure valgrind_failure(const ExecResult& ran, const ExecRequest& origi
             .unsupported_instruction = true};
   const auto first = lines.size() > k_tail_lines ? lines.end() - k_tail_lines : lines.begin();
   std::vector<std::string> tail(first, lines.end());
-  return {.message =
-              fmt::format("the benchmark {} under Valgrind{}{}", describe_outcome(ran, original),
-                          tail.empty() ? "" : "; its log ends: ", fmt::join(tail, " | ")),
+  return {.message = fmt::format("the benchmark {} under Valgrind{}{}",
+                                 exec::describe_outcome(ran, original),
+                                 tail.empty() ? "" : "; its log ends: ", fmt::join(tail, " | ")),
           .unsupported_instruction = false};
 }
 
-} // namespace culprit
+} // namespace culprit::measure

@@ -34,7 +34,7 @@
 #include "core/parsers/metric.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 // How much longer a run takes under Valgrind, and under ncu (which replays each kernel launch
 // once per pass of its metrics): its timeout is scaled by this.
@@ -52,8 +52,9 @@ Result<std::filesystem::path> find_valgrind();
 std::filesystem::path next_counts_dir(const std::filesystem::path& scratch);
 
 // `request` run under Callgrind, writing its profiles into `dir` (created).
-Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::path& valgrind,
-                                   const std::filesystem::path& dir);
+Result<exec::ExecRequest> under_valgrind(exec::ExecRequest request,
+                                         const std::filesystem::path& valgrind,
+                                         const std::filesystem::path& dir);
 
 // perf: each run under `perf stat -x ,` (core/parsers/perf_stat.hpp), counting the CPU's
 // instructions, cycles, branches and mispredictions, cache references and misses of the run and
@@ -65,8 +66,8 @@ Result<ExecRequest> under_valgrind(ExecRequest request, const std::filesystem::p
 Result<std::filesystem::path> find_perf();
 
 // `request` run under `perf stat`, writing its counts to `file`.
-ExecRequest under_perf(ExecRequest request, const std::filesystem::path& perf,
-                       const std::filesystem::path& file);
+exec::ExecRequest under_perf(exec::ExecRequest request, const std::filesystem::path& perf,
+                             const std::filesystem::path& file);
 
 // ncu: each run under Nsight Compute's `ncu --csv` (core/parsers/ncu_csv.hpp), every process it
 // starts profiled, each CUDA kernel a case with its instructions executed, DRAM bytes read and
@@ -76,30 +77,30 @@ ExecRequest under_perf(ExecRequest request, const std::filesystem::path& perf,
 Result<std::filesystem::path> find_ncu(bool gpu);
 
 // `request` run under ncu, writing its CSV log to `file`; the timeout scaled by k_ncu_slowdown.
-ExecRequest under_ncu(ExecRequest request, const std::filesystem::path& ncu,
-                      const std::filesystem::path& file);
+exec::ExecRequest under_ncu(exec::ExecRequest request, const std::filesystem::path& ncu,
+                            const std::filesystem::path& file);
 // The log a request made by under_ncu writes; empty for any other request.
-std::optional<std::filesystem::path> ncu_counts_file(const ExecRequest& request);
+std::optional<std::filesystem::path> ncu_counts_file(const exec::ExecRequest& request);
 
 // The directory a request made by under_valgrind writes into, and the command it wraps; empty
 // for any other request.
-std::optional<std::filesystem::path> counts_dir(const ExecRequest& request);
+std::optional<std::filesystem::path> counts_dir(const exec::ExecRequest& request);
 // The file a request made by under_perf writes its counts to; empty for any other request.
-std::optional<std::filesystem::path> perf_counts_file(const ExecRequest& request);
+std::optional<std::filesystem::path> perf_counts_file(const exec::ExecRequest& request);
 // The directory of the run's counts of a request made by under_valgrind, under_perf or
 // under_ncu (removed after the run); empty for any other request.
-std::optional<std::filesystem::path> instrument_dir(const ExecRequest& request);
+std::optional<std::filesystem::path> instrument_dir(const exec::ExecRequest& request);
 // What the instrument of such a request counted, as samples: Valgrind's per case named by a dump,
 // per Google Benchmark case (`rows`: the run's iteration rows, one value each), else the whole
 // run as `whole_case`; perf's as `whole_case`; ncu's per kernel. Errors: counts missing or
 // unreadable; a usage error when perf found no counters.
 Result<std::vector<parsers::CaseSamples>>
-instrument_samples(const ExecRequest& request, std::string_view whole_case,
+instrument_samples(const exec::ExecRequest& request, std::string_view whole_case,
                    std::span<const parsers::IterationRow> rows = {});
 
 // The command a request made by under_valgrind, under_perf or under_ncu wraps, with its own
 // timeout; any other as it is.
-ExecRequest unwrapped(const ExecRequest& request);
+exec::ExecRequest unwrapped(const exec::ExecRequest& request);
 
 // What the profiles in `dir` counted, as samples: per case named by a dump (one value each), per
 // Google Benchmark case when its timed loops match `rows` one to one (a value per repetition),
@@ -116,7 +117,7 @@ struct ValgrindFailure {
   std::string message;
   bool unsupported_instruction = false;
 };
-ValgrindFailure valgrind_failure(const ExecResult& ran, const ExecRequest& original,
+ValgrindFailure valgrind_failure(const exec::ExecResult& ran, const exec::ExecRequest& original,
                                  const std::filesystem::path& dir);
 
-} // namespace culprit
+} // namespace culprit::measure

@@ -1,8 +1,8 @@
 #include "core/measure/parse_options.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
-Result<parsers::ParseOptions> parse_options_for(const RunRecipe& run) {
+Result<parsers::ParseOptions> parse_options_for(const recipe::RunRecipe& run) {
   parsers::ParseOptions options;
   CULPRIT_TRY_ASSIGN(options.format, parsers::parse_output_format(run.format));
   parsers::Direction direction = parsers::Direction::lower_is_better;
@@ -42,4 +42,4 @@ Result<parsers::ParseOptions> parse_options_for(const RunRecipe& run) {
   return options;
 }
 
-} // namespace culprit
+} // namespace culprit::measure

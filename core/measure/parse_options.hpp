@@ -5,10 +5,10 @@
 #include "core/recipe/recipe.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 // Errors (usage): csv without a column, regex without a pattern or with an invalid one (or the
 // wrong groups), a direction that is neither lower nor higher.
-Result<parsers::ParseOptions> parse_options_for(const RunRecipe& run);
+Result<parsers::ParseOptions> parse_options_for(const recipe::RunRecipe& run);
 
-} // namespace culprit
+} // namespace culprit::measure

@@ -18,10 +18,10 @@
 #include "core/util/fs.hpp"
 #include "core/util/interrupt.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 namespace {
 
-store::RunStatus status_of(const ExecResult& result) {
+store::RunStatus status_of(const exec::ExecResult& result) {
   if (result.timed_out)
     return store::RunStatus::timeout;
   if (!result.succeeded())
@@ -38,7 +38,7 @@ std::string block_prefix() {
 
 } // namespace
 
-Sampler::Sampler(Executor& executor, store::Store& store, SamplerOptions options)
+Sampler::Sampler(exec::Executor& executor, store::Store& store, SamplerOptions options)
     : m_executor(executor), m_store(store), m_options(std::move(options)),
       m_started(std::chrono::steady_clock::now()), m_block_prefix(block_prefix()) {}
 
@@ -78,7 +78,7 @@ std::string Sampler::next_block_id() {
 
 std::vector<const Subject*> Sampler::shuffled(std::vector<const Subject*> subjects) {
   std::mt19937_64 rng(std::hash<std::string>{}(
-      Hasher().add(std::to_string(m_options.seed)).add(std::to_string(m_rounds++)).hex()));
+      git::Hasher().add(std::to_string(m_options.seed)).add(std::to_string(m_rounds++)).hex()));
   std::shuffle(subjects.begin(), subjects.end(), rng);
   return subjects;
 }
@@ -234,37 +234,39 @@ Result<BlockRuns> Sampler::block_runs(std::span<const Subject* const> group, con
   return result;
 }
 
-Result<ExecRequest> Sampler::request_for(const Subject& subject) const {
-  const TemplateValues values{subject.artifact_dir.string(), subject.artifact_dir.string(),
-                              subject.commit, subject.rev};
-  ExecRequest request;
+Result<exec::ExecRequest> Sampler::request_for(const Subject& subject) const {
+  const recipe::TemplateValues values{subject.artifact_dir.string(), subject.artifact_dir.string(),
+                                      subject.commit, subject.rev};
+  exec::ExecRequest request;
   if (const auto* shell = std::get_if<std::string>(&m_options.run.command)) {
-    CULPRIT_TRY_ASSIGN(auto command, expand_template(*shell, values, Quoting::shell));
+    CULPRIT_TRY_ASSIGN(auto command,
+                       recipe::expand_template(*shell, values, recipe::Quoting::shell));
     request.command = std::move(command);
   } else {
     CULPRIT_TRY_ASSIGN(
         auto argv,
-        expand_template(std::get<std::vector<std::string>>(m_options.run.command), values));
+        recipe::expand_template(std::get<std::vector<std::string>>(m_options.run.command), values));
     request.command = std::move(argv);
   }
   request.cwd =
-      m_options.run.cwd == RunCwd::artifacts ? subject.artifact_dir : m_options.scratch_dir;
+      m_options.run.cwd == recipe::RunCwd::artifacts ? subject.artifact_dir : m_options.scratch_dir;
   request.contain = true; // a benchmark leaves nothing running for the next run
   request.env = m_options.run.env;
-  for (auto& [name, value] : template_environment(values))
+  for (auto& [name, value] : recipe::template_environment(values))
     request.env[name] = value;
   request.timeout = m_options.run.timeout;
   request.cpus = m_options.run.cpus;
-  if (m_options.run.instrument == Instrument::valgrind)
+  if (m_options.run.instrument == recipe::Instrument::valgrind)
     return under_valgrind(std::move(request), m_options.instrument_program,
                           next_counts_dir(m_options.scratch_dir));
-  if (m_options.run.instrument == Instrument::perf || m_options.run.instrument == Instrument::ncu) {
+  if (m_options.run.instrument == recipe::Instrument::perf ||
+      m_options.run.instrument == recipe::Instrument::ncu) {
     const auto dir = next_counts_dir(m_options.scratch_dir);
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec)
       return infra_error("cannot make {} for the run's counts: {}", dir.string(), ec.message());
-    if (m_options.run.instrument == Instrument::ncu)
+    if (m_options.run.instrument == recipe::Instrument::ncu)
       return under_ncu(std::move(request), m_options.instrument_program, dir / "ncu.csv");
     return under_perf(std::move(request), m_options.instrument_program, dir / "perf.csv");
   }
@@ -284,8 +286,9 @@ store::RunRecord Sampler::record_for(const Subject& subject, bool warmup) const 
   return record;
 }
 
-std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRequest& request,
-                                          const ExecResult& ran) {
+std::optional<Error> Sampler::fill_record(store::RunRecord& record,
+                                          const exec::ExecRequest& request,
+                                          const exec::ExecResult& ran) {
   std::optional<Error> wrong_command;
   if (ran.started_micros)
     record.started = store::from_micros(*ran.started_micros);
@@ -307,7 +310,7 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
   if (record.status == store::RunStatus::ok) {
     parsers::ParseOptions parse = m_options.parse;
     if (parse.time.case_name.empty()) // the `time` format's case: the program
-      parse.time.case_name = command_name(counted ? unwrapped(request) : request);
+      parse.time.case_name = exec::command_name(counted ? unwrapped(request) : request);
     auto parsed = parsers::parse_run_output(ran, parse);
     std::vector<parsers::IterationRow> rows;
     if (!parsed) {
@@ -351,8 +354,9 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
       wrong_command = Error{ExitCode::infrastructure, record.message};
   } else {
     const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;
-    record.message = fmt::format("the benchmark {}{}{}", describe_outcome(ran, unwrapped(request)),
-                                 tail.empty() ? "" : ": ", tail);
+    record.message =
+        fmt::format("the benchmark {}{}{}", exec::describe_outcome(ran, unwrapped(request)),
+                    tail.empty() ? "" : ": ", tail);
   }
   if (counted) {
     std::error_code ignored;
@@ -363,8 +367,8 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record, const ExecRe
 }
 
 Result<store::RunStatus> Sampler::record_outcome(const Subject& subject, store::RunRecord record,
-                                                 const ExecRequest& request,
-                                                 const Result<ExecResult>& ran,
+                                                 const exec::ExecRequest& request,
+                                                 const Result<exec::ExecResult>& ran,
                                                  const std::optional<host::GpuSnapshot>& before) {
   if (!ran) {
     if (ran.error().code != ExitCode::interrupted)
@@ -445,7 +449,7 @@ Status Sampler::check_artifacts(const Subject& subject, const std::optional<Tree
       "the benchmark changed its artifacts ({}/{}), which every run of this build shares: "
       "write files elsewhere ({}); the build is made again next time",
       subject.artifact_dir.string(), terminal_safe(*changed),
-      m_options.run.cwd == RunCwd::artifacts
+      m_options.run.cwd == recipe::RunCwd::artifacts
           ? "with [run] cwd = \"artifacts\" a run starts among them: write to $TMPDIR, or "
             "start in a scratch directory of its own with cwd = \"scratch\""
           : "a run starts in a scratch directory of its own");
@@ -457,7 +461,7 @@ Result<std::vector<store::RunStatus>> Sampler::run_duet(const Subject& first, co
     return fail(ExitCode::interrupted, "interrupted; everything measured so far is kept");
   // The CPU sets change sides from one block to the next.
   const std::size_t swap = m_blocks % 2;
-  std::array<ExecRequest, 2> requests;
+  std::array<exec::ExecRequest, 2> requests;
   std::array<const Subject*, 2> subjects = {&first, &second};
   for (std::size_t i = 0; i < 2; ++i) {
     CULPRIT_TRY_ASSIGN(requests[i], request_for(*subjects[i]));
@@ -489,4 +493,4 @@ Result<std::vector<store::RunStatus>> Sampler::run_duet(const Subject& first, co
   return statuses;
 }
 
-} // namespace culprit
+} // namespace culprit::measure

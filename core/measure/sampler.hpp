@@ -50,13 +50,13 @@
 #include "core/util/tree_state.hpp"
 #include "stats/types.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 // A subject whose runs fail this many times in a row is given up on.
 inline constexpr int k_max_failures_in_a_row = 5;
 
 struct SamplerOptions {
-  RunRecipe run;
+  recipe::RunRecipe run;
   parsers::ParseOptions parse; // parse_options_for(run)
   std::string recipe_hash;     // run_recipe_hash(run)
   std::string host_id;         // recorded in the store before the first run
@@ -105,7 +105,7 @@ struct BlockRuns {
 
 // A batch planned for an executor that ships batches: the requests and what each one is.
 struct BatchPlan {
-  std::vector<ExecRequest> requests;
+  std::vector<exec::ExecRequest> requests;
   std::vector<const Subject*> subjects;           // one per request
   std::vector<bool> warmups;                      // one per request
   std::vector<std::optional<std::string>> blocks; // one per request; none for warm-ups
@@ -113,7 +113,7 @@ struct BatchPlan {
 
 class Sampler {
 public:
-  Sampler(Executor& executor, store::Store& store, SamplerOptions options);
+  Sampler(exec::Executor& executor, store::Store& store, SamplerOptions options);
 
   // Runs what is missing. Returns false when the budget ran out first. Errors: interrupted
   // (ExitCode::interrupted), a subject whose runs keep failing, the store failing.
@@ -149,7 +149,7 @@ public:
   [[nodiscard]] std::vector<std::string> output_warnings() const;
   static constexpr std::size_t k_max_output_warnings = 20;
   [[nodiscard]] const SamplerOptions& options() const { return m_options; }
-  [[nodiscard]] Executor& executor() { return m_executor; }
+  [[nodiscard]] exec::Executor& executor() { return m_executor; }
 
   // The batch steps of ensure(), for drivers that run several samplers' batches at once
   // (ensure_lanes). plan_batch first moves the sampler to the executor's device (which may ask for
@@ -158,7 +158,7 @@ public:
   Result<std::optional<BatchPlan>> plan_batch(const BlocksWanted& want);
   // Imports the outcomes of a planned batch in one transaction. Errors: interrupted (after the
   // finished runs are stored), a batch that could not run, a subject whose runs keep failing.
-  Status import_batch(const BatchPlan& plan, std::vector<Result<ExecResult>> outcomes);
+  Status import_batch(const BatchPlan& plan, std::vector<Result<exec::ExecResult>> outcomes);
 
 private:
   // One round: a run of each subject (warm-ups first where due), all under one new block id.
@@ -171,15 +171,16 @@ private:
   plan_rounds(const std::vector<std::vector<const Subject*>>& rounds);
   [[nodiscard]] std::vector<const Subject*> shuffled(std::vector<const Subject*> subjects);
   [[nodiscard]] std::string next_block_id();
-  Status use_device(const BatchDevice& device);
-  [[nodiscard]] Result<ExecRequest> request_for(const Subject& subject) const;
+  Status use_device(const exec::BatchDevice& device);
+  [[nodiscard]] Result<exec::ExecRequest> request_for(const Subject& subject) const;
   [[nodiscard]] store::RunRecord record_for(const Subject& subject, bool warmup) const;
   // Fills the record of a run from what it did, and keeps what its output said beside the samples
   // (output_warnings). Returns the error when the output shows that the run command itself is
   // wrong (another tool's console text where its JSON was wanted): no further run can succeed,
   // so the caller stops at once after storing the record.
   [[nodiscard]] std::optional<Error> fill_record(store::RunRecord& record,
-                                                 const ExecRequest& request, const ExecResult& ran);
+                                                 const exec::ExecRequest& request,
+                                                 const exec::ExecResult& ran);
   [[nodiscard]] store::MeasurementKey key_of(const Subject& subject) const;
   Result<store::RunStatus> run_once(const Subject& subject, bool warmup,
                                     const std::optional<std::string>& block = std::nullopt);
@@ -188,7 +189,8 @@ private:
   // Stores the outcome of a run; an executor error is returned after the record of an
   // interrupted run is kept.
   Result<store::RunStatus> record_outcome(const Subject& subject, store::RunRecord record,
-                                          const ExecRequest& request, const Result<ExecResult>& ran,
+                                          const exec::ExecRequest& request,
+                                          const Result<exec::ExecResult>& ran,
                                           const std::optional<host::GpuSnapshot>& before);
   // Counts a counted run's status against the subject's failures in a row.
   Status count_failure(const Subject& subject, store::RunStatus status);
@@ -197,7 +199,7 @@ private:
   std::optional<TreeState> artifact_state(const Subject& subject);
   Status check_artifacts(const Subject& subject, const std::optional<TreeState>& before);
 
-  Executor& m_executor;
+  exec::Executor& m_executor;
   store::Store& m_store;
   SamplerOptions m_options;
   std::chrono::steady_clock::time_point m_started;
@@ -227,4 +229,4 @@ struct LaneWants {
 };
 Result<bool> ensure_lanes(std::span<LaneWants> lanes);
 
-} // namespace culprit
+} // namespace culprit::measure

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-namespace culprit {
+namespace culprit::measure {
 namespace {
 
 namespace fs = std::filesystem;
@@ -98,4 +98,4 @@ ScratchDir::~ScratchDir() {
   fs::remove_all(m_path, ignored);
 }
 
-} // namespace culprit
+} // namespace culprit::measure

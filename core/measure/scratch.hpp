@@ -11,7 +11,7 @@
 #include "core/util/error.hpp"
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 class ScratchDir {
 public:
@@ -36,4 +36,4 @@ private:
 // The scratch directories under `root` whose process is gone, removed; returns how many.
 std::size_t remove_abandoned_scratch(const std::filesystem::path& root);
 
-} // namespace culprit
+} // namespace culprit::measure

@@ -9,10 +9,11 @@
 #include "core/util/fs.hpp"
 #include "core/util/json_text.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
-Result<std::unique_ptr<MeasureSession>>
-MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOptions& options) {
+Result<std::unique_ptr<MeasureSession>> MeasureSession::open(exec::Executor& executor,
+                                                             const recipe::Recipe& recipe,
+                                                             const SessionOptions& options) {
   // A recipe whose output options are wrong is refused before the store is touched.
   CULPRIT_TRY_ASSIGN(auto parse, parse_options_for(recipe.run));
   std::unique_ptr<MeasureSession> session(new MeasureSession());
@@ -50,14 +51,14 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   sampler.run.env.try_emplace("GIT_CEILING_DIRECTORIES", options.repo_cache.string());
   sampler.host_id = host_id;
   // Counts on a simulated CPU start cold every time: a warm-up run would only cost time.
-  sampler.warmup = recipe.run.instrument == Instrument::valgrind ? 0 : recipe.decide.warmup;
-  if (recipe.run.instrument == Instrument::valgrind) {
+  sampler.warmup = recipe.run.instrument == recipe::Instrument::valgrind ? 0 : recipe.decide.warmup;
+  if (recipe.run.instrument == recipe::Instrument::valgrind) {
     CULPRIT_TRY_ASSIGN(sampler.instrument_program, find_valgrind());
   }
-  if (recipe.run.instrument == Instrument::perf) {
+  if (recipe.run.instrument == recipe::Instrument::perf) {
     CULPRIT_TRY_ASSIGN(sampler.instrument_program, find_perf());
   }
-  if (recipe.run.instrument == Instrument::ncu) {
+  if (recipe.run.instrument == recipe::Instrument::ncu) {
     CULPRIT_TRY_ASSIGN(sampler.instrument_program, find_ncu(session->m_host.gpu.available));
   }
   sampler.budget = recipe.decide.budget;
@@ -68,21 +69,22 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
     sampler.freshness.started_after = now;
   sampler.session = options.runs_label;
   sampler.freshness.session = options.runs_label;
-  if (recipe.run.duet != DuetMode::off && recipe.run.instrument == Instrument::time)
+  if (recipe.run.duet != recipe::DuetMode::off && recipe.run.instrument == recipe::Instrument::time)
     sampler.duet_cpus = options.duet_cpus;
-  if (recipe.run.instrument != Instrument::time) {
+  if (recipe.run.instrument != recipe::Instrument::time) {
     // The same runs timed: what confirms in time the changes that counts found.
     auto timed = sampler;
     timed.run = timed_run(sampler.run);
     timed.recipe_hash = run_recipe_hash(timed_run(recipe.run));
     timed.warmup = recipe.decide.warmup;
     timed.instrument_program.clear();
-    if (recipe.run.duet != DuetMode::off)
+    if (recipe.run.duet != recipe::DuetMode::off)
       timed.duet_cpus = options.duet_cpus;
     session->m_time_sampler =
         std::make_unique<Sampler>(executor, *session->m_store, std::move(timed));
   }
-  if (recipe.run.instrument == Instrument::time && recipe.executor.kind == ExecutorKind::local) {
+  if (recipe.run.instrument == recipe::Instrument::time &&
+      recipe.executor.kind == recipe::ExecutorKind::local) {
     // Valgrind installed: the same runs counted, for the counter diff of a culprit.
     if (auto valgrind = find_valgrind()) {
       auto counted = sampler;
@@ -99,27 +101,27 @@ MeasureSession::open(Executor& executor, const Recipe& recipe, const SessionOpti
   return session;
 }
 
-RunRecipe timed_run(RunRecipe run) {
-  run.instrument = Instrument::time;
+recipe::RunRecipe timed_run(recipe::RunRecipe run) {
+  run.instrument = recipe::Instrument::time;
   if (is_count_metric(run.metric))
     run.metric.clear(); // the format's own time
   return run;
 }
 
-RunRecipe counted_run(RunRecipe run) {
-  run.instrument = Instrument::valgrind;
+recipe::RunRecipe counted_run(recipe::RunRecipe run) {
+  run.instrument = recipe::Instrument::valgrind;
   run.metric = "instructions";
-  run.duet = DuetMode::off;
+  run.duet = recipe::DuetMode::off;
   return run;
 }
 
 Sampler* MeasureSession::counter_sampler() {
-  if (m_sampler->options().run.instrument == Instrument::valgrind)
+  if (m_sampler->options().run.instrument == recipe::Instrument::valgrind)
     return m_sampler.get();
   return m_counter_sampler.get();
 }
 
-std::unique_ptr<Sampler> MeasureSession::make_sampler(Executor& executor) const {
+std::unique_ptr<Sampler> MeasureSession::make_sampler(exec::Executor& executor) const {
   auto options = m_sampler->options();
   options.gpu = nullptr; // the lane's GPUs are on its node, not here
   return std::make_unique<Sampler>(executor, *m_store, std::move(options));
@@ -127,4 +129,4 @@ std::unique_ptr<Sampler> MeasureSession::make_sampler(Executor& executor) const 
 
 MeasureSession::~MeasureSession() = default; // the scratch directory removes itself
 
-} // namespace culprit
+} // namespace culprit::measure

@@ -20,7 +20,7 @@
 #include "core/store/store.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 struct SessionOptions {
   std::filesystem::path repo_cache; // the per-repository cache directory
@@ -36,14 +36,14 @@ struct SessionOptions {
 
 // `run` timed instead of counted: instrument time, and the format's own metric in place of a
 // count.
-RunRecipe timed_run(RunRecipe run);
+recipe::RunRecipe timed_run(recipe::RunRecipe run);
 // `run` counted on a simulated CPU instead (--instrument valgrind, instructions first).
-RunRecipe counted_run(RunRecipe run);
+recipe::RunRecipe counted_run(recipe::RunRecipe run);
 
 class MeasureSession {
 public:
-  static Result<std::unique_ptr<MeasureSession>> open(Executor& executor, const Recipe& recipe,
-                                                      const SessionOptions& options);
+  static Result<std::unique_ptr<MeasureSession>>
+  open(exec::Executor& executor, const recipe::Recipe& recipe, const SessionOptions& options);
   MeasureSession(const MeasureSession&) = delete;
   MeasureSession& operator=(const MeasureSession&) = delete;
   MeasureSession(MeasureSession&&) = delete;
@@ -61,7 +61,7 @@ public:
   [[nodiscard]] Sampler* counter_sampler();
   // Another sampler over the same store and recipe that runs through `executor` (a lane of a
   // cluster: its runs are keyed by the device it gets).
-  [[nodiscard]] std::unique_ptr<Sampler> make_sampler(Executor& executor) const;
+  [[nodiscard]] std::unique_ptr<Sampler> make_sampler(exec::Executor& executor) const;
   [[nodiscard]] const host::HostFingerprint& host() const { return m_host; }
   [[nodiscard]] const nlohmann::json& host_json() const { return m_host_json; }
   // One line each: a noisy host (powersave governor, load, a VM, ...), what to do about it.
@@ -82,4 +82,4 @@ private:
   std::unique_ptr<ScratchDir> m_scratch_dir; // removed when the session ends
 };
 
-} // namespace culprit
+} // namespace culprit::measure

@@ -1,14 +1,14 @@
 #include "core/measure/stats_bridge.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 stats::Direction to_stats(parsers::Direction direction) {
   return direction == parsers::Direction::lower_is_better ? stats::Direction::lower_is_better
                                                           : stats::Direction::higher_is_better;
 }
 
-stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direction direction,
-                                    double confidence) {
+stats::PairedOptions paired_options(const recipe::DecideOptions& decide,
+                                    parsers::Direction direction, double confidence) {
   stats::PairedOptions options;
   options.rule.threshold = decide.threshold;
   options.rule.direction = to_stats(direction);
@@ -16,11 +16,12 @@ stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direct
   return options;
 }
 
-stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direction direction) {
+stats::PairedOptions paired_options(const recipe::DecideOptions& decide,
+                                    parsers::Direction direction) {
   return paired_options(decide, direction, decide.confidence);
 }
 
-stats::StepOptions step_options(const DecideOptions& decide, unsigned threads,
+stats::StepOptions step_options(const recipe::DecideOptions& decide, unsigned threads,
                                 std::size_t resamples) {
   stats::StepOptions options;
   options.threshold = decide.threshold;
@@ -31,7 +32,7 @@ stats::StepOptions step_options(const DecideOptions& decide, unsigned threads,
   return options;
 }
 
-stats::PlanningOptions planning_options(const DecideOptions& decide) {
+stats::PlanningOptions planning_options(const recipe::DecideOptions& decide) {
   stats::PlanningOptions options;
   options.threshold = decide.threshold;
   options.confidence = decide.confidence;
@@ -49,4 +50,4 @@ stats::BootstrapOptions level_interval_options(double confidence, std::uint64_t 
   return options;
 }
 
-} // namespace culprit
+} // namespace culprit::measure

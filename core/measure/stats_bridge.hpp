@@ -16,7 +16,7 @@
 #include "stats/planning.hpp"
 #include "stats/step_position.hpp"
 
-namespace culprit {
+namespace culprit::measure {
 
 inline Error from_stats(const stats::Error& error, std::string_view context) {
   const ExitCode code =
@@ -38,20 +38,21 @@ stats::Direction to_stats(parsers::Direction direction);
 
 // A paired comparison at the settings' threshold, in the case's direction, at the given level
 // (the settings' confidence unless a sequential look asks for its own).
-stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direction direction,
-                                    double confidence);
-stats::PairedOptions paired_options(const DecideOptions& decide, parsers::Direction direction);
+stats::PairedOptions paired_options(const recipe::DecideOptions& decide,
+                                    parsers::Direction direction, double confidence);
+stats::PairedOptions paired_options(const recipe::DecideOptions& decide,
+                                    parsers::Direction direction);
 
 // A bisection probe's position between the ends, at the classification confidence.
-stats::StepOptions step_options(const DecideOptions& decide, unsigned threads,
+stats::StepOptions step_options(const recipe::DecideOptions& decide, unsigned threads,
                                 std::size_t resamples);
 
 // The smallest change a comparison's data could resolve, at the settings' threshold and level.
-stats::PlanningOptions planning_options(const DecideOptions& decide);
+stats::PlanningOptions planning_options(const recipe::DecideOptions& decide);
 
 // The percentile-bootstrap interval of one side's level (a measurement's summary, a history
 // point) at a level and seed; threads 0: every core.
 stats::BootstrapOptions level_interval_options(double confidence, std::uint64_t seed,
                                                std::size_t resamples, unsigned threads = 0);
 
-} // namespace culprit
+} // namespace culprit::measure

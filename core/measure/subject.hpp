@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-namespace culprit {
+namespace culprit::measure {
 
 struct Subject {
   std::string commit; // full id
@@ -26,4 +26,4 @@ struct CaseKey {
   friend auto operator<=>(const CaseKey&, const CaseKey&) = default;
 };
 
-} // namespace culprit
+} // namespace culprit::measure

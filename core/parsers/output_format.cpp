@@ -155,7 +155,7 @@ Result<ParsedOutput> parse_output_text(std::string_view text, const ParseOptions
   return usage_error("the time format reads a run's times, not its output");
 }
 
-Result<ParsedOutput> parse_run_output(const ExecResult& result, const ParseOptions& options) {
+Result<ParsedOutput> parse_run_output(const exec::ExecResult& result, const ParseOptions& options) {
   if (options.format == OutputFormat::time)
     return parse_process_time(result, options.time);
   auto output = parse_output_text(result.out, options);

@@ -49,7 +49,7 @@ struct ParseOptions {
 
 // Parses a run: its stdout, or for the time format its times. When stdout was cut by the output
 // limit, success carries a warning and an error says so.
-[[nodiscard]] Result<ParsedOutput> parse_run_output(const ExecResult& result,
+[[nodiscard]] Result<ParsedOutput> parse_run_output(const exec::ExecResult& result,
                                                     const ParseOptions& options);
 
 } // namespace culprit::parsers

@@ -6,7 +6,8 @@
 
 namespace culprit::parsers {
 
-Result<ParsedOutput> parse_process_time(const ExecResult& result, const TimeOptions& options) {
+Result<ParsedOutput> parse_process_time(const exec::ExecResult& result,
+                                        const TimeOptions& options) {
   if (options.case_name.empty())
     return usage_error("the time format needs a case name");
   if (!result.succeeded()) {

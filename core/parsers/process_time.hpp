@@ -17,7 +17,7 @@ struct TimeOptions {
 
 // Errors: no case name (ExitCode::usage); a run that did not succeed, whose time measures a
 // failure rather than the benchmark.
-[[nodiscard]] Result<ParsedOutput> parse_process_time(const ExecResult& result,
+[[nodiscard]] Result<ParsedOutput> parse_process_time(const exec::ExecResult& result,
                                                       const TimeOptions& options);
 
 } // namespace culprit::parsers

@@ -9,7 +9,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit::recipe_detail {
+namespace culprit::recipe::detail {
 
 // "auto" or a statistic of stats/run_statistic.hpp; a usage error that says what is allowed.
 Status check_statistic(std::string_view name);
@@ -31,4 +31,4 @@ template <class T> Result<T> one_line(Result<T> result) {
   return result;
 }
 
-} // namespace culprit::recipe_detail
+} // namespace culprit::recipe::detail

@@ -9,7 +9,7 @@
 
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 namespace {
 
 // Enough for any real project; a tree that is deeper or wider is not read further.
@@ -391,4 +391,4 @@ std::vector<BenchmarkTarget> find_benchmark_targets(const std::filesystem::path&
   return scan.targets();
 }
 
-} // namespace culprit
+} // namespace culprit::recipe

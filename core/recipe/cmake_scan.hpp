@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace culprit {
+namespace culprit::recipe {
 
 struct BenchmarkTarget {
   std::string name;                 // the CMake target
@@ -35,4 +35,4 @@ std::vector<CMakeCommand> parse_cmake_commands(std::string_view text);
 // The benchmark programs of the CMake project at `top`, in the order CMake would define them.
 std::vector<BenchmarkTarget> find_benchmark_targets(const std::filesystem::path& top);
 
-} // namespace culprit
+} // namespace culprit::recipe

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace culprit {
+namespace culprit::recipe {
 namespace {
 
 bool shell_safe(char c) {
@@ -155,4 +155,4 @@ std::map<std::string, std::string> template_environment(const TemplateValues& va
           {"CULPRIT_REV", values.rev}};
 }
 
-} // namespace culprit
+} // namespace culprit::recipe

@@ -13,7 +13,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 
 struct TemplateValues {
   std::string src;
@@ -37,4 +37,4 @@ std::string quote_for_sh(std::string_view value);
 // CULPRIT_SRC, CULPRIT_BUILD, CULPRIT_COMMIT and CULPRIT_REV.
 std::map<std::string, std::string> template_environment(const TemplateValues& values);
 
-} // namespace culprit
+} // namespace culprit::recipe

@@ -12,7 +12,7 @@
 #include "core/recipe/recipe.hpp"
 #include "core/util/fs.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 
 namespace {
 
@@ -223,4 +223,4 @@ max_runs = {max_runs}
                            : ""));
 }
 
-} // namespace culprit
+} // namespace culprit::recipe

@@ -11,7 +11,7 @@
 
 #include "core/recipe/cmake_scan.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 
 struct ProjectGuess {
   std::string kind;   // "CMake", "Makefile" or "unknown"
@@ -30,4 +30,4 @@ ProjectGuess guess_project(const std::filesystem::path& top);
 std::vector<std::string> find_data_dirs(const std::filesystem::path& top);
 std::string initial_recipe(const ProjectGuess& guess);
 
-} // namespace culprit
+} // namespace culprit::recipe

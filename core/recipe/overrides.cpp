@@ -19,8 +19,8 @@
 #include "core/util/escape.hpp"
 #include "stats/run_statistic.hpp"
 
-namespace culprit {
-namespace recipe_detail {
+namespace culprit::recipe {
+namespace detail {
 
 Status check_statistic(std::string_view name) {
   if (name == "auto")
@@ -30,10 +30,10 @@ Status check_statistic(std::string_view name) {
   return {};
 }
 
-} // namespace recipe_detail
+} // namespace detail
 
-using recipe_detail::check_statistic;
-using recipe_detail::one_line;
+using detail::check_statistic;
+using detail::one_line;
 
 namespace {
 
@@ -299,4 +299,4 @@ Result<DecideOptions> apply_decide_overrides(DecideOptions decide, const RecipeO
   return one_line(check_decide_overrides(std::move(decide), o));
 }
 
-} // namespace culprit
+} // namespace culprit::recipe

@@ -15,10 +15,10 @@
 #include "core/util/fs.hpp"
 #include "core/util/text.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 
-using recipe_detail::check_statistic;
-using recipe_detail::one_line;
+using detail::check_statistic;
+using detail::one_line;
 
 namespace {
 
@@ -473,4 +473,4 @@ Result<Recipe> load_recipe(const std::filesystem::path& file) {
   return parse_recipe(text, file);
 }
 
-} // namespace culprit
+} // namespace culprit::recipe

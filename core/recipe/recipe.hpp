@@ -15,7 +15,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 
 // A command is a shell string (run by /bin/sh -c) or an argument vector (run as is).
 using CommandSpec = std::variant<std::string, std::vector<std::string>>;
@@ -217,4 +217,4 @@ Result<double> parse_threshold(std::string_view text);
 std::string build_recipe_hash(const BuildRecipe& build);
 std::string run_recipe_hash(const RunRecipe& run);
 
-} // namespace culprit
+} // namespace culprit::recipe

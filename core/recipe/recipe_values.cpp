@@ -16,7 +16,7 @@
 #include "core/util/escape.hpp"
 #include "core/util/spelling.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 namespace {
 
 constexpr std::array<Spelling<DuetMode>, 3> k_duet_modes = {
@@ -86,7 +86,7 @@ std::string build_recipe_hash(const BuildRecipe& build) {
                                {"artifacts", build.artifacts},
                                {"env", build.env},
                                {"ptxas_report", build.ptxas_report}};
-  return hash_bytes(part.dump());
+  return git::hash_bytes(part.dump());
 }
 
 // Raised whenever what an instrument counts of the same run changes, so that counts stored the
@@ -109,7 +109,7 @@ std::string run_recipe_hash(const RunRecipe& run) {
     // a shell under the instrument (the shell's own counts are no longer in the whole program's).
     part["counting"] = k_counting_revision;
   }
-  return hash_bytes(part.dump());
+  return git::hash_bytes(part.dump());
 }
 
-} // namespace culprit
+} // namespace culprit::recipe

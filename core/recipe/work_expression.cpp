@@ -11,7 +11,7 @@
 
 #include "core/util/escape.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 namespace {
 
 // Gives every name the expression uses a variable of its own, and remembers the names.
@@ -103,4 +103,4 @@ Result<double> WorkExpression::evaluate(const std::map<std::string, std::string>
   }
 }
 
-} // namespace culprit
+} // namespace culprit::recipe

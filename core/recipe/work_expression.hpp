@@ -12,7 +12,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit {
+namespace culprit::recipe {
 
 class WorkExpression {
 public:
@@ -36,4 +36,4 @@ private:
 // An axis value as a number: "4096", "1.5e3", and nvbench's powers "2^20".
 std::optional<double> axis_number(std::string_view text);
 
-} // namespace culprit
+} // namespace culprit::recipe

@@ -31,7 +31,7 @@ std::string x_lines(std::string_view text) {
 }
 
 // The culprits that explain a case: those that moved it.
-std::string culprit_lines(const Evidence& e, std::string_view case_name) {
+std::string culprit_lines(const evidence::Evidence& e, std::string_view case_name) {
   if (!e.bisect)
     return "";
   std::string out;
@@ -64,7 +64,7 @@ struct TestCase {
   std::string details;
 };
 
-std::vector<TestCase> test_cases(const Evidence& e, const ReportView& v) {
+std::vector<TestCase> test_cases(const evidence::Evidence& e, const ReportView& v) {
   std::vector<TestCase> cases;
   const auto threshold = format_percent(e.settings.threshold);
   for (const auto* c : v.cases) {
@@ -114,7 +114,7 @@ std::vector<TestCase> test_cases(const Evidence& e, const ReportView& v) {
 
 } // namespace
 
-std::string render_junit(const Evidence& e, const RenderOptions& options) {
+std::string render_junit(const evidence::Evidence& e, const RenderOptions& options) {
   const auto v = make_view(e, options);
   const auto cases = test_cases(e, v);
   std::size_t failures = 0;
@@ -166,7 +166,7 @@ std::string render_junit(const Evidence& e, const RenderOptions& options) {
   return out;
 }
 
-std::string github_annotations(const Evidence& e) {
+std::string github_annotations(const evidence::Evidence& e) {
   const auto v = make_view(e);
   std::string out;
   const auto command = [&](std::string_view level, std::string_view file, std::string_view title,

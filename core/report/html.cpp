@@ -38,12 +38,13 @@ std::string_view header_class(std::string_view status) {
   return "";
 }
 
-std::string level_cell(const Evidence& e, const EvidenceComparison& c, Side side) {
+std::string level_cell(const evidence::Evidence& e, const evidence::EvidenceComparison& c,
+                       Side side) {
   const auto level = compared_level(e, c, side);
   return fmt::format("<td class=\"num\">{}</td>", level == "-" ? "–" : h(level));
 }
 
-void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
+void write_cases(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   if (v.cases.empty())
     return;
   const auto* first = v.cases.front();
@@ -72,7 +73,8 @@ void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
   out += "</section>\n";
 }
 
-std::string resources(const std::optional<EvidenceKernelResources>& r, std::string_view what) {
+std::string resources(const std::optional<evidence::EvidenceKernelResources>& r,
+                      std::string_view what) {
   if (!r)
     return "–";
   if (what == "registers")
@@ -84,7 +86,7 @@ std::string resources(const std::optional<EvidenceKernelResources>& r, std::stri
   return fmt::format("{} B", r->shared_bytes);
 }
 
-void write_kernels(std::string& out, const EvidenceHints& hints) {
+void write_kernels(std::string& out, const evidence::EvidenceHints& hints) {
   if (hints.kernels.empty())
     return;
   out += "<table class=\"kernels\"><thead><tr><th>kernel</th><th>arch</th>"
@@ -108,7 +110,7 @@ void write_kernels(std::string& out, const EvidenceHints& hints) {
   out += "</tbody></table>\n";
 }
 
-void write_hints(std::string& out, const EvidenceHints& hints) {
+void write_hints(std::string& out, const evidence::EvidenceHints& hints) {
   out += "<h3>What changed</h3>\n<dl class=\"facts\">\n";
   if (hints.diffstat) {
     out +=
@@ -141,7 +143,7 @@ void write_hints(std::string& out, const EvidenceHints& hints) {
 
 // The counter diff of a culprit's case: each count of the parent and of the culprit, and how it
 // moved.
-std::string counters_table(const EvidenceCulpritCase& moved) {
+std::string counters_table(const evidence::EvidenceCulpritCase& moved) {
   const auto& counters = *moved.counters;
   if (counters.changes.empty())
     return fmt::format("<dt>counts</dt><dd>none ({})</dd>\n", h(counters.note));
@@ -158,7 +160,7 @@ std::string counters_table(const EvidenceCulpritCase& moved) {
   return out + "</tbody></table></dd>\n";
 }
 
-void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
+void write_culprits(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   const auto& culprits = e.bisect->culprits;
   if (culprits.empty())
     return;
@@ -196,7 +198,7 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
   out += "</section>\n";
 }
 
-void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
+void write_bisection(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
   out += fmt::format("<section id=\"bisection\"><h2>Bisection path</h2>\n<p class=\"muted\">{} "
                      "from good {} to bad {}; {} probed. Commits are shown {}.</p>\n",
@@ -240,7 +242,7 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
   out += "</tbody></table>\n</section>\n";
 }
 
-void write_drift(std::string& out, const Evidence& e, const ReportView& v) {
+void write_drift(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   std::string figures;
   const bool bisect = e.bisect.has_value();
   for (std::size_t i = 0; i < v.cases.size() && i < k_max_plots; ++i) {
@@ -260,7 +262,7 @@ void write_drift(std::string& out, const Evidence& e, const ReportView& v) {
 }
 
 // The measurements table: folded away under the comparisons, shown when there are none (a run).
-void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
+void write_raw(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   out += v.cases.empty() ? "<details id=\"raw\" open>" : "<details id=\"raw\">";
   out += "<summary>Raw numbers</summary>\n";
   if (!e.measurements.empty())
@@ -304,7 +306,7 @@ void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
 
 namespace {
 
-void write_roofline(std::string& out, const Evidence& e) {
+void write_roofline(std::string& out, const evidence::Evidence& e) {
   const auto section = roofline_section(e);
   if (section.empty())
     return;
@@ -339,7 +341,7 @@ void write_roofline(std::string& out, const Evidence& e) {
 
 } // namespace
 
-std::string render_html(const Evidence& e, const RenderOptions& options) {
+std::string render_html(const evidence::Evidence& e, const RenderOptions& options) {
   const auto v = make_view(e, options);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

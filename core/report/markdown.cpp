@@ -44,12 +44,13 @@ std::string verdict_cell(std::string_view verdict) {
   return verdict == "slower" || verdict == "faster" ? "**" + text + "**" : text;
 }
 
-std::string level_of(const Evidence& e, const EvidenceComparison& c, Side side) {
+std::string level_of(const evidence::Evidence& e, const evidence::EvidenceComparison& c,
+                     Side side) {
   const auto level = compared_level(e, c, side);
   return level == "-" ? "–" : markdown_text(level);
 }
 
-void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
+void write_cases(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   if (v.cases.empty())
     return;
   out += fmt::format("| case | base | head | ratio | {} | change | verdict |\n",
@@ -72,12 +73,13 @@ void write_cases(std::string& out, const Evidence& e, const ReportView& v) {
     out += "\n" + notes;
 }
 
-void write_hints(std::string& out, const EvidenceHints& h) {
+void write_hints(std::string& out, const evidence::EvidenceHints& h) {
   if (h.diffstat)
     out += fmt::format("- **Diff:** {}\n", markdown_text(diffstat_line(*h.diffstat)));
   if (h.artifacts)
     out += fmt::format("- **Artifacts:** {}\n", markdown_text(artifacts_line(*h.artifacts)));
-  for (const auto& a : h.artifacts ? h.artifacts->changed : std::vector<EvidenceSizeChange>{})
+  for (const auto& a :
+       h.artifacts ? h.artifacts->changed : std::vector<evidence::EvidenceSizeChange>{})
     out += fmt::format("  - {}: {}\n", code(a.name), markdown_text(size_change_line(a)));
   if (!h.symbols.empty()) {
     out += "- **Symbols whose size changed most:**\n";
@@ -98,7 +100,7 @@ void write_hints(std::string& out, const EvidenceHints& h) {
   }
 }
 
-void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
+void write_culprits(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   for (const auto& c : e.bisect->culprits) {
     out += fmt::format("\n#### Culprit {}: {}\n\n", code(short_id(c.commit)),
                        markdown_text(c.subject));
@@ -106,7 +108,7 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
     out += fmt::format("- **Author:** {}{}, {}\n", markdown_text(c.author),
                        c.email.empty() ? "" : " " + markdown_text("<" + c.email + ">"),
                        markdown_text(c.date));
-    const auto change = [&](const EvidenceCulpritCase& moved) {
+    const auto change = [&](const evidence::EvidenceCulpritCase& moved) {
       auto text =
           markdown_text(culprit_change(moved, v.confidence_label)) + " on " + code(moved.name);
       if (moved.share)
@@ -133,10 +135,10 @@ void write_culprits(std::string& out, const Evidence& e, const ReportView& v) {
   }
 }
 
-void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
+void write_bisection(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
-  const auto skipped =
-      std::ranges::count_if(b.steps, [](const EvidenceStep& s) { return s.classified == "skip"; });
+  const auto skipped = std::ranges::count_if(
+      b.steps, [](const evidence::EvidenceStep& s) { return s.classified == "skip"; });
   out += fmt::format("\n**Bisection:** {} from good {} to bad {}; {} probed, {} skipped.\n",
                      counted(b.commits_in_range, "commit", "commits"), code(short_id(b.good)),
                      code(short_id(b.bad)), b.steps.size(), skipped);
@@ -168,7 +170,7 @@ void write_bisection(std::string& out, const Evidence& e, const ReportView& v) {
 }
 
 // Folded away under the comparisons; open when there are none (a run).
-void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
+void write_raw(std::string& out, const evidence::Evidence& e, const ReportView& v) {
   if (e.measurements.empty())
     return;
   if (!out.ends_with("\n\n"))
@@ -200,7 +202,7 @@ void write_raw(std::string& out, const Evidence& e, const ReportView& v) {
 
 namespace {
 
-void write_roofline(std::string& out, const Evidence& e) {
+void write_roofline(std::string& out, const evidence::Evidence& e) {
   const auto section = roofline_section(e);
   if (section.empty())
     return;
@@ -221,7 +223,7 @@ void write_roofline(std::string& out, const Evidence& e) {
 
 } // namespace
 
-std::string render_markdown(const Evidence& e, const RenderOptions& options) {
+std::string render_markdown(const evidence::Evidence& e, const RenderOptions& options) {
   const auto v = make_view(e, options);
   std::string out =
       fmt::format("### {}: {}\n\n", markdown_text(v.title), markdown_text(v.headline));

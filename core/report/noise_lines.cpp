@@ -20,7 +20,7 @@ struct CaseNoise {
   int measured = 0;
 };
 
-std::string judged_by(const EvidenceComparison* comparison) {
+std::string judged_by(const evidence::EvidenceComparison* comparison) {
   if (comparison == nullptr || !comparison->estimator)
     return "";
   return fmt::format("; judged by each run's {}", comparison->estimator->statistic);
@@ -28,10 +28,10 @@ std::string judged_by(const EvidenceComparison* comparison) {
 
 } // namespace
 
-std::string render_noise_lines(const Evidence& evidence) {
+std::string render_noise_lines(const evidence::Evidence& evidence) {
   std::vector<std::string> order;
   std::map<std::string, CaseNoise> noise;
-  std::map<std::string, const EvidenceComparison*> comparisons;
+  std::map<std::string, const evidence::EvidenceComparison*> comparisons;
   for (const auto& c : evidence.comparisons) {
     if (comparisons.emplace(c.case_name, &c).second)
       order.push_back(c.case_name);

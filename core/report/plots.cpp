@@ -37,13 +37,13 @@ struct Range {
   [[nodiscard]] bool empty() const { return lo > hi; }
 };
 
-std::string y_title(const EvidenceMeasurement& m, const UnitScale& scale) {
+std::string y_title(const evidence::EvidenceMeasurement& m, const UnitScale& scale) {
   return scale.unit.empty() ? m.metric : fmt::format("{} ({})", m.metric, scale.unit);
 }
 
 struct Column {
   const PathPoint* point;
-  const EvidenceMeasurement* measurement;
+  const evidence::EvidenceMeasurement* measurement;
   std::vector<double> medians;
 };
 
@@ -69,11 +69,11 @@ std::string_view css_class_of(std::string_view verdict) {
   return it != k_known.end() ? *it : std::string_view("other");
 }
 
-std::string bisection_plot(const Evidence& e, const ReportView& v, const std::string& case_name,
-                           int index) {
+std::string bisection_plot(const evidence::Evidence& e, const ReportView& v,
+                           const std::string& case_name, int index) {
   std::vector<Column> columns;
   Range range;
-  const EvidenceMeasurement* any = nullptr;
+  const evidence::EvidenceMeasurement* any = nullptr;
   for (const auto& p : v.path) {
     Column col{&p, find_measurement(e, p.commit, case_name), {}};
     if (col.measurement != nullptr) {
@@ -141,7 +141,7 @@ std::string bisection_plot(const Evidence& e, const ReportView& v, const std::st
   return c.finish();
 }
 
-std::string forest_plot(const Evidence& e, const ReportView& v) {
+std::string forest_plot(const evidence::Evidence& e, const ReportView& v) {
   if (v.cases.empty())
     return "";
   const double threshold = e.settings.threshold;

@@ -13,15 +13,15 @@ namespace culprit::report {
 // The distribution of each commit on the bisection path for one case, in commit order: the
 // median of each run as a dot, the measurement's median and CI as a bar, good and bad coloured,
 // the culprit marked. Empty when no commit on the path was measured for the case.
-std::string bisection_plot(const Evidence& evidence, const ReportView& view,
+std::string bisection_plot(const evidence::Evidence& evidence, const ReportView& view,
                            const std::string& case_name, int index);
 
 // One row per comparison: the ratio and its CI, the band of no change (1 ± threshold) shaded.
-std::string forest_plot(const Evidence& evidence, const ReportView& view);
+std::string forest_plot(const evidence::Evidence& evidence, const ReportView& view);
 
 struct Series {
   std::string label; // "base 0123456789ab"
-  const EvidenceMeasurement* measurement = nullptr;
+  const evidence::EvidenceMeasurement* measurement = nullptr;
 };
 
 // Every sample of each measurement in the order it was taken (run after run), with the run

@@ -32,7 +32,8 @@ std::string_view to_string(ReportFormat format) {
   }
 }
 
-std::string render(const Evidence& evidence, ReportFormat format, const RenderOptions& options) {
+std::string render(const evidence::Evidence& evidence, ReportFormat format,
+                   const RenderOptions& options) {
   switch (format) {
   case ReportFormat::markdown:
     return render_markdown(evidence, options);

@@ -14,8 +14,9 @@
 namespace culprit::report {
 namespace {
 
-const EvidenceMeasurement* find_measurement(const Evidence& evidence, const std::string& commit,
-                                            const std::string& case_name) {
+const evidence::EvidenceMeasurement* find_measurement(const evidence::Evidence& evidence,
+                                                      const std::string& commit,
+                                                      const std::string& case_name) {
   for (const auto& m : evidence.measurements)
     if (same_commit(m.commit, commit) && m.case_name == case_name)
       return &m;
@@ -50,7 +51,7 @@ std::string si_rate(double per_second, std::string_view what) {
 }
 
 // What a case achieved, in the resource that bounds it.
-std::string achieved_text(const EvidenceRoofline& r) {
+std::string achieved_text(const evidence::EvidenceRoofline& r) {
   return r.limiter == "compute" ? rate(r.achieved_flops_per_second, "FLOP")
                                 : rate(r.achieved_bytes_per_second, "B");
 }
@@ -83,16 +84,17 @@ std::string move_text(const RooflineMove& move) {
                      std::max(move.before, move.after) > 1 ? k_above_the_roof : std::string_view());
 }
 
-std::string peaks_text(const EvidencePeaks& peaks) {
+std::string peaks_text(const evidence::EvidencePeaks& peaks) {
   const bool tensor = peaks.compute == "tensor" && peaks.tensor_flops_per_second;
   return fmt::format("{}: {} {}, {} ({})", peaks.device,
                      rate(tensor ? *peaks.tensor_flops_per_second : peaks.flops_per_second, "FLOP"),
                      tensor ? "tensor" : "FP32", rate(peaks.bytes_per_second, "B"), peaks.source);
 }
 
-std::optional<RooflineMove> roofline_move(const Evidence& evidence, const std::string& base,
-                                          const std::string& head, const std::string& case_name,
-                                          double ratio, const std::array<double, 2>& ci,
+std::optional<RooflineMove> roofline_move(const evidence::Evidence& evidence,
+                                          const std::string& base, const std::string& head,
+                                          const std::string& case_name, double ratio,
+                                          const std::array<double, 2>& ci,
                                           std::optional<std::array<double, 2>> levels) {
   const auto* before = find_measurement(evidence, base, case_name);
   const auto* after = find_measurement(evidence, head, case_name);
@@ -116,7 +118,8 @@ std::optional<RooflineMove> roofline_move(const Evidence& evidence, const std::s
 namespace {
 
 // How a comparison moved its case against the roofline, at the levels its estimator compared.
-std::optional<RooflineMove> comparison_move(const Evidence& evidence, const EvidenceComparison& c) {
+std::optional<RooflineMove> comparison_move(const evidence::Evidence& evidence,
+                                            const evidence::EvidenceComparison& c) {
   std::optional<std::array<double, 2>> levels;
   if (c.estimator && c.estimator->base_level > 0)
     levels = std::array{c.estimator->base_level, c.estimator->head_level};
@@ -125,7 +128,7 @@ std::optional<RooflineMove> comparison_move(const Evidence& evidence, const Evid
 
 } // namespace
 
-RooflineSection roofline_section(const Evidence& evidence) {
+RooflineSection roofline_section(const evidence::Evidence& evidence) {
   RooflineSection section;
   for (const auto& peaks : evidence.roofline_peaks)
     section.peaks.push_back(peaks_text(peaks));
@@ -165,7 +168,7 @@ RooflineSection roofline_section(const Evidence& evidence) {
   return section;
 }
 
-std::string render_roofline_table(const Evidence& evidence, bool notes) {
+std::string render_roofline_table(const evidence::Evidence& evidence, bool notes) {
   const bool rooflines = std::ranges::any_of(evidence.measurements,
                                              [](const auto& m) { return m.roofline.has_value(); });
   // Each reason once, with the cases it holds for, in the order they first appear.
@@ -221,7 +224,7 @@ std::string render_roofline_table(const Evidence& evidence, bool notes) {
   return out;
 }
 
-std::string render_roofline_moves(const Evidence& evidence) {
+std::string render_roofline_moves(const evidence::Evidence& evidence) {
   std::string out;
   for (const auto& c : evidence.comparisons) {
     if (const auto move = comparison_move(evidence, c))
@@ -233,7 +236,7 @@ std::string render_roofline_moves(const Evidence& evidence) {
 namespace {
 
 // The FLOP/s ceiling a device's cases are bound by: its tensor peak where that is the one named.
-double ceiling_flops(const EvidencePeaks& p) {
+double ceiling_flops(const evidence::EvidencePeaks& p) {
   return p.compute == "tensor" && p.tensor_flops_per_second ? *p.tensor_flops_per_second
                                                             : p.flops_per_second;
 }
@@ -242,7 +245,7 @@ double ceiling_flops(const EvidencePeaks& p) {
 // the span of everything the chart must show.
 struct RooflinePoints {
   struct Point {
-    const EvidenceMeasurement* m;
+    const evidence::EvidenceMeasurement* m;
     double x, y;
   };
   std::map<std::string, std::vector<Point>> by_case;
@@ -250,7 +253,7 @@ struct RooflinePoints {
   double x_lo = HUGE_VAL, x_hi = 0, y_lo = HUGE_VAL, y_hi = 0;
 };
 
-RooflinePoints roofline_points(const Evidence& evidence) {
+RooflinePoints roofline_points(const evidence::Evidence& evidence) {
   RooflinePoints out;
   for (const auto& m : evidence.measurements) {
     if (!m.roofline || !(m.roofline->intensity > 0) || !(m.roofline->achieved_flops_per_second > 0))
@@ -314,7 +317,7 @@ void draw_roofline_axes(svg::Canvas& c, const RooflineFrame& f) {
 }
 
 // Each device's memory slope up to its ridge point, then its compute ceiling, both labelled.
-void draw_roofs(svg::Canvas& c, const RooflineFrame& f, const Evidence& evidence) {
+void draw_roofs(svg::Canvas& c, const RooflineFrame& f, const evidence::Evidence& evidence) {
   for (const auto& p : evidence.roofline_peaks) {
     const double flops = ceiling_flops(p);
     const double ridge = std::log10(flops / p.bytes_per_second);
@@ -372,7 +375,7 @@ void draw_case(svg::Canvas& c, const RooflineFrame& f, std::size_t index, const 
 
 } // namespace
 
-std::string roofline_svg(const Evidence& evidence) {
+std::string roofline_svg(const evidence::Evidence& evidence) {
   const auto points = roofline_points(evidence);
   if (points.order.empty() || evidence.roofline_peaks.empty())
     return {};

@@ -21,7 +21,7 @@ namespace {
 
 // The two revisions as the command was given them; older evidence, which lacks them, gives the
 // commits' short ids.
-std::array<std::string, 2> revision_names(const Evidence& evidence) {
+std::array<std::string, 2> revision_names(const evidence::Evidence& evidence) {
   if (evidence.revisions.size() >= 2)
     return {evidence.revisions[0], evidence.revisions[1]};
   if (evidence.bisect)
@@ -33,7 +33,7 @@ std::array<std::string, 2> revision_names(const Evidence& evidence) {
 }
 
 // run: one row per case with its median, interval, runs, spread and outliers.
-std::string run_summary(const Evidence& evidence, const RenderOptions& options) {
+std::string run_summary(const evidence::Evidence& evidence, const RenderOptions& options) {
   std::string out = fmt::format("{:<40}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", "case", "median",
                                 fmt::format("{:.0f}% CI", evidence.settings.confidence * 100),
                                 "runs", "cv", "outliers");
@@ -50,7 +50,7 @@ std::string run_summary(const Evidence& evidence, const RenderOptions& options) 
 }
 
 // compare: the verdict table; then how the roofline moved, the noise and what was reused.
-std::string compare_summary(const Evidence& evidence, const RenderOptions& options) {
+std::string compare_summary(const evidence::Evidence& evidence, const RenderOptions& options) {
   const auto [base, head] = revision_names(evidence);
   std::string out = render_verdict_table(evidence, base, head);
   if (options.detail != Detail::quiet)
@@ -60,7 +60,7 @@ std::string compare_summary(const Evidence& evidence, const RenderOptions& optio
 }
 
 // The cases between the ends, when the bisection found no culprit to show instead.
-std::string end_comparisons(const Evidence& evidence) {
+std::string end_comparisons(const evidence::Evidence& evidence) {
   std::string out;
   for (const auto& c : evidence.comparisons)
     out +=
@@ -74,7 +74,7 @@ std::string end_comparisons(const Evidence& evidence) {
 
 // One culprit: who and when, then each case it moved with how it was located, its time, its
 // counts and its roofline.
-std::string culprit_lines(const Evidence& evidence, const EvidenceCulprit& c) {
+std::string culprit_lines(const evidence::Evidence& evidence, const evidence::EvidenceCulprit& c) {
   std::string out = fmt::format("culprit {} {}\n  {} <{}>, {}\n", c.commit.substr(0, 12),
                                 terminal_safe(c.subject), terminal_safe(c.author),
                                 terminal_safe(c.email), terminal_safe(c.date));
@@ -101,7 +101,7 @@ std::string culprit_lines(const Evidence& evidence, const EvidenceCulprit& c) {
 }
 
 // bisect: what was found (or why nothing was), what it cost, where the evidence is.
-std::string bisect_summary(const Evidence& evidence, const RenderOptions& options) {
+std::string bisect_summary(const evidence::Evidence& evidence, const RenderOptions& options) {
   const auto& b = *evidence.bisect;
   const auto& status = evidence.status;
   const auto note = terminal_safe(b.note);
@@ -142,7 +142,7 @@ std::string bisect_summary(const Evidence& evidence, const RenderOptions& option
 }
 
 // track: what was measured, what was left alone, the anchors, the noise, where it ran.
-std::string track_summary(const Evidence& evidence, const RenderOptions& options) {
+std::string track_summary(const evidence::Evidence& evidence, const RenderOptions& options) {
   const auto& t = *evidence.track;
   const auto range = evidence.revisions.empty() ? std::string("the range")
                                                 : terminal_safe(evidence.revisions.front());
@@ -305,7 +305,7 @@ std::string render_executor_line(const nlohmann::json& executor) {
                      retries > 0 ? fmt::format(" ({} retried)", retries) : std::string());
 }
 
-std::string render_summary(const Evidence& evidence, const RenderOptions& options) {
+std::string render_summary(const evidence::Evidence& evidence, const RenderOptions& options) {
   // A command that failed or was interrupted printed its error instead of a summary.
   if (evidence.status == "failed" || evidence.status == "interrupted")
     return render_text(evidence, options);

@@ -94,11 +94,12 @@ private:
   std::string m_out;
 };
 
-std::string level_of(const Evidence& e, const EvidenceComparison& c, Side side) {
+std::string level_of(const evidence::Evidence& e, const evidence::EvidenceComparison& c,
+                     Side side) {
   return terminal_safe(compared_level(e, c, side));
 }
 
-void write_cases(Writer& w, const Evidence& e, const ReportView& v) {
+void write_cases(Writer& w, const evidence::Evidence& e, const ReportView& v) {
   if (v.cases.empty())
     return;
   const auto* first = v.cases.front();
@@ -121,7 +122,7 @@ void write_cases(Writer& w, const Evidence& e, const ReportView& v) {
 }
 
 // Without comparisons (a run), the measurements themselves.
-void write_measurements(Writer& w, const Evidence& e, const ReportView& v) {
+void write_measurements(Writer& w, const evidence::Evidence& e, const ReportView& v) {
   if (!v.cases.empty() || e.measurements.empty())
     return;
   w.heading("Measurements");
@@ -145,7 +146,7 @@ std::vector<std::string> safe_all(const std::vector<std::string>& items) {
   return out;
 }
 
-void write_hints(Writer& w, const EvidenceHints& h) {
+void write_hints(Writer& w, const evidence::EvidenceHints& h) {
   if (h.diffstat) {
     std::vector<std::string> lines{diffstat_line(*h.diffstat)};
     lines.reserve(1 + h.diffstat->by_file.size());
@@ -183,7 +184,7 @@ void write_hints(Writer& w, const EvidenceHints& h) {
     w.field("notes", safe_all(h.notes));
 }
 
-void write_culprits(Writer& w, const Evidence& e, const ReportView& v) {
+void write_culprits(Writer& w, const evidence::Evidence& e, const ReportView& v) {
   const auto& culprits = e.bisect->culprits;
   for (std::size_t i = 0; i < culprits.size(); ++i) {
     const auto& c = culprits[i];
@@ -218,7 +219,7 @@ void write_culprits(Writer& w, const Evidence& e, const ReportView& v) {
   }
 }
 
-void write_roofline(Writer& w, const Evidence& e) {
+void write_roofline(Writer& w, const evidence::Evidence& e) {
   const auto section = roofline_section(e);
   if (section.empty())
     return;
@@ -238,7 +239,7 @@ void write_roofline(Writer& w, const Evidence& e) {
     w.line(fmt::format("  {}: {}", terminal_safe(name), terminal_safe(note)));
 }
 
-std::string step_position(const EvidenceStep* s) {
+std::string step_position(const evidence::EvidenceStep* s) {
   if (s == nullptr || !s->position)
     return "";
   auto text = fmt::format("{:.2f}", *s->position);
@@ -247,7 +248,7 @@ std::string step_position(const EvidenceStep* s) {
   return text;
 }
 
-void write_bisection(Writer& w, const Evidence& e, const ReportView& v) {
+void write_bisection(Writer& w, const evidence::Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
   w.heading(
       fmt::format("Bisection: {} from good {} to bad {}, {} probed ({})",
@@ -273,7 +274,7 @@ void write_bisection(Writer& w, const Evidence& e, const ReportView& v) {
 
 } // namespace
 
-std::string render_text(const Evidence& e, const RenderOptions& options) {
+std::string render_text(const evidence::Evidence& e, const RenderOptions& options) {
   const auto v = make_view(e, options);
   Writer w(options.color);
   w.line(w.paint(fmt::format("{}: {}", v.title, terminal_safe(v.headline)), "1"));

@@ -11,9 +11,9 @@
 
 namespace culprit::report {
 
-std::string render_verdict_table(const Evidence& evidence, const std::string& base_name,
+std::string render_verdict_table(const evidence::Evidence& evidence, const std::string& base_name,
                                  const std::string& head_name) {
-  std::map<std::pair<std::string, std::string>, const EvidenceMeasurement*> levels;
+  std::map<std::pair<std::string, std::string>, const evidence::EvidenceMeasurement*> levels;
   for (const auto& m : evidence.measurements)
     levels[{m.commit, m.case_name}] = &m;
   std::size_t width = 4;
@@ -52,7 +52,7 @@ std::string render_verdict_table(const Evidence& evidence, const std::string& ba
   return out;
 }
 
-std::string render_reuse_line(const Evidence& evidence, const std::string& base_name,
+std::string render_reuse_line(const evidence::Evidence& evidence, const std::string& base_name,
                               const std::string& head_name) {
   // The case that took or left out the most speaks for all: they share their runs.
   int reused = 0;

@@ -18,9 +18,9 @@ std::string files(int count) {
   return counted(static_cast<std::size_t>(std::max(count, 0)), "file", "files");
 }
 
-std::vector<const EvidenceComparison*> primary_comparisons(const Evidence& e) {
-  std::vector<const EvidenceComparison*> all;
-  std::vector<const EvidenceComparison*> ends;
+std::vector<const evidence::EvidenceComparison*> primary_comparisons(const evidence::Evidence& e) {
+  std::vector<const evidence::EvidenceComparison*> all;
+  std::vector<const evidence::EvidenceComparison*> ends;
   for (const auto& c : e.comparisons) {
     all.push_back(&c);
     if (e.bisect && same_commit(c.base, e.bisect->good) && same_commit(c.head, e.bisect->bad))
@@ -29,12 +29,12 @@ std::vector<const EvidenceComparison*> primary_comparisons(const Evidence& e) {
   return ends.empty() ? all : ends;
 }
 
-double magnitude(const EvidenceComparison* c) {
+double magnitude(const evidence::EvidenceComparison* c) {
   return std::abs(std::log(c->ratio > 0 ? c->ratio : 1.0));
 }
 
-std::string compare_headline(const Evidence& e, const ReportView& v) {
-  std::map<std::string, std::vector<const EvidenceComparison*>> by_verdict;
+std::string compare_headline(const evidence::Evidence& e, const ReportView& v) {
+  std::map<std::string, std::vector<const evidence::EvidenceComparison*>> by_verdict;
   for (const auto* c : v.cases)
     by_verdict[c->verdict].push_back(c);
   const auto total = v.cases.size();
@@ -72,7 +72,7 @@ std::string compare_headline(const Evidence& e, const ReportView& v) {
 }
 
 // "+64.8% on a, +82.2% on b": how a culprit moved each of its cases.
-std::string changes_on_cases(const EvidenceCulprit& c) {
+std::string changes_on_cases(const evidence::EvidenceCulprit& c) {
   std::string list;
   for (const auto& moved : c.cases)
     list +=
@@ -81,7 +81,7 @@ std::string changes_on_cases(const EvidenceCulprit& c) {
 }
 
 // "+5.0%", or "+5.0% to +9.1% (2 cases)" for a culprit that moved several.
-std::string change_range(const EvidenceCulprit& c) {
+std::string change_range(const evidence::EvidenceCulprit& c) {
   if (c.cases.empty())
     return "";
   const auto [low, high] = std::ranges::minmax_element(
@@ -92,7 +92,7 @@ std::string change_range(const EvidenceCulprit& c) {
                      c.cases.size());
 }
 
-std::string bisect_headline(const Evidence& e, const ReportView& v) {
+std::string bisect_headline(const evidence::Evidence& e, const ReportView& v) {
   const auto& b = *e.bisect;
   std::vector<std::string> moved;
   for (const auto& c : b.culprits)
@@ -131,7 +131,7 @@ std::string bisect_headline(const Evidence& e, const ReportView& v) {
   return "";
 }
 
-std::string headline(const Evidence& e, const ReportView& v) {
+std::string headline(const evidence::Evidence& e, const ReportView& v) {
   std::string line;
   if (e.bisect)
     line = bisect_headline(e, v);
@@ -181,7 +181,7 @@ std::vector<PathPoint> infer_order(std::vector<PathPoint> probes) {
   return left;
 }
 
-void build_path(const Evidence& e, const RenderOptions& options, ReportView& v) {
+void build_path(const evidence::Evidence& e, const RenderOptions& options, ReportView& v) {
   const auto& b = *e.bisect;
   std::vector<PathPoint> probes;
   for (std::size_t i = 0; i < b.steps.size(); ++i) {
@@ -200,8 +200,9 @@ void build_path(const Evidence& e, const RenderOptions& options, ReportView& v) 
     return same_commit(p.commit, b.good) || same_commit(p.commit, b.bad);
   });
   for (auto& p : probes)
-    p.culprit = std::ranges::any_of(
-        b.culprits, [&](const EvidenceCulprit& c) { return same_commit(c.commit, p.commit); });
+    p.culprit = std::ranges::any_of(b.culprits, [&](const evidence::EvidenceCulprit& c) {
+      return same_commit(c.commit, p.commit);
+    });
 
   if (!options.commit_order.empty()) {
     const auto index = [&](const PathPoint& p) {
@@ -219,11 +220,11 @@ void build_path(const Evidence& e, const RenderOptions& options, ReportView& v) 
   v.path.push_back({b.good, "good", true, false, 0, nullptr});
   v.path.insert(v.path.end(), probes.begin(), probes.end());
   const bool bad_is_culprit = std::ranges::any_of(
-      b.culprits, [&](const EvidenceCulprit& c) { return same_commit(c.commit, b.bad); });
+      b.culprits, [&](const evidence::EvidenceCulprit& c) { return same_commit(c.commit, b.bad); });
   v.path.push_back({b.bad, "bad", true, bad_is_culprit, 0, nullptr});
 }
 
-void build_environment(const Evidence& e, ReportView& v) {
+void build_environment(const evidence::Evidence& e, ReportView& v) {
   const auto text = [&](const char* key) {
     const auto it = e.host.find(key);
     return it != e.host.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -266,11 +267,11 @@ void build_environment(const Evidence& e, ReportView& v) {
 
 } // namespace
 
-std::optional<std::array<double, 2>> share_bounds(const Evidence& evidence,
-                                                  const EvidenceCulpritCase& moved) {
+std::optional<std::array<double, 2>> share_bounds(const evidence::Evidence& evidence,
+                                                  const evidence::EvidenceCulpritCase& moved) {
   if (!moved.share || !(moved.ci[0] > 0) || !(moved.ci[1] > 0))
     return std::nullopt;
-  const EvidenceComparison* whole = nullptr;
+  const evidence::EvidenceComparison* whole = nullptr;
   for (const auto& c : evidence.comparisons)
     if (c.case_name == moved.name &&
         (!evidence.bisect || (c.base == evidence.bisect->good && c.head == evidence.bisect->bad)))
@@ -291,20 +292,22 @@ std::optional<std::array<double, 2>> share_bounds(const Evidence& evidence,
   return bounds;
 }
 
-std::string share_text(const Evidence& evidence, const EvidenceCulpritCase& moved) {
+std::string share_text(const evidence::Evidence& evidence,
+                       const evidence::EvidenceCulpritCase& moved) {
   return moved.share ? format_share(*moved.share, share_bounds(evidence, moved)) : std::string();
 }
 
-const EvidenceMeasurement* find_measurement(const Evidence& evidence, std::string_view commit,
-                                            std::string_view case_name) {
+const evidence::EvidenceMeasurement* find_measurement(const evidence::Evidence& evidence,
+                                                      std::string_view commit,
+                                                      std::string_view case_name) {
   for (const auto& m : evidence.measurements)
     if (m.case_name == case_name && same_commit(m.commit, commit))
       return &m;
   return nullptr;
 }
 
-std::string compared_level(const Evidence& evidence, const EvidenceComparison& comparison,
-                           Side side) {
+std::string compared_level(const evidence::Evidence& evidence,
+                           const evidence::EvidenceComparison& comparison, Side side) {
   const bool head = side == Side::head;
   if (comparison.estimator && comparison.estimator->blocks > 0)
     return format_quantity(head ? comparison.estimator->head_level
@@ -315,7 +318,7 @@ std::string compared_level(const Evidence& evidence, const EvidenceComparison& c
   return m != nullptr ? format_quantity(m->summary.median, m->unit) : "-";
 }
 
-std::vector<double> run_medians(const EvidenceMeasurement& measurement) {
+std::vector<double> run_medians(const evidence::EvidenceMeasurement& measurement) {
   std::vector<double> medians;
   for (auto run : measurement.runs) {
     if (run.empty())
@@ -332,7 +335,8 @@ std::string change_with_ci(double ratio, const std::array<double, 2>& ci,
   return fmt::format("{} ({} {})", format_change(ratio), confidence_label, format_change_ci(ci));
 }
 
-std::string culprit_change(const EvidenceCulpritCase& moved, std::string_view confidence_label) {
+std::string culprit_change(const evidence::EvidenceCulpritCase& moved,
+                           std::string_view confidence_label) {
   if (moved.exact)
     return fmt::format("{} {} (exact)", moved.metric, format_change(moved.ratio));
   if (!moved.in_time.empty())
@@ -361,7 +365,7 @@ std::string count_label(std::string_view metric) {
   return std::string(metric);
 }
 
-std::string counters_line(const EvidenceCulpritCase& moved) {
+std::string counters_line(const evidence::EvidenceCulpritCase& moved) {
   if (!moved.counters)
     return {};
   const auto& counters = *moved.counters;
@@ -386,7 +390,8 @@ std::string counters_line(const EvidenceCulpritCase& moved) {
                          : " (of the whole program " + counters.case_name + ")");
 }
 
-std::vector<std::string> in_time_lines(const Evidence& evidence, const EvidenceCulpritCase& moved,
+std::vector<std::string> in_time_lines(const evidence::Evidence& evidence,
+                                       const evidence::EvidenceCulpritCase& moved,
                                        std::string_view confidence_label) {
   std::vector<std::string> lines;
   for (const auto& timed : moved.in_time) {
@@ -401,7 +406,7 @@ std::vector<std::string> in_time_lines(const Evidence& evidence, const EvidenceC
   return lines;
 }
 
-std::vector<std::string> bisect_cases(const Evidence& evidence) {
+std::vector<std::string> bisect_cases(const evidence::Evidence& evidence) {
   std::vector<std::string> cases;
   const auto add = [&](const std::string& name) {
     if (!name.empty() && std::ranges::find(cases, name) == cases.end())
@@ -421,7 +426,7 @@ std::vector<std::string> bisect_cases(const Evidence& evidence) {
   return cases;
 }
 
-ReportView make_view(const Evidence& evidence, const RenderOptions& options) {
+ReportView make_view(const evidence::Evidence& evidence, const RenderOptions& options) {
   ReportView v;
   v.title = "culprit " + (evidence.kind.empty() ? std::string("report") : evidence.kind);
   v.confidence_label = format_percent(evidence.settings.confidence) + " CI";
@@ -438,11 +443,11 @@ ReportView make_view(const Evidence& evidence, const RenderOptions& options) {
 
 namespace culprit::report {
 
-std::string diffstat_line(const EvidenceDiffstat& d) {
+std::string diffstat_line(const evidence::EvidenceDiffstat& d) {
   return fmt::format("{} changed, +{} -{}", files(d.files), d.insertions, d.deletions);
 }
 
-std::string artifacts_line(const EvidenceArtifacts& a) {
+std::string artifacts_line(const evidence::EvidenceArtifacts& a) {
   if (a.identical)
     return fmt::format("byte-identical to the parent's ({}, {})", format_bytes(a.culprit_bytes),
                        files(a.culprit_files));
@@ -454,7 +459,7 @@ std::string artifacts_line(const EvidenceArtifacts& a) {
   return line + fmt::format(", {} -> {}", a.parent_files, files(a.culprit_files));
 }
 
-std::string size_change_line(const EvidenceSizeChange& c) {
+std::string size_change_line(const evidence::EvidenceSizeChange& c) {
   if (!c.parent_bytes && c.culprit_bytes)
     return "new, " + format_bytes(*c.culprit_bytes);
   if (c.parent_bytes && !c.culprit_bytes)
@@ -465,8 +470,9 @@ std::string size_change_line(const EvidenceSizeChange& c) {
                      format_byte_delta(after - before));
 }
 
-std::vector<const EvidenceKernelChange*> changed_kernels(const EvidenceHints& hints) {
-  std::vector<const EvidenceKernelChange*> rows;
+std::vector<const evidence::EvidenceKernelChange*>
+changed_kernels(const evidence::EvidenceHints& hints) {
+  std::vector<const evidence::EvidenceKernelChange*> rows;
   for (const auto& k : hints.kernels)
     if (k.change != "unchanged")
       rows.push_back(&k);

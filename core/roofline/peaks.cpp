@@ -15,14 +15,14 @@ namespace {
 
 constexpr double k_giga = 1e9;
 
-bool given_for_unit(const RooflineRecipe& recipe) {
+bool given_for_unit(const recipe::RooflineRecipe& recipe) {
   if (!recipe.peak_gbps)
     return false;
   return recipe.compute == "tensor" ? recipe.peak_tensor_gflops.has_value()
                                     : recipe.peak_gflops.has_value();
 }
 
-PeakOverrides overrides_of(const RooflineRecipe& recipe) {
+PeakOverrides overrides_of(const recipe::RooflineRecipe& recipe) {
   const auto scaled = [](const std::optional<double>& giga) -> std::optional<double> {
     return giga ? std::optional(*giga * k_giga) : std::nullopt;
   };
@@ -32,12 +32,12 @@ PeakOverrides overrides_of(const RooflineRecipe& recipe) {
 }
 
 bool is_gpu_run(const std::optional<parsers::DeviceInfo>& device, std::string_view metric,
-                const RooflineRecipe& recipe) {
+                const recipe::RooflineRecipe& recipe) {
   if (!recipe.device.empty())
     return recipe.device != "cpu";
   if (device && device->backend == "cuda")
     return true;
-  return is_gpu_metric(metric);
+  return measure::is_gpu_metric(metric);
 }
 
 } // namespace

@@ -47,7 +47,7 @@ Result<Peaks> measure_and_keep_cpu_peaks(store::Store& store, const std::string&
                                          const CpuMeasure& measure = measure_cpu_peaks);
 
 struct PeakSetup {
-  RooflineRecipe recipe;
+  recipe::RooflineRecipe recipe;
   std::string host_id;
   std::vector<int> cpus;              // the runs' pinning
   std::vector<std::string> gpu_names; // what nvidia-smi names on this host

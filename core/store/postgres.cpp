@@ -22,7 +22,7 @@
 #include "core/util/escape.hpp"
 #include "core/util/text.hpp"
 
-namespace culprit::sql {
+namespace culprit::store::sql {
 namespace {
 
 struct ResultFree {
@@ -291,4 +291,4 @@ Result<Database> Database::open_postgres(std::string_view url) {
   return Database(std::move(connection), {});
 }
 
-} // namespace culprit::sql
+} // namespace culprit::store::sql

@@ -10,7 +10,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit::sql {
+namespace culprit::store::sql {
 namespace {
 
 // The advisory lock every serialized transaction on PostgreSQL takes ("CULP").
@@ -88,4 +88,4 @@ Transaction::~Transaction() {
     m_db->connection().rollback();
 }
 
-} // namespace culprit::sql
+} // namespace culprit::store::sql

@@ -20,7 +20,7 @@
 
 #include "core/util/error.hpp"
 
-namespace culprit::sql {
+namespace culprit::store::sql {
 
 enum class Dialect : std::uint8_t { sqlite, postgres };
 
@@ -192,4 +192,4 @@ private:
   Database* m_db; // null once committed, rolled back or moved from
 };
 
-} // namespace culprit::sql
+} // namespace culprit::store::sql

@@ -20,7 +20,7 @@
 #include "core/store/sql.hpp"
 #include "core/util/error.hpp"
 
-namespace culprit::sql {
+namespace culprit::store::sql {
 namespace {
 
 std::string advice(int code, const std::filesystem::path& file) {
@@ -251,4 +251,4 @@ sqlite3* sqlite_handle(const Database& db) {
   return connection == nullptr ? nullptr : connection->handle();
 }
 
-} // namespace culprit::sql
+} // namespace culprit::store::sql

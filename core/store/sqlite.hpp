@@ -6,9 +6,9 @@
 
 struct sqlite3;
 
-namespace culprit::sql {
+namespace culprit::store::sql {
 
 // The connection's SQLite handle; null when the database is not SQLite.
 sqlite3* sqlite_handle(const Database& db);
 
-} // namespace culprit::sql
+} // namespace culprit::store::sql

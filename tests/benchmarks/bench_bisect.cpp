@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
   const std::string which = argc > 2 ? argv[2] : "all";
   const std::string statistic_name = argc > 3 ? argv[3] : "auto";
   const bool quick_look = argc <= 4 || std::string(argv[4]) != "no-quick";
-  const auto statistic = StatisticSetting::parse(statistic_name);
+  const auto statistic = measure::StatisticSetting::parse(statistic_name);
   if (!statistic) {
     std::fprintf(stderr, "bench_bisect: %s\n", statistic.error().message.c_str());
     return 2;
@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
         rig.executor().set_machine(k_shared_machine);
       if (config.model == Model::runs)
         rig.executor().set_machine(k_long_stretches);
-      BisectRange range;
+      bisect::BisectRange range;
       range.good = range.good_rev = "good";
       for (int i = 0; i < config.commits; ++i)
         range.commits.push_back("c" + std::to_string(i));
@@ -237,11 +237,11 @@ int main(int argc, char** argv) {
         rig.executor().set_commit(range.commits[static_cast<std::size_t>(i)],
                                   level(config, 1e-3 * (1 + config.step)));
       FakeBuildProvider builds;
-      BisectSettings settings;
+      bisect::BisectSettings settings;
       settings.compare.decide.seed = static_cast<std::uint64_t>(trial) + 1;
       settings.compare.decide.statistic = statistic_name;
       settings.quick_look = quick_look;
-      auto outcome = run_bisect(range, builds, rig.sampler(), settings);
+      auto outcome = bisect::run_bisect(range, builds, rig.sampler(), settings);
       ++tally.trials;
       if (!outcome) {
         std::printf("error: %s\n", outcome.error().message.c_str());

@@ -60,7 +60,7 @@ int main() {
   // Fresh checkouts of the changed tree into new slots (best of 3).
   double fresh_ms = 1e18;
   for (int trial = 0; trial < 3; ++trial) {
-    Workspace workspace(temp / ("fresh" + std::to_string(trial)));
+    build::Workspace workspace(temp / ("fresh" + std::to_string(trial)));
     auto slot = workspace.acquire().value();
     const auto start = Clock::now();
     auto done = slot.checkout(repo, changed_info).value();
@@ -70,7 +70,7 @@ int main() {
   }
 
   // Warm: base checked out, then move to the changed tree (best of 5, alternating).
-  Workspace workspace(temp / "warm");
+  build::Workspace workspace(temp / "warm");
   auto slot = workspace.acquire().value();
   slot.checkout(repo, base_info).value();
   double warm_ms = 1e18;
@@ -97,11 +97,11 @@ int main() {
               warm_ms / fresh_ms <= 0.1 && rewritten == 10 ? "ok" : "MISSED");
 
   // Build-cache hit: culprit's own time for a key that is already cached.
-  LocalExecutor executor;
-  BuildRecipe recipe;
+  exec::LocalExecutor executor;
+  recipe::BuildRecipe recipe;
   recipe.command = "cp {src}/src/dir0/file0.cpp {build}/bench";
   recipe.artifacts = {"bench"};
-  Builder builder(repo, recipe, temp / "cache", executor);
+  build::Builder builder(repo, recipe, temp / "cache", executor);
   builder.build(changed, "").value();
   double hit_ms = 1e18;
   for (int trial = 0; trial < 20; ++trial) {

@@ -63,17 +63,18 @@ struct Figures {
 struct Setup {
   std::filesystem::path script;
   std::string step;
-  culprit::BisectRange range;
+  culprit::bisect::BisectRange range;
 };
 
-culprit::SamplerOptions sampler_options(const Setup& setup, const std::filesystem::path& dir) {
-  culprit::RunRecipe run;
+culprit::measure::SamplerOptions sampler_options(const Setup& setup,
+                                                 const std::filesystem::path& dir) {
+  culprit::recipe::RunRecipe run;
   run.command = "sh " + setup.script.string();
   run.format = "culprit";
   run.env = {{"STEP", setup.step}};
-  culprit::SamplerOptions options;
+  culprit::measure::SamplerOptions options;
   options.run = run;
-  options.parse = culprit::parse_options_for(run).value();
+  options.parse = culprit::measure::parse_options_for(run).value();
   options.recipe_hash = "bench-recipe";
   options.host_id = "bench-host";
   options.warmup = 0;
@@ -82,21 +83,22 @@ culprit::SamplerOptions sampler_options(const Setup& setup, const std::filesyste
 }
 
 Figures bisect_with(const std::string& name, const Setup& setup,
-                    std::vector<culprit::Executor*> executors) {
+                    std::vector<culprit::exec::Executor*> executors) {
   TempDir dir("culprit-bench-cluster");
   auto store = culprit::store::Store::open_in(dir.path()).value();
   const auto now = culprit::store::now();
   (void)store.record_host({"bench-host", "{}", now, now});
-  std::vector<std::unique_ptr<culprit::Sampler>> samplers;
-  std::vector<culprit::Sampler*> lanes;
+  std::vector<std::unique_ptr<culprit::measure::Sampler>> samplers;
+  std::vector<culprit::measure::Sampler*> lanes;
   for (auto* executor : executors) {
-    samplers.push_back(
-        std::make_unique<culprit::Sampler>(*executor, store, sampler_options(setup, dir.path())));
+    samplers.push_back(std::make_unique<culprit::measure::Sampler>(
+        *executor, store, sampler_options(setup, dir.path())));
     lanes.push_back(samplers.back().get());
   }
   culprit::testing::FakeBuildProvider builds;
   const auto start = Clock::now();
-  auto outcome = culprit::run_bisect(setup.range, builds, lanes, culprit::BisectSettings{});
+  auto outcome =
+      culprit::bisect::run_bisect(setup.range, builds, lanes, culprit::bisect::BisectSettings{});
   Figures figures{name};
   figures.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!outcome) {
@@ -109,7 +111,7 @@ Figures bisect_with(const std::string& name, const Setup& setup,
   for (const auto* sampler : lanes)
     figures.runs += sampler->runs_made();
   for (auto* executor : executors) {
-    if (auto* slurm = dynamic_cast<culprit::SlurmExecutor*>(executor)) {
+    if (auto* slurm = dynamic_cast<culprit::exec::SlurmExecutor*>(executor)) {
       for (const auto& job : slurm->jobs())
         figures.batches += job.batches;
       slurm->release();
@@ -139,7 +141,7 @@ int main(int argc, char** argv) {
   fmt::print("a history of {} commits, a 10% step at c{}, 1% noise\n\n", commits, setup.step);
 
   std::vector<Figures> table;
-  culprit::LocalExecutor local;
+  culprit::exec::LocalExecutor local;
   table.push_back(bisect_with("local executor", setup, {&local}));
 
   std::string why_not;
@@ -148,23 +150,23 @@ int main(int argc, char** argv) {
   if (!cluster) {
     fmt::print("slurm: no cluster ({}); only the local executor measured\n", why_not);
   } else {
-    culprit::SlurmOptions options;
+    culprit::exec::SlurmOptions options;
     options.alloc_args = {"-p", cluster->partition(), "-N1"};
     options.worker = CULPRIT_EXE;
     options.batch_root = work.path() / "batches";
     options.env = cluster->env();
     for (const int k : {1, 2}) {
-      std::vector<std::unique_ptr<culprit::SlurmExecutor>> lanes;
-      std::vector<culprit::Executor*> executors;
+      std::vector<std::unique_ptr<culprit::exec::SlurmExecutor>> lanes;
+      std::vector<culprit::exec::Executor*> executors;
       for (int lane = 0; lane < k; ++lane) {
         lanes.push_back(
-            std::make_unique<culprit::SlurmExecutor>(options, fmt::format("lane{}", lane)));
+            std::make_unique<culprit::exec::SlurmExecutor>(options, fmt::format("lane{}", lane)));
         executors.push_back(lanes.back().get());
       }
       table.push_back(bisect_with(fmt::format("slurm, K = {}", k), setup, executors));
     }
     // One measurement batch's own cost: an empty batch, after the allocation is held.
-    culprit::SlurmExecutor lane(options, "overhead");
+    culprit::exec::SlurmExecutor lane(options, "overhead");
     if (auto device = lane.device(); !device) {
       fmt::print(stderr, "slurm: {}\n", device.error().message);
       return 1;

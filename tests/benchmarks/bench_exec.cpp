@@ -29,8 +29,8 @@ double seconds_since(Clock::time_point start) {
 }
 
 double executor_seconds_per_run() {
-  culprit::LocalExecutor executor;
-  culprit::ExecRequest request;
+  culprit::exec::LocalExecutor executor;
+  culprit::exec::ExecRequest request;
   request.command = std::vector<std::string>{"/bin/true"};
   const auto start = Clock::now();
   for (int i = 0; i < k_spawns; ++i) {
@@ -53,8 +53,8 @@ double posix_spawn_seconds_per_run() {
 }
 
 void flood() {
-  culprit::LocalExecutor executor;
-  culprit::ExecRequest request;
+  culprit::exec::LocalExecutor executor;
+  culprit::exec::ExecRequest request;
   request.command = std::string("head -c 1073741824 /dev/zero");
   request.output_limit = std::size_t{1} << 20;
   const auto start = Clock::now();

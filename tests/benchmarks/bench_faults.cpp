@@ -42,7 +42,7 @@ double seconds(Clock::duration d) {
 }
 
 std::string culprit_of(const std::filesystem::path& file) {
-  auto evidence = load_evidence(file);
+  auto evidence = evidence::load_evidence(file);
   if (!evidence || !evidence->bisect || evidence->bisect->culprits.size() != 1)
     return "(none)";
   return evidence->bisect->culprits.front().commit;

@@ -30,11 +30,11 @@ double median(std::vector<double> values) {
 // Wall seconds of each of k_steps runs of `argv`, or empty when one of them failed.
 std::vector<double> wall_per_run(const std::vector<std::string>& argv,
                                  const culprit::testing::SlurmCluster& cluster) {
-  culprit::LocalExecutor executor;
-  culprit::ExecRequest request;
+  culprit::exec::LocalExecutor executor;
+  culprit::exec::ExecRequest request;
   request.command = argv;
   request.env = cluster.env();
-  request.timeout = culprit::Seconds{60};
+  request.timeout = culprit::exec::Seconds{60};
   std::vector<double> walls;
   for (int i = 0; i < k_steps; ++i) {
     const auto start = Clock::now();
@@ -62,12 +62,12 @@ int main() {
   }
   fmt::print("cluster start (munged, slurmctld, slurmd, node idle): {:.3f} s\n", start_seconds);
 
-  culprit::LocalExecutor executor;
-  culprit::ExecRequest salloc;
+  culprit::exec::LocalExecutor executor;
+  culprit::exec::ExecRequest salloc;
   salloc.command = std::vector<std::string>{"salloc", "--no-shell", "-p",   cluster->partition(),
                                             "-N1",    "-J",         "bench"};
   salloc.env = cluster->env();
-  salloc.timeout = culprit::Seconds{60};
+  salloc.timeout = culprit::exec::Seconds{60};
   const auto allocated = executor.run(salloc);
   const std::string granted = "salloc: Granted job allocation ";
   const auto at = allocated ? allocated->err.find(granted) : std::string::npos;

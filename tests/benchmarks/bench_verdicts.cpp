@@ -98,9 +98,10 @@ void set_up(FakeRig& rig, const Model& model, double ratio) {
   rig.executor().set_commit("head", head);
 }
 
-std::optional<CaseVerdict> compare_once(FakeRig& rig, const CompareSettings& settings) {
-  auto outcome =
-      compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"), settings);
+std::optional<measure::CaseVerdict> compare_once(FakeRig& rig,
+                                                 const measure::CompareSettings& settings) {
+  auto outcome = measure::compare_subjects(rig.sampler(), FakeRig::subject("base"),
+                                           FakeRig::subject("head"), settings);
   if (!outcome || outcome->cases.empty()) {
     std::printf("error: %s\n", outcome ? "no case" : outcome.error().message.c_str());
     return std::nullopt;
@@ -114,9 +115,10 @@ std::size_t old_method_runs(FakeRig& rig, std::size_t max_runs) {
   const auto plan = stats::make_sequential_plan(5, max_runs, 5, 0.95).value();
   const auto base = FakeRig::subject("base");
   const auto head = FakeRig::subject("head");
-  const CaseKey key{"kernel", "time"};
+  const measure::CaseKey key{"kernel", "time"};
   for (std::size_t look = 0; look < plan.runs.size(); ++look) {
-    const std::vector<RunsWanted> wants = {{&base, plan.runs[look]}, {&head, plan.runs[look]}};
+    const std::vector<measure::RunsWanted> wants = {{&base, plan.runs[look]},
+                                                    {&head, plan.runs[look]}};
     if (!rig.sampler().ensure(wants))
       return max_runs;
     const auto b = rig.sampler().runs(base, key, plan.runs[look]);
@@ -162,7 +164,7 @@ int main(int argc, char** argv) {
     const auto false_call = [&](int trial, double threshold) {
       FakeRig rig(static_cast<std::uint64_t>(trial) + 1);
       set_up(rig, model, 1.0);
-      CompareSettings settings;
+      measure::CompareSettings settings;
       settings.decide.threshold = threshold;
       settings.decide.seed = static_cast<std::uint64_t>(trial) + 1;
       const auto verdict = compare_once(rig, settings);
@@ -175,7 +177,7 @@ int main(int argc, char** argv) {
     const int covered = count_trials(coverage_trials, [&](int trial) {
       FakeRig rig(static_cast<std::uint64_t>(trial) + 10'001);
       set_up(rig, model, 1.05);
-      CompareSettings settings;
+      measure::CompareSettings settings;
       settings.decide.min_runs = settings.decide.max_runs = 20;
       settings.decide.seed = static_cast<std::uint64_t>(trial) + 1;
       const auto verdict = compare_once(rig, settings);
@@ -185,7 +187,7 @@ int main(int argc, char** argv) {
     const int called = count_trials(coverage_trials, [&](int trial) {
       FakeRig rig(static_cast<std::uint64_t>(trial) + 30'001);
       set_up(rig, model, 1.06);
-      CompareSettings settings;
+      measure::CompareSettings settings;
       settings.decide.seed = static_cast<std::uint64_t>(trial) + 1;
       const auto verdict = compare_once(rig, settings);
       return verdict && verdict->verdict == stats::Verdict::slower;
@@ -196,7 +198,7 @@ int main(int argc, char** argv) {
       {
         FakeRig rig(static_cast<std::uint64_t>(trial) + 20'001);
         set_up(rig, model, 1.10);
-        CompareSettings settings;
+        measure::CompareSettings settings;
         settings.decide.max_runs = static_cast<int>(k_most_blocks);
         settings.decide.seed = static_cast<std::uint64_t>(trial) + 1;
         const auto verdict = compare_once(rig, settings);

@@ -17,14 +17,14 @@ using testing::FakeRig;
 
 using History = testing::PlantedHistory;
 
-std::vector<std::string> culprits(const BisectOutcome& outcome) {
+std::vector<std::string> culprits(const bisect::BisectOutcome& outcome) {
   std::vector<std::string> out;
   for (const auto& c : outcome.culprits)
     out.push_back(c.selected.key.case_name + "@" + c.commit);
   return out;
 }
 
-std::size_t probes(const BisectOutcome& outcome) {
+std::size_t probes(const bisect::BisectOutcome& outcome) {
   std::set<std::string> seen;
   for (const auto& step : outcome.steps)
     seen.insert(step.commit);
@@ -37,7 +37,7 @@ TEST(Bisect, FindsASingleCulpritWithinLogNPlusTwoProbes) {
   FakeRig rig;
   history.install(rig, {{"sgemm", 1e-3}, {"saxpy", 2e-4}}, 0.02);
   FakeBuildProvider builds;
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c23"));
@@ -55,7 +55,7 @@ TEST(Bisect, NothingChangedIsNotReproduced) {
   FakeRig rig;
   history.install(rig, {{"sgemm", 1e-3}}, 0.01);
   FakeBuildProvider builds;
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(to_string(outcome->status), "not_reproduced");
   EXPECT_TRUE(outcome->steps.empty());
@@ -68,7 +68,7 @@ TEST(Bisect, TwoCasesWithTheirOwnCulprits) {
   FakeRig rig;
   history.install(rig, {{"sgemm", 1e-3}, {"softmax", 3e-4}, {"saxpy", 2e-4}}, 0.01);
   FakeBuildProvider builds;
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c07", "softmax@c19"));
@@ -81,7 +81,7 @@ TEST(Bisect, AnIntermediateLevelSplitsTheRangeAndFindsBothCulprits) {
   FakeRig rig;
   history.install(rig, {{"sgemm", 1e-3}}, 0.01);
   FakeBuildProvider builds;
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c09", "sgemm@c24"));
@@ -89,9 +89,10 @@ TEST(Bisect, AnIntermediateLevelSplitsTheRangeAndFindsBothCulprits) {
     ASSERT_TRUE(c.share.has_value());
     EXPECT_NEAR(*c.share, 0.5, 0.15);
   }
-  EXPECT_TRUE(std::any_of(outcome->steps.begin(), outcome->steps.end(), [](const BisectStep& s) {
-    return s.classified == ProbeClass::intermediate;
-  }));
+  EXPECT_TRUE(
+      std::any_of(outcome->steps.begin(), outcome->steps.end(), [](const bisect::BisectStep& s) {
+        return s.classified == bisect::ProbeClass::intermediate;
+      }));
 }
 
 // Culprits that explain less of a case's change than [decide] explained_share say so (the rest
@@ -105,11 +106,11 @@ TEST(Bisect, TheShareACulpritMustExplainIsASetting) {
     FakeRig rig;
     history.install(rig, {{"sgemm", 1e-3}}, 0.002);
     FakeBuildProvider builds;
-    BisectSettings settings;
+    bisect::BisectSettings settings;
     settings.compare.decide.explained_share = explained_share;
-    auto outcome = run_bisect(history.range, builds, rig.sampler(), settings);
+    auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), settings);
     EXPECT_TRUE(outcome) << outcome.error().message;
-    return outcome ? *outcome : BisectOutcome{};
+    return outcome ? *outcome : bisect::BisectOutcome{};
   };
   const auto strict = run(0.9);
   ASSERT_FALSE(strict.culprits.empty());
@@ -135,9 +136,9 @@ TEST(Bisect, ProgressCountsRoundsPerCaseAndItsEstimateIsNeverBelowTheRound) {
   FakeRig rig;
   history.install(rig, {{"sgemm", 1e-3}, {"softmax", 3e-4}}, 0.01);
   FakeBuildProvider builds;
-  std::vector<BisectProgress> events;
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{},
-                            [&](const BisectProgress& p) { events.push_back(p); });
+  std::vector<bisect::BisectProgress> events;
+  auto outcome = run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{},
+                            [&](const bisect::BisectProgress& p) { events.push_back(p); });
   ASSERT_TRUE(outcome) << outcome.error().message;
   ASSERT_EQ(outcome->culprits.size(), 3U);
   ASSERT_FALSE(events.empty());
@@ -150,7 +151,8 @@ TEST(Bisect, ProgressCountsRoundsPerCaseAndItsEstimateIsNeverBelowTheRound) {
   }
   EXPECT_EQ(events.front().round, 1U);
   EXPECT_EQ(events.front().expected_rounds, 5U) << "32 commits: about log2(32) rounds";
-  const auto second = std::ranges::find(events, std::size_t{2}, &BisectProgress::case_index);
+  const auto second =
+      std::ranges::find(events, std::size_t{2}, &bisect::BisectProgress::case_index);
   ASSERT_NE(second, events.end());
   EXPECT_EQ(second->round, 1U) << "the second case counts its own rounds";
   EXPECT_GT(last_round[1], 5U) << "the split case took more rounds than one search";
@@ -162,10 +164,11 @@ TEST(Bisect, ImprovementsAreFoundWhenAskedAndThroughputsTheRightWayRound) {
   FakeRig rig;
   history.install(rig, {{"copy", 1e9}}, 0.01, parsers::Direction::higher_is_better);
   FakeBuildProvider builds;
-  auto regression = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto regression =
+      bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(regression) << regression.error().message;
   EXPECT_EQ(to_string(regression->status), "not_reproduced") << "a speed-up is not a regression";
-  BisectSettings settings;
+  bisect::BisectSettings settings;
   settings.improvement = true;
   auto improvement = run_bisect(history.range, builds, rig.sampler(), settings);
   ASSERT_TRUE(improvement) << improvement.error().message;
@@ -183,12 +186,14 @@ TEST(Bisect, BuildFailuresAreSkippedAndTheNeighboursTried) {
   builds.fail("c09");
   builds.fail("c08");
   builds.fail("c12");
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("k@c11"));
-  EXPECT_TRUE(std::any_of(outcome->steps.begin(), outcome->steps.end(),
-                          [](const BisectStep& s) { return s.classified == ProbeClass::skip; }));
+  EXPECT_TRUE(
+      std::any_of(outcome->steps.begin(), outcome->steps.end(), [](const bisect::BisectStep& s) {
+        return s.classified == bisect::ProbeClass::skip;
+      }));
 }
 
 TEST(Bisect, SkipsNextToTheCulpritLeaveCandidatesNotAGuess) {
@@ -199,7 +204,7 @@ TEST(Bisect, SkipsNextToTheCulpritLeaveCandidatesNotAGuess) {
   FakeBuildProvider builds;
   builds.fail("c05");
   builds.fail("c06");
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(to_string(outcome->status), "inconclusive");
   EXPECT_TRUE(outcome->culprits.empty());
@@ -217,7 +222,7 @@ TEST(Bisect, CandidatesOfTwoCasesAreListedOnce) {
   FakeBuildProvider builds;
   builds.fail("c05");
   builds.fail("c06");
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(outcome->cases.size(), 2U);
   EXPECT_EQ(to_string(outcome->status), "inconclusive");
@@ -233,7 +238,7 @@ TEST(Bisect, ByteIdenticalArtifactsAreClassifiedOrReusedWithoutRuns) {
   // Commits before the culprit only touched docs: their artifacts are good's.
   for (int i = 0; i < 11; ++i)
     builds.set_artifact(fmt::format("c{:02}", i), "artifact-g");
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_THAT(culprits(*outcome), ElementsAre("k@c11"));
   // Probes identical to a reference are classified without a run of their own; they may still
@@ -253,10 +258,10 @@ TEST(Bisect, AFinishedBisectionReplaysWithNoRuns) {
   FakeRig rig;
   history.install(rig, {{"k", 1e-3}}, 0.02);
   FakeBuildProvider builds;
-  auto first = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto first = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(first) << first.error().message;
   const int runs = rig.executor().total_runs();
-  auto second = run_bisect(history.range, builds, rig.new_sampler(), BisectSettings{});
+  auto second = run_bisect(history.range, builds, rig.new_sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(second) << second.error().message;
   EXPECT_EQ(rig.executor().total_runs(), runs);
   EXPECT_EQ(culprits(*second), culprits(*first));
@@ -269,24 +274,25 @@ TEST(Bisect, AnInterruptedBisectionResumesToTheSameAnswer) {
   FakeRig reference_rig;
   history.install(reference_rig, {{"k", 1e-3}}, 0.02);
   FakeBuildProvider builds;
-  auto uninterrupted = run_bisect(history.range, builds, reference_rig.sampler(), BisectSettings{});
+  auto uninterrupted =
+      bisect::run_bisect(history.range, builds, reference_rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(uninterrupted);
 
   FakeRig rig;
   history.install(rig, {{"k", 1e-3}}, 0.02);
   for (const int stop_after : {7, 23, 41}) {
     auto& sampler = rig.new_sampler();
-    sampler.on_run([&](const RunEvent& event) {
+    sampler.on_run([&](const measure::RunEvent& event) {
       if (event.runs_made == stop_after)
         request_interrupt(SIGINT);
     });
-    auto interrupted = run_bisect(history.range, builds, sampler, BisectSettings{});
+    auto interrupted = run_bisect(history.range, builds, sampler, bisect::BisectSettings{});
     clear_interrupt();
     if (interrupted) // it finished before the interrupt came
       break;
     EXPECT_EQ(interrupted.error().code, ExitCode::interrupted);
   }
-  auto resumed = run_bisect(history.range, builds, rig.new_sampler(), BisectSettings{});
+  auto resumed = run_bisect(history.range, builds, rig.new_sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(resumed) << resumed.error().message;
   EXPECT_EQ(culprits(*resumed), culprits(*uninterrupted));
 }
@@ -298,7 +304,7 @@ TEST(Bisect, BrokenEndsAreInfrastructureErrors) {
   history.install(rig, {{"k", 1e-3}}, 0.01);
   FakeBuildProvider builds;
   builds.fail("c04");
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().code, ExitCode::infrastructure);
 }
@@ -312,7 +318,8 @@ TEST(Bisect, EachStepSaysWhichStatisticOfTheRunsPlacedIt) {
       rig.executor().set_machine({.slow_share = 0.5, .mean_slow_seconds = 4e-3});
     history.install(rig, {{"k", 1e-3}}, 0.01);
     FakeBuildProvider builds;
-    auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+    auto outcome =
+        bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
     ASSERT_TRUE(outcome) << outcome.error().message;
     EXPECT_THAT(culprits(*outcome), ElementsAre("k@c09")) << (shared ? "shared" : "quiet");
     ASSERT_FALSE(outcome->steps.empty());
@@ -334,13 +341,13 @@ TEST(Bisect, FreshBlocksThatLeaveAnIntermediateProbeUnresolvedGetMore) {
   FakeRig rig(65);
   history.install(rig, {{"k", 1e-3}}, 0.03);
   FakeBuildProvider builds;
-  auto outcome = run_bisect(history.range, builds, rig.sampler(), BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("k@c09", "k@c22"));
-  const auto probe = std::ranges::find(outcome->steps, "c15", &BisectStep::commit);
+  const auto probe = std::ranges::find(outcome->steps, "c15", &bisect::BisectStep::commit);
   ASSERT_NE(probe, outcome->steps.end());
-  EXPECT_EQ(probe->classified, ProbeClass::intermediate);
+  EXPECT_EQ(probe->classified, bisect::ProbeClass::intermediate);
   EXPECT_EQ(probe->note, "an intermediate level, confirmed by fresh blocks with both ends");
   // Its first look, ten fresh blocks, and more of them.
   EXPECT_GT(probe->runs, 25U);

@@ -22,7 +22,7 @@ FakeCommit model(double median, int samples = 5) {
   return commit;
 }
 
-const CaseKey k_key{"k", "time"};
+const measure::CaseKey k_key{"k", "time"};
 
 TEST(Blocks, EachBlockHoldsOneRunOfEverySubjectAndTheyAreAligned) {
   FakeRig rig;
@@ -32,7 +32,7 @@ TEST(Blocks, EachBlockHoldsOneRunOfEverySubjectAndTheyAreAligned) {
   const auto b = FakeRig::subject("b");
   ASSERT_TRUE(rig.sampler().ensure_blocks({{&a, &b}, 6}));
   EXPECT_EQ(rig.executor().total_runs(), 12);
-  const std::array<const Subject*, 2> group = {&a, &b};
+  const std::array<const measure::Subject*, 2> group = {&a, &b};
   const auto blocks = rig.sampler().block_runs(group, k_key);
   ASSERT_TRUE(blocks) << blocks.error().message;
   ASSERT_EQ(blocks->blocks.size(), 6U);
@@ -56,9 +56,9 @@ TEST(Blocks, StoredRunsCountOnlyInBlocksThatHoldTheWholeGroup) {
   const auto b = FakeRig::subject("b");
   // Ten runs of a alone (a `run` made before), then a comparison of a and b: a's runs are not
   // paired with b's, so both sides are measured afresh, interleaved.
-  const std::vector<RunsWanted> alone = {{&a, 10}};
+  const std::vector<measure::RunsWanted> alone = {{&a, 10}};
   ASSERT_TRUE(rig.sampler().ensure(alone));
-  const std::array<const Subject*, 2> group = {&a, &b};
+  const std::array<const measure::Subject*, 2> group = {&a, &b};
   EXPECT_EQ(rig.sampler().complete_blocks(group).value(), 0U);
   ASSERT_TRUE(rig.sampler().ensure_blocks({{&a, &b}, 5}));
   EXPECT_EQ(rig.executor().run_count("a"), 15);
@@ -85,7 +85,7 @@ TEST(Blocks, AFailedRunLeavesItsBlockIncompleteAndAnotherIsMade) {
   const auto result = rig.sampler().ensure_blocks({{&a, &b}, 3});
   ASSERT_FALSE(result);
   EXPECT_THAT(result.error().message, ::testing::HasSubstr("in a row failed"));
-  const std::array<const Subject*, 2> group = {&a, &b};
+  const std::array<const measure::Subject*, 2> group = {&a, &b};
   EXPECT_EQ(rig.sampler().complete_blocks(group).value(), 0U);
 }
 
@@ -108,7 +108,7 @@ TEST(Duets, BothRunsOfABlockStartTogetherOnCpusThatChangeSides) {
   const auto b = FakeRig::subject("b");
   ASSERT_TRUE(sampler.ensure_blocks({{&a, &b}, 4, true}));
   EXPECT_EQ(rig.executor().duets(), 4);
-  const std::array<const Subject*, 2> group = {&a, &b};
+  const std::array<const measure::Subject*, 2> group = {&a, &b};
   const auto blocks = sampler.block_runs(group, k_key);
   ASSERT_TRUE(blocks);
   ASSERT_EQ(blocks->duets.size(), 4U);
@@ -132,7 +132,7 @@ TEST(Duets, ADuetSeesTheSameMachineStateOnBothSidesAndCancelsIt) {
     const auto a = FakeRig::subject("a");
     const auto b = FakeRig::subject("b");
     EXPECT_TRUE(sampler.ensure_blocks({{&a, &b}, 30, duet}));
-    const std::array<const Subject*, 2> group = {&a, &b};
+    const std::array<const measure::Subject*, 2> group = {&a, &b};
     const auto blocks = sampler.block_runs(group, k_key).value();
     std::vector<double> ratios;
     for (std::size_t i = 0; i < blocks.blocks.size(); ++i)
@@ -155,10 +155,10 @@ TEST(Compare, AutoDuetsStartAfterTheFirstLookWhenInterferenceShows) {
   rig.executor().set_commit("base", model(1e-3, 10));
   rig.executor().set_commit("head", model(1.05e-3, 10));
   auto& sampler = rig.new_duet_sampler();
-  CompareSettings settings;
-  settings.duet = DuetMode::automatic;
-  auto outcome =
-      compare_subjects(sampler, FakeRig::subject("base"), FakeRig::subject("head"), settings);
+  measure::CompareSettings settings;
+  settings.duet = recipe::DuetMode::automatic;
+  auto outcome = measure::compare_subjects(sampler, FakeRig::subject("base"),
+                                           FakeRig::subject("head"), settings);
   ASSERT_TRUE(outcome) << outcome.error().message;
   const auto& k = outcome->cases.at(0);
   EXPECT_EQ(k.verdict, stats::Verdict::slower);
@@ -174,18 +174,18 @@ TEST(Compare, IdenticalArtifactsAreSameWithoutARun) {
   rig.executor().set_commit("a", model(1e-3));
   const auto a = FakeRig::subject("a", "shared-artifact");
   const auto b = FakeRig::subject("b", "shared-artifact");
-  auto outcome = compare_subjects(rig.sampler(), a, b, CompareSettings{});
+  auto outcome = measure::compare_subjects(rig.sampler(), a, b, measure::CompareSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->identical);
   EXPECT_EQ(rig.executor().total_runs(), 0);
   ASSERT_EQ(outcome->cases.size(), 1U);
   EXPECT_EQ(outcome->cases[0].verdict, stats::Verdict::same);
-  EXPECT_EQ(outcome->cases[0].selected.key.case_name, k_every_case);
+  EXPECT_EQ(outcome->cases[0].selected.key.case_name, measure::k_every_case);
   EXPECT_THAT(outcome->cases[0].note, ::testing::HasSubstr("identical binaries"));
   // With cases stored for the artifact, each of them is named.
-  const std::vector<RunsWanted> some = {{&a, 2}};
+  const std::vector<measure::RunsWanted> some = {{&a, 2}};
   ASSERT_TRUE(rig.sampler().ensure(some));
-  outcome = compare_subjects(rig.sampler(), a, b, CompareSettings{});
+  outcome = compare_subjects(rig.sampler(), a, b, measure::CompareSettings{});
   ASSERT_TRUE(outcome);
   ASSERT_EQ(outcome->cases.size(), 1U);
   EXPECT_EQ(outcome->cases[0].selected.key.case_name, "k");
@@ -200,8 +200,8 @@ TEST(Compare, OneSidedInterferenceIsJudgedByTheFastSideAndAQuietCaseByTheMedian)
   FakeCommit head = model(1.05e-3, 10);
   rig.executor().set_commit("base", base);
   rig.executor().set_commit("head", head);
-  auto outcome = compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"),
-                                  CompareSettings{});
+  auto outcome = measure::compare_subjects(rig.sampler(), FakeRig::subject("base"),
+                                           FakeRig::subject("head"), measure::CompareSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   const auto& k = outcome->cases.at(0);
   EXPECT_EQ(k.verdict, stats::Verdict::slower);
@@ -216,7 +216,7 @@ TEST(Compare, OneSidedInterferenceIsJudgedByTheFastSideAndAQuietCaseByTheMedian)
   quiet.executor().set_commit("base", base);
   quiet.executor().set_commit("head", head);
   outcome = compare_subjects(quiet.sampler(), FakeRig::subject("base"), FakeRig::subject("head"),
-                             CompareSettings{});
+                             measure::CompareSettings{});
   ASSERT_TRUE(outcome);
   EXPECT_EQ(outcome->cases.at(0).estimator->statistic, stats::RunStatistic::median());
 }
@@ -232,8 +232,8 @@ TEST(Compare, ATailThatSlowsWithoutTheFastStateIsReportedBesideTheVerdict) {
   head.cases[0].outlier_rate = 0.3;
   head.cases[0].outlier_factor = 2.0;
   rig.executor().set_commit("head", head);
-  auto outcome = compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"),
-                                  CompareSettings{});
+  auto outcome = measure::compare_subjects(rig.sampler(), FakeRig::subject("base"),
+                                           FakeRig::subject("head"), measure::CompareSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   const auto& k = outcome->cases.at(0);
   EXPECT_EQ(k.verdict, stats::Verdict::same);

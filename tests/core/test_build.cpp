@@ -48,35 +48,35 @@ protected:
     recipe.artifacts = {"bench", "info"};
   }
 
-  Builder make_builder() { return Builder(repo, recipe, temp / "cache", executor); }
+  build::Builder make_builder() { return build::Builder(repo, recipe, temp / "cache", executor); }
 
   TempDir temp{"culprit-build"};
   ScratchRepo scratch{temp / "project"};
   std::string c1, c2, c3;
   git::Repository repo = git::Repository::open(scratch.dir()).value();
-  BuildRecipe recipe;
-  LocalExecutor executor;
+  recipe::BuildRecipe recipe;
+  exec::LocalExecutor executor;
 };
 
 TEST_F(BuildTest, BuildsIntoTheCacheAndReusesTheKey) {
   auto builder = make_builder();
   auto first = builder.build(c1, "HEAD~2");
   ASSERT_TRUE(first) << first.error().message;
-  ASSERT_EQ(first->status, BuildStatus::built) << first->message;
+  ASSERT_EQ(first->status, build::BuildStatus::built) << first->message;
   EXPECT_EQ(contents(first->artifact_dir / "bench"), "#!/bin/sh\necho one\n");
   EXPECT_EQ(contents(first->artifact_dir / "info"), c1 + " HEAD~2 -Xptxas -v\n");
   EXPECT_TRUE(std::filesystem::exists(first->log));
 
   auto again = builder.build(c1, "HEAD~2");
   ASSERT_TRUE(again);
-  EXPECT_EQ(again->status, BuildStatus::cached);
+  EXPECT_EQ(again->status, build::BuildStatus::cached);
   EXPECT_EQ(again->key, first->key);
   EXPECT_EQ(again->artifact_dir, first->artifact_dir);
 
   // A fresh builder (a new culprit process) sees the same cache.
   auto later = make_builder().build(c1, "HEAD~2");
   ASSERT_TRUE(later);
-  EXPECT_EQ(later->status, BuildStatus::cached);
+  EXPECT_EQ(later->status, build::BuildStatus::cached);
 }
 
 TEST_F(BuildTest, CommitsWithIdenticalArtifactsShareOneArtifactDirectory) {
@@ -97,38 +97,38 @@ TEST_F(BuildTest, AFailedBuildIsRecordedWithItsLogAndNotRetriedUnlessAsked) {
   recipe.command = "echo compiling; echo 'error: broken' >&2; exit 3";
   auto builder = make_builder();
   auto failed = builder.build(c1, "").value();
-  EXPECT_EQ(failed.status, BuildStatus::failed);
+  EXPECT_EQ(failed.status, build::BuildStatus::failed);
   EXPECT_THAT(failed.message, HasSubstr("exited with status 3"));
   const auto log = contents(failed.log);
   EXPECT_THAT(log, HasSubstr("compiling\nerror: broken\n")) << "one stream, in order";
 
   auto cached = builder.build(c1, "").value();
-  EXPECT_EQ(cached.status, BuildStatus::cached_failure);
+  EXPECT_EQ(cached.status, build::BuildStatus::cached_failure);
   EXPECT_EQ(cached.message, failed.message);
 
-  BuildOptions rebuild;
+  build::BuildOptions rebuild;
   rebuild.rebuild = true;
   auto retried = builder.build(c1, "", rebuild).value();
-  EXPECT_EQ(retried.status, BuildStatus::failed);
+  EXPECT_EQ(retried.status, build::BuildStatus::failed);
 }
 
 TEST_F(BuildTest, CommandNotFoundAndTimeoutsAreFailuresThatSaySo) {
   recipe.command = "no-such-compiler-anywhere --version";
   auto missing = make_builder().build(c1, "").value();
-  EXPECT_EQ(missing.status, BuildStatus::failed);
+  EXPECT_EQ(missing.status, build::BuildStatus::failed);
   EXPECT_THAT(missing.message, HasSubstr("command not found"));
 
   recipe.command = "sleep 30";
   recipe.timeout = std::chrono::seconds(1);
   auto hung = make_builder().build(c2, "").value();
-  EXPECT_EQ(hung.status, BuildStatus::failed);
+  EXPECT_EQ(hung.status, build::BuildStatus::failed);
   EXPECT_THAT(hung.message, HasSubstr("timed out"));
 }
 
 TEST_F(BuildTest, ArtifactGlobsThatMatchNothingFailTheBuildAndNameTheGlob) {
   recipe.artifacts = {"bench", "lib/*.so"};
   auto result = make_builder().build(c1, "").value();
-  EXPECT_EQ(result.status, BuildStatus::failed);
+  EXPECT_EQ(result.status, build::BuildStatus::failed);
   EXPECT_THAT(result.message, HasSubstr("artifact glob 'lib/*.so' matched nothing"));
   EXPECT_EQ(entries_in(temp / "cache" / "artifacts"), 0U);
 }
@@ -138,7 +138,7 @@ TEST_F(BuildTest, GlobsReachSubdirectoriesAndInSourceOutputsButNeverOutside) {
                    "{build}/skip.txt && cp bench.sh bench.in-source";
   recipe.artifacts = {"out/**.bin", "{src}/bench.in-source"};
   auto result = make_builder().build(c1, "").value();
-  ASSERT_EQ(result.status, BuildStatus::built) << result.message;
+  ASSERT_EQ(result.status, build::BuildStatus::built) << result.message;
   EXPECT_TRUE(std::filesystem::exists(result.artifact_dir / "out/a.bin"));
   EXPECT_TRUE(std::filesystem::exists(result.artifact_dir / "out/deep/b.bin"));
   EXPECT_TRUE(std::filesystem::exists(result.artifact_dir / "bench.in-source"));
@@ -146,7 +146,7 @@ TEST_F(BuildTest, GlobsReachSubdirectoriesAndInSourceOutputsButNeverOutside) {
 
   recipe.artifacts = {"../../../etc/passwd"};
   auto escape = make_builder().build(c2, "").value();
-  EXPECT_EQ(escape.status, BuildStatus::failed);
+  EXPECT_EQ(escape.status, build::BuildStatus::failed);
   EXPECT_THAT(escape.message, HasSubstr("must stay inside"));
 }
 
@@ -154,7 +154,7 @@ TEST_F(BuildTest, SymlinksInTheBuildAreKeptAsLinksNotFollowed) {
   recipe.command = "ln -s /etc/hostname {build}/outside && cp bench.sh {build}/bench";
   recipe.artifacts = {};
   auto result = make_builder().build(c1, "").value();
-  ASSERT_EQ(result.status, BuildStatus::built) << result.message;
+  ASSERT_EQ(result.status, build::BuildStatus::built) << result.message;
   EXPECT_TRUE(std::filesystem::is_symlink(result.artifact_dir / "outside"));
   EXPECT_EQ(std::filesystem::read_symlink(result.artifact_dir / "outside"), "/etc/hostname");
 }
@@ -169,10 +169,10 @@ TEST_F(BuildTest, ADiskThatFillsUpLeavesNoPartialCacheEntry) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     signal(SIGXFSZ, SIG_IGN);
-    LocalExecutor local;
-    BuildRecipe limited = recipe;
+    exec::LocalExecutor local;
+    recipe::BuildRecipe limited = recipe;
     limited.command = "ulimit -S -f unlimited; " + recipe.command;
-    Builder builder(repo, limited, temp / "cache2", local);
+    build::Builder builder(repo, limited, temp / "cache2", local);
     rlimit limit{1'000'000, RLIM_INFINITY};
     setrlimit(RLIMIT_FSIZE, &limit);
     auto result = builder.build(c1, "");

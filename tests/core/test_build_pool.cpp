@@ -27,22 +27,22 @@ TEST(BuildPool, BuildsARoundsCommitsAtOnceInSlotsOfTheirOwn) {
   const auto before = testing::snapshot(scratch.dir());
   // Each build notes when it started and ended and in which slot, and takes a moment.
   const auto journal = temp.path() / "journal";
-  BuildRecipe recipe;
+  recipe::BuildRecipe recipe;
   recipe.command = "echo \"start $(date +%s.%N) {src}\" >> " + journal.string() +
                    " && sleep 0.4 && cp {src}/bench.sh {build}/bench && echo \"end $(date "
                    "+%s.%N)\" >> " +
                    journal.string();
   recipe.artifacts = {"bench"};
   auto repo = git::Repository::open(scratch.dir()).value();
-  LocalExecutor executor;
-  Builder main(repo, recipe, temp.path() / "cache", executor);
-  BuildPool pool(main, {}, scratch.dir(), recipe, temp.path() / "cache", 8);
-  EXPECT_EQ(pool.threads(), k_max_parallel_builds);
+  exec::LocalExecutor executor;
+  build::Builder main(repo, recipe, temp.path() / "cache", executor);
+  build::BuildPool pool(main, {}, scratch.dir(), recipe, temp.path() / "cache", 8);
+  EXPECT_EQ(pool.threads(), build::k_max_parallel_builds);
   ASSERT_TRUE(pool.prepare(commits));
   for (const auto& [commit, rev] : commits) {
     auto built = pool.build(commit, rev);
     ASSERT_TRUE(built) << built.error().message;
-    EXPECT_EQ(built->status, BuildStatus::built) << built->message;
+    EXPECT_EQ(built->status, build::BuildStatus::built) << built->message;
     EXPECT_EQ(built->commit, commit);
   }
   // Builds overlapped in time, in more than one slot.
@@ -66,7 +66,7 @@ TEST(BuildPool, BuildsARoundsCommitsAtOnceInSlotsOfTheirOwn) {
   ASSERT_EQ(ends.size(), 4U);
   // The first three builds had all started before any build ended.
   EXPECT_LT(std::max({starts[0], starts[1], starts[2]}), *std::ranges::min_element(ends));
-  EXPECT_EQ(slots.size(), static_cast<std::size_t>(k_max_parallel_builds));
+  EXPECT_EQ(slots.size(), static_cast<std::size_t>(build::k_max_parallel_builds));
   // The user's checkout is untouched.
   EXPECT_EQ(testing::snapshot(scratch.dir()), before);
 }
@@ -85,13 +85,13 @@ TEST(BuildPool, ACommitAskedForTwiceIsBuiltOnce) {
   scratch.write("bench.sh", "#!/bin/sh\necho 2\n", true);
   const auto second = scratch.commit("two");
   const auto journal = temp.path() / "journal";
-  BuildRecipe recipe;
+  recipe::BuildRecipe recipe;
   recipe.command = "echo built >> " + journal.string() + " && cp {src}/bench.sh {build}/bench";
   recipe.artifacts = {"bench"};
   auto repo = git::Repository::open(scratch.dir()).value();
-  LocalExecutor executor;
-  Builder main(repo, recipe, temp.path() / "cache", executor);
-  BuildPool pool(main, {}, scratch.dir(), recipe, temp.path() / "cache", 2);
+  exec::LocalExecutor executor;
+  build::Builder main(repo, recipe, temp.path() / "cache", executor);
+  build::BuildPool pool(main, {}, scratch.dir(), recipe, temp.path() / "cache", 2);
   // The commit that overlaps two lanes' blocks of a track comes twice.
   const std::vector<std::pair<std::string, std::string>> commits = {
       {first, first}, {second, second}, {second, second}};

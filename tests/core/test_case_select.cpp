@@ -17,8 +17,8 @@ store::CaseMetric metric(const std::string& case_name, const std::string& name) 
 }
 
 TEST(CaseSelect, ACudaCaseIsJudgedByItsGpuTimeNotTheHostsTime) {
-  const auto selected =
-      select_cases({metric("saxpy/N=65536", "time"), metric("saxpy/N=65536", "gpu_time")}, {}, "");
+  const auto selected = measure::select_cases(
+      {metric("saxpy/N=65536", "time"), metric("saxpy/N=65536", "gpu_time")}, {}, "");
   ASSERT_TRUE(selected) << selected.error().message;
   ASSERT_EQ(selected->size(), 1U);
   EXPECT_EQ((*selected)[0].key.metric, "gpu_time");
@@ -27,13 +27,13 @@ TEST(CaseSelect, ACudaCaseIsJudgedByItsGpuTimeNotTheHostsTime) {
 TEST(CaseSelect, TheMetricNamedWinsAndOtherwiseTheFirstByName) {
   const std::vector<store::CaseMetric> available = {metric("a", "time"), metric("a", "gpu_time"),
                                                     metric("b", "zeta"), metric("b", "alpha")};
-  const auto named = select_cases(available, {"a"}, "time");
+  const auto named = measure::select_cases(available, {"a"}, "time");
   ASSERT_TRUE(named) << named.error().message;
   EXPECT_EQ((*named)[0].key.metric, "time");
-  const auto fallback = select_cases(available, {"b"}, "");
+  const auto fallback = measure::select_cases(available, {"b"}, "");
   ASSERT_TRUE(fallback) << fallback.error().message;
   EXPECT_EQ((*fallback)[0].key.metric, "alpha");
-  const auto missing = select_cases(available, {"b"}, "time");
+  const auto missing = measure::select_cases(available, {"b"}, "time");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("the metrics are: alpha, zeta"), std::string::npos)
       << missing.error().message;

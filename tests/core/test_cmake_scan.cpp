@@ -26,7 +26,7 @@ void write(const std::filesystem::path& path, const std::string& text) {
 }
 
 TEST(CMakeCommands, ArgumentsQuotesBracketsCommentsAndNestedParentheses) {
-  const auto commands = parse_cmake_commands(R"(# a comment with add_executable(no)
+  const auto commands = recipe::parse_cmake_commands(R"(# a comment with add_executable(no)
 Project(demo LANGUAGES CXX)   #[[ a bracket
 comment add_executable(no) ]]
 add_executable (tool "a file.cpp" [=[b]]c.cpp]=] # trailing comment
@@ -45,8 +45,8 @@ endif()
   EXPECT_THAT(commands[3].args, ElementsAre("MSG", "say \"hi\""));
   EXPECT_EQ(commands[4].name, "endif");
   // Unbalanced text ends without a crash.
-  EXPECT_EQ(parse_cmake_commands("add_executable(a b").size(), 1U);
-  EXPECT_TRUE(parse_cmake_commands("\"unterminated").empty());
+  EXPECT_EQ(recipe::parse_cmake_commands("add_executable(a b").size(), 1U);
+  EXPECT_TRUE(recipe::parse_cmake_commands("\"unterminated").empty());
 }
 
 class CMakeProject : public ::testing::Test {
@@ -84,7 +84,7 @@ add_executable(tool tool.cpp)
   write(top / "bench/by_source.cpp", "#include <benchmark/benchmark.h>\nBENCHMARK(BM_X);\n");
   write(top / "bench/tool.cpp", "int main() {}\n");
 
-  const auto targets = find_benchmark_targets(top.path());
+  const auto targets = recipe::find_benchmark_targets(top.path());
   ASSERT_EQ(targets.size(), 2U);
   EXPECT_EQ(targets[0].name, "mylib_bench");
   EXPECT_EQ(targets[0].directory, "bench");
@@ -94,12 +94,12 @@ add_executable(tool tool.cpp)
   EXPECT_EQ(targets[1].library, "gbench");
 
   // The recipe builds the first with its option and runs it with the flags that give JSON.
-  const auto guess = guess_project(top.path());
+  const auto guess = recipe::guess_project(top.path());
   EXPECT_EQ(guess.format, "gbench");
-  const auto text = initial_recipe(guess);
+  const auto text = recipe::initial_recipe(guess);
   EXPECT_THAT(text, HasSubstr("-DMYLIB_BUILD_BENCHMARKS=ON"));
   EXPECT_THAT(text, HasSubstr("Other benchmark programs: by_source (bench/by_source)"));
-  const auto recipe = parse_recipe(text, "culprit.toml");
+  const auto recipe = recipe::parse_recipe(text, "culprit.toml");
   ASSERT_TRUE(recipe) << recipe.error().message;
   EXPECT_THAT(recipe->build.command, HasSubstr("cmake --build {build} --target mylib_bench"));
   EXPECT_THAT(recipe->build.artifacts, ElementsAre("bench/mylib_bench"));
@@ -117,12 +117,13 @@ if(KERN_ENABLE_BENCH OR KERN_ENABLE_ALL)
   target_link_libraries(copy_bench PRIVATE nvbench::main)
 endif()
 )");
-  const auto targets = find_benchmark_targets(top.path());
+  const auto targets = recipe::find_benchmark_targets(top.path());
   ASSERT_EQ(targets.size(), 1U);
   EXPECT_EQ(targets[0].directory, "bin");
   EXPECT_EQ(targets[0].library, "nvbench");
   EXPECT_THAT(targets[0].options, ElementsAre("KERN_ENABLE_BENCH"));
-  const auto recipe = parse_recipe(initial_recipe(guess_project(top.path())), "culprit.toml");
+  const auto recipe = recipe::parse_recipe(
+      recipe::initial_recipe(recipe::guess_project(top.path())), "culprit.toml");
   ASSERT_TRUE(recipe) << recipe.error().message;
   EXPECT_EQ(std::get<std::string>(recipe->run.command),
             "{build}/bin/copy_bench --json stdout --md stderr");
@@ -132,11 +133,11 @@ endif()
 TEST_F(CMakeProject, WithoutABenchmarkProgramTheRecipeIsTheGenericOne) {
   write(top / "CMakeLists.txt",
         "project(p)\nadd_subdirectory(../outside)\nadd_executable(a a.c)\n");
-  EXPECT_TRUE(find_benchmark_targets(top.path()).empty());
-  const auto guess = guess_project(top.path());
+  EXPECT_TRUE(recipe::find_benchmark_targets(top.path()).empty());
+  const auto guess = recipe::guess_project(top.path());
   EXPECT_EQ(guess.kind, "CMake");
   EXPECT_EQ(guess.format, "auto");
-  EXPECT_THAT(initial_recipe(guess), HasSubstr("cmake --build {build}\""));
+  EXPECT_THAT(recipe::initial_recipe(guess), HasSubstr("cmake --build {build}\""));
 }
 
 } // namespace

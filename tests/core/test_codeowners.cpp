@@ -14,10 +14,10 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 bool github(std::string_view pattern, std::string_view path) {
-  return codeowners_pattern_matches(pattern, path, CodeownersDialect::github);
+  return git::codeowners_pattern_matches(pattern, path, git::CodeownersDialect::github);
 }
 bool gitlab(std::string_view pattern, std::string_view path) {
-  return codeowners_pattern_matches(pattern, path, CodeownersDialect::gitlab);
+  return git::codeowners_pattern_matches(pattern, path, git::CodeownersDialect::gitlab);
 }
 
 TEST(CodeownersPattern, FollowsTheGitignoreRulesThatGithubDocuments) {
@@ -68,7 +68,7 @@ TEST(CodeownersPattern, IsLinearOnPathologicalPatternsAndNeverLeavesTheRepositor
 }
 
 TEST(Codeowners, TheLastMatchingRuleWins) {
-  const auto owners = Codeowners::parse(R"(# comment
+  const auto owners = git::Codeowners::parse(R"(# comment
 *       @global-owner1 @global-owner2
 *.js    @js-owner #This is an inline comment.
 /build/logs/ @doctocat
@@ -78,7 +78,7 @@ apps/   @octocat
 path\ with\ spaces/ @space-owner
 \#hash.txt @hash-owner
 )",
-                                        CodeownersDialect::github);
+                                             git::CodeownersDialect::github);
   EXPECT_THAT(owners.owners_of("README.md"), ElementsAre("@global-owner1", "@global-owner2"));
   EXPECT_THAT(owners.owners_of("src/app.js"), ElementsAre("@js-owner"));
   EXPECT_THAT(owners.owners_of("build/logs/out.log"), ElementsAre("@doctocat"));
@@ -93,7 +93,7 @@ path\ with\ spaces/ @space-owner
 }
 
 TEST(Codeowners, GitlabSectionsUniteAndGiveDefaultOwners) {
-  const auto owners = Codeowners::parse(R"(* @general-approvers
+  const auto owners = git::Codeowners::parse(R"(* @general-approvers
 
 [Documentation] @docs-team
 docs/
@@ -111,7 +111,7 @@ ee/docs/ @product-team
 kernels/
 !kernels/generated/
 )",
-                                        CodeownersDialect::gitlab);
+                                             git::CodeownersDialect::gitlab);
   ASSERT_EQ(owners.sections().size(), 4U);
   EXPECT_TRUE(owners.sections()[2].optional);
   EXPECT_THAT(owners.owners_of("docs/a.md"), ElementsAre("@general-approvers", "@docs-team"));
@@ -126,8 +126,8 @@ kernels/
 }
 
 TEST(Codeowners, BadLinesAreSkippedWithAWarning) {
-  const auto owners =
-      Codeowners::parse("[Unclosed\n*.c not-an-owner @c\n!x @y\n", CodeownersDialect::github);
+  const auto owners = git::Codeowners::parse("[Unclosed\n*.c not-an-owner @c\n!x @y\n",
+                                             git::CodeownersDialect::github);
   EXPECT_THAT(owners.owners_of("a.c"), ElementsAre("@c"));
   ASSERT_EQ(owners.warnings().size(), 3U);
   EXPECT_THAT(owners.warnings()[0], HasSubstr("line 1"));
@@ -167,7 +167,7 @@ TEST(Codeowners, AGitlabFileIsReadTheGitlabWay) {
   ASSERT_TRUE(repo);
   auto found = find_codeowners(*repo, commit);
   ASSERT_TRUE(found && *found);
-  EXPECT_EQ((*found)->owners.dialect(), CodeownersDialect::gitlab);
+  EXPECT_EQ((*found)->owners.dialect(), git::CodeownersDialect::gitlab);
   EXPECT_THAT((*found)->owners.owners_of("a/docs/x.md"), ElementsAre("@docs"));
 
   scratch.remove(".gitlab/CODEOWNERS");

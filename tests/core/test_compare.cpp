@@ -18,7 +18,8 @@ FakeCommit model(std::vector<FakeCase> cases, int samples = 5) {
   return commit;
 }
 
-const CaseVerdict& verdict_of(const CompareOutcome& outcome, const std::string& name) {
+const measure::CaseVerdict& verdict_of(const measure::CompareOutcome& outcome,
+                                       const std::string& name) {
   for (const auto& c : outcome.cases)
     if (c.selected.key.case_name == name)
       return c;
@@ -33,7 +34,7 @@ TEST(Compare, CallsASlowdownSlowerAndTheUnchangedCaseSame) {
       "head", model({fake_case("sgemm", 1.10e-3, 0.01), fake_case("saxpy", 2e-4, 0.01)}));
   const auto base = FakeRig::subject("base");
   const auto head = FakeRig::subject("head");
-  auto outcome = compare_subjects(rig.sampler(), base, head, CompareSettings{});
+  auto outcome = measure::compare_subjects(rig.sampler(), base, head, measure::CompareSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   ASSERT_EQ(outcome->cases.size(), 2U);
   const auto& sgemm = verdict_of(*outcome, "sgemm");
@@ -51,8 +52,8 @@ TEST(Compare, ThroughputsThatDropAreSlower) {
       "base", model({fake_case("copy", 1e9, 0.01, parsers::Direction::higher_is_better)}));
   rig.executor().set_commit(
       "head", model({fake_case("copy", 0.9e9, 0.01, parsers::Direction::higher_is_better)}));
-  auto outcome = compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"),
-                                  CompareSettings{});
+  auto outcome = measure::compare_subjects(rig.sampler(), FakeRig::subject("base"),
+                                           FakeRig::subject("head"), measure::CompareSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(outcome->cases.at(0).verdict, stats::Verdict::slower);
   EXPECT_EQ(outcome->cases.at(0).selected.key.metric, "bytes_per_second");
@@ -64,12 +65,12 @@ TEST(Compare, StoredRunsAreReusedAndAReplayIsIdentical) {
   rig.executor().set_commit("head", model({fake_case("k", 1.01e-3, 0.03)}));
   const auto base = FakeRig::subject("base");
   const auto head = FakeRig::subject("head");
-  auto first = compare_subjects(rig.sampler(), base, head, CompareSettings{});
+  auto first = measure::compare_subjects(rig.sampler(), base, head, measure::CompareSettings{});
   ASSERT_TRUE(first);
   const int runs = rig.executor().total_runs();
   EXPECT_GT(runs, 0);
   auto& again = rig.new_sampler();
-  auto second = compare_subjects(again, base, head, CompareSettings{});
+  auto second = compare_subjects(again, base, head, measure::CompareSettings{});
   ASSERT_TRUE(second);
   EXPECT_EQ(rig.executor().total_runs(), runs) << "a replay must not run anything";
   EXPECT_EQ(again.runs_made(), 0);
@@ -82,8 +83,8 @@ TEST(Compare, ACaseMissingOnOneSideIsInconclusiveAndSaysWhy) {
   FakeRig rig;
   rig.executor().set_commit("base", model({fake_case("old", 1e-3), fake_case("both", 1e-3)}));
   rig.executor().set_commit("head", model({fake_case("both", 1e-3)}));
-  auto outcome = compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"),
-                                  CompareSettings{});
+  auto outcome = measure::compare_subjects(rig.sampler(), FakeRig::subject("base"),
+                                           FakeRig::subject("head"), measure::CompareSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   const auto& old = verdict_of(*outcome, "old");
   EXPECT_EQ(old.verdict, stats::Verdict::inconclusive);
@@ -93,10 +94,10 @@ TEST(Compare, ACaseMissingOnOneSideIsInconclusiveAndSaysWhy) {
 TEST(Compare, CaseGlobsSelectAndAGlobMatchingNothingListsTheCases) {
   FakeRig rig;
   rig.executor().set_default(model({fake_case("sgemm/M=64", 1e-3), fake_case("saxpy", 1e-3)}));
-  CompareSettings settings;
+  measure::CompareSettings settings;
   settings.case_globs = {"sgemm/*"};
-  auto outcome =
-      compare_subjects(rig.sampler(), FakeRig::subject("a"), FakeRig::subject("b"), settings);
+  auto outcome = measure::compare_subjects(rig.sampler(), FakeRig::subject("a"),
+                                           FakeRig::subject("b"), settings);
   ASSERT_TRUE(outcome) << outcome.error().message;
   ASSERT_EQ(outcome->cases.size(), 1U);
   settings.case_globs = {"nope*"};
@@ -113,8 +114,8 @@ TEST(Compare, ABenchmarkThatAlwaysCrashesIsAnInfrastructureError) {
   crashing.behaviour = FakeBehaviour::crash;
   rig.executor().set_commit("base", model({fake_case("k", 1e-3)}));
   rig.executor().set_commit("head", crashing);
-  auto outcome = compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"),
-                                  CompareSettings{});
+  auto outcome = measure::compare_subjects(rig.sampler(), FakeRig::subject("base"),
+                                           FakeRig::subject("head"), measure::CompareSettings{});
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().code, ExitCode::infrastructure);
   EXPECT_THAT(outcome.error().message, HasSubstr("signal"));
@@ -126,10 +127,10 @@ TEST(Compare, NoisyDataRunUntilMaxRunsAndReportWhatTheyCouldResolve) {
   FakeRig rig(2);
   rig.executor().set_commit("base", model({fake_case("k", 1e-3, 0.2)}, 2));
   rig.executor().set_commit("head", model({fake_case("k", 1e-3, 0.2)}, 2));
-  CompareSettings settings;
+  measure::CompareSettings settings;
   settings.decide.max_runs = 10;
-  auto outcome =
-      compare_subjects(rig.sampler(), FakeRig::subject("base"), FakeRig::subject("head"), settings);
+  auto outcome = measure::compare_subjects(rig.sampler(), FakeRig::subject("base"),
+                                           FakeRig::subject("head"), settings);
   ASSERT_TRUE(outcome) << outcome.error().message;
   const auto& k = outcome->cases.at(0);
   EXPECT_EQ(k.verdict, stats::Verdict::inconclusive);

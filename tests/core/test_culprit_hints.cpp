@@ -25,11 +25,11 @@ const std::filesystem::path k_ptxas =
     culprit::testing::source_dir() / "tests" / "fixtures" / "ptxas";
 
 // Answers `nm` with canned output; counts the calls.
-class ScriptedNm final : public Executor {
+class ScriptedNm final : public exec::Executor {
 public:
-  std::map<std::string, Result<ExecResult>> answers; // by file name
+  std::map<std::string, Result<exec::ExecResult>> answers; // by file name
   int calls = 0;
-  Result<ExecResult> run(const ExecRequest& request) override {
+  Result<exec::ExecResult> run(const exec::ExecRequest& request) override {
     ++calls;
     const auto& argv = std::get<std::vector<std::string>>(request.command);
     EXPECT_EQ(argv.front(), "nm");
@@ -42,8 +42,8 @@ public:
   [[nodiscard]] std::string_view name() const override { return "scripted"; }
 };
 
-ExecResult nm_output(std::string out) {
-  ExecResult r;
+exec::ExecResult nm_output(std::string out) {
+  exec::ExecResult r;
   r.out = std::move(out);
   return r;
 }
@@ -67,15 +67,15 @@ protected:
   }
 
   // A build record whose artifacts are `files` (name -> contents) and whose log is `log`.
-  BuildRecord build(const std::string& key, const std::map<std::string, std::string>& files,
-                    const std::filesystem::path& log) {
+  build::BuildRecord build(const std::string& key, const std::map<std::string, std::string>& files,
+                           const std::filesystem::path& log) {
     const auto dir = temp / ("build-" + key);
     std::filesystem::create_directories(dir);
     for (const auto& [name, contents] : files)
       std::ofstream(dir / name, std::ios::binary) << contents;
     auto id = cache.store_artifacts({dir, dir, {}});
     EXPECT_TRUE(id) << id.error().message;
-    BuildRecord record;
+    build::BuildRecord record;
     record.key = key;
     record.ok = true;
     record.artifact_id = *id;
@@ -87,8 +87,8 @@ protected:
   }
 
   // The cache and the two build keys of build("k-parent", ...) and build("k-culprit", ...).
-  HintSources sources(Executor* executor) {
-    HintSources sources;
+  evidence::HintSources sources(exec::Executor* executor) {
+    evidence::HintSources sources;
     sources.cache = &cache;
     sources.parent_build_key = "k-parent";
     sources.culprit_build_key = "k-culprit";
@@ -99,12 +99,12 @@ protected:
   testing::TempDir temp{"culprit-hints"};
   testing::ScratchRepo scratch{temp / "repo"};
   std::optional<git::Repository> repo;
-  BuildCache cache{temp / "cache"};
+  build::BuildCache cache{temp / "cache"};
   std::string parent, culprit;
 };
 
 TEST_F(CulpritHints, DiffstatCountsLinesPerFileWithRenamesAndBinaries) {
-  auto stat = diffstat(*repo, culprit);
+  auto stat = evidence::diffstat(*repo, culprit);
   ASSERT_TRUE(stat) << stat.error().message;
   EXPECT_EQ(stat->files, 3);
   EXPECT_EQ(stat->insertions, 3);
@@ -117,7 +117,7 @@ TEST_F(CulpritHints, DiffstatCountsLinesPerFileWithRenamesAndBinaries) {
   EXPECT_EQ(stat->by_file[1].deletions, 1);
   EXPECT_EQ(stat->by_file[2].kind, "renamed");
   EXPECT_EQ(stat->by_file[2].old_path, "src/old_name.c");
-  auto root = diffstat(*repo, parent, 2);
+  auto root = evidence::diffstat(*repo, parent, 2);
   ASSERT_TRUE(root);
   EXPECT_EQ(root->files, 4);
   EXPECT_EQ(root->by_file.size(), 2U); // kept to the two largest
@@ -135,10 +135,10 @@ TEST_F(CulpritHints, ComparesPtxasTablesArtifactSizesAndSymbols) {
                             {"new.txt", "yy"}},
                            k_ptxas / "maxrreg32.log");
   // Both artifacts are called lib.o: answer by the order of the calls (the parent's first).
-  class Sequenced final : public Executor {
+  class Sequenced final : public exec::Executor {
   public:
     int call = 0;
-    Result<ExecResult> run(const ExecRequest& /*request*/) override {
+    Result<exec::ExecResult> run(const exec::ExecRequest& /*request*/) override {
       return nm_output(call++ == 0 ? "0000 0010 T f(int)\n0010 0004 t helper\n0020 0004 t helper\n"
                                      "0030 0008 D gone_table\nnot a symbol line\n"
                                    : "0000 0040 T f(int)\n0010 000c t helper\n"
@@ -146,14 +146,16 @@ TEST_F(CulpritHints, ComparesPtxasTablesArtifactSizesAndSymbols) {
     }
     [[nodiscard]] std::string_view name() const override { return "sequenced"; }
   } sequenced;
-  auto hints = culprit_hints(*repo, culprit, sources(&sequenced));
+  auto hints = evidence::culprit_hints(*repo, culprit, sources(&sequenced));
   ASSERT_TRUE(hints) << hints.error().message;
   EXPECT_TRUE(hints->diffstat);
   EXPECT_THAT(hints->notes, IsEmpty());
 
   ASSERT_FALSE(hints->kernels.empty());
-  const auto changed = std::ranges::count_if(
-      hints->kernels, [](const EvidenceKernelChange& k) { return k.change == "changed"; });
+  const auto changed =
+      std::ranges::count_if(hints->kernels, [](const evidence::EvidenceKernelChange& k) {
+        return k.change == "changed";
+      });
   EXPECT_GT(changed, 0);
   for (const auto& k : hints->kernels)
     if (k.change == "changed") {
@@ -166,8 +168,10 @@ TEST_F(CulpritHints, ComparesPtxasTablesArtifactSizesAndSymbols) {
   EXPECT_FALSE(hints->artifacts->identical);
   EXPECT_EQ(hints->artifacts->parent_bytes, 8 + 1);
   EXPECT_EQ(hints->artifacts->culprit_bytes, 9 + 2);
-  EXPECT_THAT(hints->artifacts->changed, Contains(Field(&EvidenceSizeChange::name, "new.txt")));
-  EXPECT_THAT(hints->artifacts->changed, Contains(Field(&EvidenceSizeChange::name, "gone.txt")));
+  EXPECT_THAT(hints->artifacts->changed,
+              Contains(Field(&evidence::EvidenceSizeChange::name, "new.txt")));
+  EXPECT_THAT(hints->artifacts->changed,
+              Contains(Field(&evidence::EvidenceSizeChange::name, "gone.txt")));
 
   // Sorted by the size of the change; duplicates summed; a removed symbol has no culprit size.
   ASSERT_EQ(hints->symbols.size(), 4U);
@@ -194,7 +198,7 @@ TEST_F(CulpritHints, MissingNmOrBuildsAreSkippedQuietlyOrNoted) {
                    "ELF new"}},
         k_ptxas / "default.log");
   ScriptedNm absent; // every call fails as if nm were not installed
-  auto hints = culprit_hints(*repo, culprit, sources(&absent));
+  auto hints = evidence::culprit_hints(*repo, culprit, sources(&absent));
   ASSERT_TRUE(hints) << hints.error().message;
   EXPECT_THAT(hints->symbols, IsEmpty());
   EXPECT_THAT(hints->notes, IsEmpty());
@@ -205,7 +209,7 @@ TEST_F(CulpritHints, MissingNmOrBuildsAreSkippedQuietlyOrNoted) {
 
   ScriptedNm interrupted;
   interrupted.answers["lib.o"] = fail(ExitCode::interrupted, "interrupted");
-  auto stopped = culprit_hints(*repo, culprit, sources(&interrupted));
+  auto stopped = evidence::culprit_hints(*repo, culprit, sources(&interrupted));
   ASSERT_FALSE(stopped);
   EXPECT_EQ(stopped.error().code, ExitCode::interrupted);
 
@@ -237,21 +241,21 @@ TEST_F(CulpritHints, ReadsRealSymbolSizesWithNm) {
                                       "int table[64];\n");
   build("k-parent", {{"k.o", small}}, k_ptxas / "default.log");
   build("k-culprit", {{"k.o", large}}, k_ptxas / "default.log");
-  LocalExecutor local;
-  auto hints = culprit_hints(*repo, culprit, sources(&local));
+  exec::LocalExecutor local;
+  auto hints = evidence::culprit_hints(*repo, culprit, sources(&local));
   ASSERT_TRUE(hints) << hints.error().message;
-  EXPECT_THAT(hints->symbols, Contains(Field(&EvidenceSizeChange::name, "work")));
-  EXPECT_THAT(hints->symbols, Contains(Field(&EvidenceSizeChange::name, "table")));
+  EXPECT_THAT(hints->symbols, Contains(Field(&evidence::EvidenceSizeChange::name, "work")));
+  EXPECT_THAT(hints->symbols, Contains(Field(&evidence::EvidenceSizeChange::name, "table")));
 }
 
 TEST_F(CulpritHints, DescribeCulpritsFillsCommitFactsOwnersAndHints) {
-  Evidence e = testing::bisect_sample();
+  evidence::Evidence e = testing::bisect_sample();
   e.bisect->culprits.resize(1);
   auto& c = e.bisect->culprits[0];
-  c = EvidenceCulprit{};
+  c = evidence::EvidenceCulprit{};
   c.commit = culprit.substr(0, 10);
   c.cases = {{"sgemm", 1.05, {1.0, 1.1}, std::nullopt}};
-  ASSERT_TRUE(describe_culprits(e, *repo, &cache, nullptr));
+  ASSERT_TRUE(evidence::describe_culprits(e, *repo, &cache, nullptr));
   EXPECT_EQ(c.commit, culprit);
   EXPECT_EQ(c.parent, parent);
   EXPECT_EQ(c.subject, "kernel: compute y twice");
@@ -268,19 +272,19 @@ TEST(EvidenceHintsJson, RoundTripsAndStaysOptional) {
   const auto json = to_json(e);
   EXPECT_TRUE(json["bisect"]["culprits"][0]["hints"]["kernels"].is_array());
   EXPECT_EQ(json["bisect"]["culprits"][0]["hints"]["kernels"][0]["culprit"]["registers"], 96);
-  auto back = evidence_from_json(json);
+  auto back = evidence::evidence_from_json(json);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(to_json(*back), json);
 
   auto without = json;
   without["bisect"]["culprits"][0].erase("hints");
-  auto old = evidence_from_json(without);
+  auto old = evidence::evidence_from_json(without);
   ASSERT_TRUE(old) << old.error().message;
   EXPECT_FALSE(old->bisect->culprits[0].hints);
 
   auto bad = json;
   bad["bisect"]["culprits"][0]["hints"]["kernels"][0].erase("change");
-  EXPECT_THAT(evidence_from_json(bad).error().message,
+  EXPECT_THAT(evidence::evidence_from_json(bad).error().message,
               HasSubstr("bisect.culprits[0].hints.kernels[0].change"));
 }
 

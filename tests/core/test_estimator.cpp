@@ -30,9 +30,9 @@ stats::Interference states(double slow_share, double slow_stretch) {
 }
 
 TEST(StatisticSetting, ParsesAutoAndEveryStatisticAndRefusesTheRest) {
-  EXPECT_TRUE(StatisticSetting::parse("auto")->automatic);
+  EXPECT_TRUE(measure::StatisticSetting::parse("auto")->automatic);
   for (const auto* name : {"median", "mean", "min", "max", "p1", "p10", "p99"}) {
-    const auto setting = StatisticSetting::parse(name);
+    const auto setting = measure::StatisticSetting::parse(name);
     ASSERT_TRUE(setting) << name;
     EXPECT_FALSE(setting->automatic);
     EXPECT_EQ(setting->name(), name);
@@ -48,7 +48,7 @@ TEST(StatisticSetting, ParsesAutoAndEveryStatisticAndRefusesTheRest) {
       {"MIN", "unknown statistic"},
       {std::string(100000, 'x'), "unknown statistic"}};
   for (const auto& [bad, says] : refused) {
-    const auto setting = StatisticSetting::parse(bad);
+    const auto setting = measure::StatisticSetting::parse(bad);
     ASSERT_FALSE(setting) << bad;
     EXPECT_EQ(setting.error().code, ExitCode::usage);
     EXPECT_THAT(setting.error().message, HasSubstr(says)) << bad;
@@ -59,24 +59,25 @@ TEST(StatisticSetting, ParsesAutoAndEveryStatisticAndRefusesTheRest) {
 TEST(ChooseEstimator, OneSidedInterferenceOnEitherSideTakesTheFastSide) {
   const std::array<std::optional<stats::Interference>, 2> quiet_then_states = {
       stats::Interference{}, states(0.5, 3)};
-  const auto time = choose_estimator({}, parsers::Direction::lower_is_better, quiet_then_states);
+  const auto time =
+      measure::choose_estimator({}, parsers::Direction::lower_is_better, quiet_then_states);
   EXPECT_EQ(time.statistic, stats::RunStatistic::minimum());
   EXPECT_TRUE(time.fast_side());
   EXPECT_THAT(time.reason, HasSubstr("two speed states"));
   const auto throughput =
-      choose_estimator({}, parsers::Direction::higher_is_better, quiet_then_states);
+      measure::choose_estimator({}, parsers::Direction::higher_is_better, quiet_then_states);
   EXPECT_EQ(throughput.statistic, stats::RunStatistic::maximum());
   EXPECT_TRUE(throughput.fast_side());
 
   const std::array<std::optional<stats::Interference>, 2> quiet = {stats::Interference{},
                                                                    std::nullopt};
-  const auto median = choose_estimator({}, parsers::Direction::lower_is_better, quiet);
+  const auto median = measure::choose_estimator({}, parsers::Direction::lower_is_better, quiet);
   EXPECT_EQ(median.statistic, stats::RunStatistic::median());
   EXPECT_FALSE(median.fast_side());
   EXPECT_THAT(median.reason, HasSubstr("no one-sided interference"));
 
   // A statistic asked for is taken whatever the samples say.
-  const auto asked = choose_estimator(StatisticSetting::parse("p10").value(),
+  const auto asked = choose_estimator(measure::StatisticSetting::parse("p10").value(),
                                       parsers::Direction::lower_is_better, quiet_then_states);
   EXPECT_EQ(asked.statistic, stats::RunStatistic::percentile(10));
   EXPECT_EQ(asked.reason, "asked for");
@@ -84,11 +85,11 @@ TEST(ChooseEstimator, OneSidedInterferenceOnEitherSideTakesTheFastSide) {
 }
 
 TEST(JudgeLaterBy, AMedianGivesWayToTheFastSideOnceInterferenceShows) {
-  const Estimator median{stats::RunStatistic::median(), "auto: no one-sided interference"};
+  const measure::Estimator median{stats::RunStatistic::median(), "auto: no one-sided interference"};
   const std::array<std::optional<stats::Interference>, 3> later = {
       std::nullopt, stats::Interference{}, states(0.4, 5)};
-  const auto fast =
-      judge_later_by({}, parsers::Direction::lower_is_better, median, later, "the probes' runs");
+  const auto fast = measure::judge_later_by({}, parsers::Direction::lower_is_better, median, later,
+                                            "the probes' runs");
   ASSERT_TRUE(fast.has_value());
   EXPECT_EQ(fast->statistic, stats::RunStatistic::minimum());
   EXPECT_EQ(fast->reason, "auto: one-sided interference (two speed states) in the probes' runs, "
@@ -98,9 +99,9 @@ TEST(JudgeLaterBy, AMedianGivesWayToTheFastSideOnceInterferenceShows) {
   const std::array<std::optional<stats::Interference>, 2> quiet = {stats::Interference{},
                                                                    std::nullopt};
   EXPECT_FALSE(judge_later_by({}, parsers::Direction::lower_is_better, median, quiet, "x"));
-  const auto asked = StatisticSetting::parse("median").value();
+  const auto asked = measure::StatisticSetting::parse("median").value();
   EXPECT_FALSE(judge_later_by(asked, parsers::Direction::lower_is_better, median, later, "x"));
-  const Estimator minimum{stats::RunStatistic::minimum(), "auto: ..."};
+  const measure::Estimator minimum{stats::RunStatistic::minimum(), "auto: ..."};
   EXPECT_FALSE(judge_later_by({}, parsers::Direction::lower_is_better, minimum, later, "x"));
   // A throughput's fast side is its maximum.
   const auto throughput =
@@ -116,17 +117,18 @@ TEST(JudgeLaterBy, AMedianGivesWayToTheFastSideOnceInterferenceShows) {
 TEST(ChooseEstimator, IsolatedSlowSamplesLeaveTheMedianInCharge) {
   const std::array<std::optional<stats::Interference>, 1> preempted = {states(0.01, 1.0)};
   EXPECT_FALSE(stats::fast_side_decides(*preempted[0]));
-  EXPECT_EQ(choose_estimator({}, parsers::Direction::lower_is_better, preempted).statistic,
+  EXPECT_EQ(measure::choose_estimator({}, parsers::Direction::lower_is_better, preempted).statistic,
             stats::RunStatistic::median());
-  const Estimator median{stats::RunStatistic::median(), "auto: no one-sided interference"};
-  EXPECT_FALSE(judge_later_by({}, parsers::Direction::lower_is_better, median, preempted, "x"));
+  const measure::Estimator median{stats::RunStatistic::median(), "auto: no one-sided interference"};
+  EXPECT_FALSE(
+      measure::judge_later_by({}, parsers::Direction::lower_is_better, median, preempted, "x"));
 
   stats::Interference tail;
   tail.one_sided = true;
   tail.slow_tail = true;
   tail.spread = 0.31;
   const std::array<std::optional<stats::Interference>, 1> tailed = {tail};
-  const auto fast = choose_estimator({}, parsers::Direction::lower_is_better, tailed);
+  const auto fast = measure::choose_estimator({}, parsers::Direction::lower_is_better, tailed);
   EXPECT_EQ(fast.statistic, stats::RunStatistic::minimum());
   EXPECT_THAT(fast.reason, HasSubstr("a long slow tail"));
   // Preemptions on top of a slow tail: the tail decides.
@@ -136,29 +138,31 @@ TEST(ChooseEstimator, IsolatedSlowSamplesLeaveTheMedianInCharge) {
 }
 
 TEST(ChooseEstimator, TheSlowSideIsTheNinetiethPercentileOfATime) {
-  EXPECT_EQ(slow_side(parsers::Direction::lower_is_better), stats::RunStatistic::percentile(90));
-  EXPECT_EQ(slow_side(parsers::Direction::higher_is_better), stats::RunStatistic::percentile(10));
+  EXPECT_EQ(measure::slow_side(parsers::Direction::lower_is_better),
+            stats::RunStatistic::percentile(90));
+  EXPECT_EQ(measure::slow_side(parsers::Direction::higher_is_better),
+            stats::RunStatistic::percentile(10));
 }
 
 TEST(DescribeInterference, NamesTheShapeInWordsOfAKernelDeveloper) {
-  EXPECT_THAT(describe_interference(states(0.46, 4)),
+  EXPECT_THAT(measure::describe_interference(states(0.46, 4)),
               HasSubstr("two speed states: the slow one 1.8x the fast, 46% of the samples, in "
                         "stretches of 4 samples"));
-  EXPECT_THAT(describe_interference(states(0.07, 1.0)),
+  EXPECT_THAT(measure::describe_interference(states(0.07, 1.0)),
               HasSubstr("isolated slow samples: 7% of the samples 1.8x the others"));
   // Half the samples slow, even one at a time, is a second state, not isolated preemptions.
-  EXPECT_THAT(describe_interference(states(0.5, 1.2)), HasSubstr("two speed states"));
+  EXPECT_THAT(measure::describe_interference(states(0.5, 1.2)), HasSubstr("two speed states"));
 
   stats::Interference tail;
   tail.one_sided = true;
   tail.spread = 0.31;
-  EXPECT_EQ(describe_interference(tail),
+  EXPECT_EQ(measure::describe_interference(tail),
             "a long slow tail: the 90th percentile 31% above the 10th");
 
   stats::Interference drift;
   drift.drift = stats::Drift{.change = 0.031, .tau = 0.8, .p_value = 1e-4};
-  EXPECT_EQ(describe_interference(drift), "drift +3.1% from the first run to the last");
-  EXPECT_EQ(describe_interference(stats::Interference{}), "");
+  EXPECT_EQ(measure::describe_interference(drift), "drift +3.1% from the first run to the last");
+  EXPECT_EQ(measure::describe_interference(stats::Interference{}), "");
 }
 
 } // namespace

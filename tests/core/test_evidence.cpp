@@ -13,8 +13,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Evidence sample() {
-  Evidence e;
+evidence::Evidence sample() {
+  evidence::Evidence e;
   e.kind = "bisect";
   e.status = "culprit_found";
   e.tool_version = "0.1.0";
@@ -30,7 +30,7 @@ Evidence sample() {
   e.settings.classify_confidence = 0.99;
   e.settings.explained_share = 0.75;
   e.builds.push_back({"c1", "k1", true, 1.5, "built", "a1", "/log", ""});
-  EvidenceMeasurement m;
+  evidence::EvidenceMeasurement m;
   m.commit = "c1";
   m.case_name = "sgemm/M=64";
   m.metric = "time";
@@ -42,7 +42,7 @@ Evidence sample() {
   m.summary.median = 0.0101;
   m.summary.ci = {0.0100, 0.0102};
   e.measurements.push_back(m);
-  EvidenceComparison c;
+  evidence::EvidenceComparison c;
   c.base = "c0";
   c.head = "c1";
   c.case_name = "sgemm/M=64";
@@ -52,7 +52,7 @@ Evidence sample() {
   c.verdict = "slower";
   c.min_detectable = 0.01;
   e.comparisons.push_back(c);
-  EvidenceBisect b;
+  evidence::EvidenceBisect b;
   b.good = "c0";
   b.bad = "c9";
   b.commits_in_range = 9;
@@ -97,15 +97,15 @@ TEST(Evidence, RoundTripsThroughJsonWithTheDesignKeys) {
   EXPECT_EQ(json["settings"]["classify_confidence"], 0.99);
   EXPECT_EQ(json["settings"]["explained_share"], 0.75);
   EXPECT_TRUE(json["settings"]["budget"].is_null());
-  auto back = evidence_from_json(json);
+  auto back = evidence::evidence_from_json(json);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(to_json(*back), json);
 }
 
 TEST(Evidence, SavesAtomicallyAndLoads) {
   testing::TempDir dir;
-  ASSERT_TRUE(save_evidence(sample(), dir / "e.json"));
-  auto loaded = load_evidence(dir / "e.json");
+  ASSERT_TRUE(evidence::save_evidence(sample(), dir / "e.json"));
+  auto loaded = evidence::load_evidence(dir / "e.json");
   ASSERT_TRUE(loaded) << loaded.error().message;
   EXPECT_EQ(loaded->bisect->culprits[0].subject, "<b>slow</b>");
 }
@@ -113,29 +113,30 @@ TEST(Evidence, SavesAtomicallyAndLoads) {
 TEST(Evidence, BadDocumentsAreUsageErrorsThatSayWhatIsWrong) {
   testing::TempDir dir;
   std::ofstream(dir / "bad.json") << "{\"schema\": ";
-  auto not_json = load_evidence(dir / "bad.json");
+  auto not_json = evidence::load_evidence(dir / "bad.json");
   ASSERT_FALSE(not_json);
   EXPECT_EQ(not_json.error().code, ExitCode::usage);
   EXPECT_THAT(not_json.error().message, HasSubstr("is not JSON"));
 
-  auto missing = load_evidence(dir / "none.json");
+  auto missing = evidence::load_evidence(dir / "none.json");
   ASSERT_FALSE(missing);
   EXPECT_THAT(missing.error().message, HasSubstr("no evidence file"));
 
   auto json = to_json(sample());
   json["schema"] = "culprit.evidence/9";
-  EXPECT_THAT(evidence_from_json(json).error().message, HasSubstr("culprit.evidence/9"));
+  EXPECT_THAT(evidence::evidence_from_json(json).error().message, HasSubstr("culprit.evidence/9"));
 
   json = to_json(sample());
   json["comparisons"][0].erase("ratio");
-  EXPECT_THAT(evidence_from_json(json).error().message, HasSubstr("comparisons[0].ratio"));
+  EXPECT_THAT(evidence::evidence_from_json(json).error().message,
+              HasSubstr("comparisons[0].ratio"));
 
   json = to_json(sample());
   json["bisect"]["steps"][0]["commit"] = 42;
-  EXPECT_THAT(evidence_from_json(json).error().message,
+  EXPECT_THAT(evidence::evidence_from_json(json).error().message,
               HasSubstr("'bisect.steps[0].commit' in the evidence has the wrong type"));
 
-  EXPECT_FALSE(evidence_from_json(nlohmann::json::array()));
+  EXPECT_FALSE(evidence::evidence_from_json(nlohmann::json::array()));
 }
 
 // The key table decides what a reader may find absent: optional keys of older documents read as
@@ -146,14 +147,14 @@ TEST(Evidence, EachKeyIsReadAsTheTableSaysWithItsPathInErrors) {
   json["measurements"][0].erase("blocks");
   json["measurements"][0].erase("duets");
   json["bisect"]["culprits"][0]["hints"] = nullptr;
-  auto older = evidence_from_json(json);
+  auto older = evidence::evidence_from_json(json);
   ASSERT_TRUE(older) << older.error().message;
   EXPECT_EQ(older->settings.statistic, "");
   EXPECT_TRUE(older->measurements[0].blocks.empty());
   EXPECT_FALSE(older->bisect->culprits[0].hints);
 
   const auto refused = [](const nlohmann::json& doc) {
-    auto read = evidence_from_json(doc);
+    auto read = evidence::evidence_from_json(doc);
     return read ? std::string("read") : read.error().message;
   };
   json = to_json(sample());
@@ -213,7 +214,7 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
   for (const auto& [edit, key] : breaks) {
     auto json = to_json(sample());
     edit(json);
-    auto read = evidence_from_json(json);
+    auto read = evidence::evidence_from_json(json);
     SCOPED_TRACE(key);
     if (key.empty()) { // still true of the world: a ratio of 0 is a kernel that takes no time
       EXPECT_TRUE(read) << read.error().message;
@@ -227,19 +228,19 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
   for (const auto* status : {"interrupted", "inconclusive", "not_reproduced", "no_change"}) {
     auto json = to_json(sample());
     json["status"] = status;
-    EXPECT_TRUE(evidence_from_json(json)) << status;
+    EXPECT_TRUE(evidence::evidence_from_json(json)) << status;
   }
 }
 
 TEST(Evidence, ACommitFoundForSeveralCasesIsOneCulprit) {
   const auto found = [](std::string commit, std::string case_name, double ratio) {
-    EvidenceCulprit c;
+    evidence::EvidenceCulprit c;
     c.commit = std::move(commit);
     c.cases.push_back({std::move(case_name), ratio, {ratio - 0.01, ratio + 0.01}, 0.5});
     return c;
   };
-  std::vector<EvidenceCulprit> culprits;
-  add_culprit(culprits, found("c4", "sgemm", 1.5));
+  std::vector<evidence::EvidenceCulprit> culprits;
+  evidence::add_culprit(culprits, found("c4", "sgemm", 1.5));
   add_culprit(culprits, found("c7", "sgemm", 1.2));
   add_culprit(culprits, found("c4", "layernorm", 1.8));
   add_culprit(culprits, found("c4", "sgemm", 1.6)); // found again by a second bisection

@@ -17,8 +17,8 @@ namespace {
 template <class T> void collect_keys_in(std::set<std::string>& names);
 
 // The key names of S and of every object below it, each dotted part on its own.
-template <evidence_keys::Object S> void collect_keys(std::set<std::string>& names) {
-  evidence_keys::for_each_key<S>([&](const auto& key) {
+template <evidence::keys::Object S> void collect_keys(std::set<std::string>& names) {
+  evidence::keys::for_each_key<S>([&](const auto& key) {
     std::istringstream parts{std::string(key.name)};
     for (std::string part; std::getline(parts, part, '.');)
       names.insert(part);
@@ -30,10 +30,10 @@ template <evidence_keys::Object S> void collect_keys(std::set<std::string>& name
 // A member's value: an object, an optional or a list of objects is walked as the writer walks it
 // (core/evidence/evidence.cpp's value_json); anything else holds no keys.
 template <class T> void collect_keys_in(std::set<std::string>& names) {
-  if constexpr (evidence_keys::Object<T>)
+  if constexpr (evidence::keys::Object<T>)
     collect_keys<T>(names);
-  else if constexpr (evidence_keys::is_optional<T>::value ||
-                     evidence_keys::is_object_list<T>::value)
+  else if constexpr (evidence::keys::is_optional<T>::value ||
+                     evidence::keys::is_object_list<T>::value)
     collect_keys_in<typename T::value_type>(names);
 }
 
@@ -41,7 +41,7 @@ TEST(EvidenceManual, NamesEveryKeyOfTheKeyTable) {
   const auto text = testing::manual_page("culprit-evidence.5");
   ASSERT_FALSE(text.empty()) << "man/culprit-evidence.5 is missing";
   std::set<std::string> names;
-  collect_keys<Evidence>(names);
+  collect_keys<evidence::Evidence>(names);
   ASSERT_GT(names.size(), 100U);
   for (const auto& name : names)
     EXPECT_TRUE(testing::names_word(text, name, "_"))

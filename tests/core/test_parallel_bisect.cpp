@@ -25,15 +25,15 @@ using testing::PlantedHistory;
 // speeds[i] times as slow as the models say.
 struct Cluster {
   std::vector<std::unique_ptr<FakeDeviceExecutor>> devices;
-  std::vector<std::unique_ptr<Sampler>> samplers;
-  std::vector<Sampler*> lanes;
+  std::vector<std::unique_ptr<measure::Sampler>> samplers;
+  std::vector<measure::Sampler*> lanes;
 
   Cluster(FakeRig& rig, const std::vector<double>& speeds) {
     for (std::size_t i = 0; i < speeds.size(); ++i) {
       devices.push_back(std::make_unique<FakeDeviceExecutor>(
           rig.executor(), "node" + std::to_string(i), speeds[i]));
-      samplers.push_back(
-          std::make_unique<Sampler>(*devices.back(), rig.store(), rig.sampler().options()));
+      samplers.push_back(std::make_unique<measure::Sampler>(*devices.back(), rig.store(),
+                                                            rig.sampler().options()));
       lanes.push_back(samplers.back().get());
     }
   }
@@ -49,7 +49,7 @@ struct MeasurementKeyCount {
   }
 };
 
-std::vector<std::string> culprits(const BisectOutcome& outcome) {
+std::vector<std::string> culprits(const bisect::BisectOutcome& outcome) {
   std::vector<std::string> out;
   for (const auto& c : outcome.culprits)
     out.push_back(c.selected.key.case_name + "@" + c.commit);
@@ -65,7 +65,8 @@ TEST(ParallelBisect, TwoProbesARoundFindTheCulpritInFewerRounds) {
     history.install(rig, {{"sgemm", 1e-3}}, 0.01);
     Cluster cluster(rig, std::vector<double>(static_cast<std::size_t>(k), 1.0));
     FakeBuildProvider builds;
-    auto outcome = run_bisect(history.range, builds, cluster.lanes, BisectSettings{});
+    auto outcome =
+        bisect::run_bisect(history.range, builds, cluster.lanes, bisect::BisectSettings{});
     ASSERT_TRUE(outcome) << outcome.error().message;
     EXPECT_EQ(to_string(outcome->status), "culprit_found") << "K=" << k;
     EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c37")) << "K=" << k;
@@ -94,7 +95,8 @@ TEST(ParallelBisect, AFixedOffsetBetweenDevicesCannotFlipAVerdict) {
     history.install(rig, {{"sgemm", 1e-3}}, 0.005);
     Cluster cluster(rig, {1.0, 1.06});
     FakeBuildProvider builds;
-    auto outcome = run_bisect(history.range, builds, cluster.lanes, BisectSettings{});
+    auto outcome =
+        bisect::run_bisect(history.range, builds, cluster.lanes, bisect::BisectSettings{});
     ASSERT_TRUE(outcome) << outcome.error().message;
     EXPECT_EQ(to_string(outcome->status), "culprit_found") << "seed " << seed;
     EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c22")) << "seed " << seed;
@@ -108,8 +110,9 @@ TEST(ParallelBisect, AFixedOffsetBetweenDevicesCannotFlipAVerdict) {
         devices.insert(step.host_id);
     EXPECT_EQ(devices, (std::set<std::string>{"device-node0", "device-node1"}));
     // And so does the evidence.
-    Evidence evidence;
-    ASSERT_TRUE(fill_bisect_evidence(evidence, history.range, *outcome, cluster.lanes, 0.95, 1));
+    evidence::Evidence evidence;
+    ASSERT_TRUE(
+        evidence::fill_bisect_evidence(evidence, history.range, *outcome, cluster.lanes, 0.95, 1));
     ASSERT_TRUE(evidence.bisect.has_value());
     std::set<std::string> recorded;
     for (const auto& step : evidence.bisect->steps) {
@@ -131,7 +134,7 @@ TEST(ParallelBisect, TwoCulpritsAndSkippedBuildsWithThreeLanes) {
   FakeBuildProvider builds;
   for (const int failing : {12, 24, 36})
     builds.fail(history.range.commits[static_cast<std::size_t>(failing)]);
-  auto outcome = run_bisect(history.range, builds, cluster.lanes, BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, cluster.lanes, bisect::BisectSettings{});
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(to_string(outcome->status), "culprit_found");
   EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c11", "sgemm@c35"));
@@ -145,7 +148,7 @@ TEST(ParallelBisect, ABatchThatFailsStopsTheBisectionWithNothingOfItStored) {
   Cluster cluster(rig, {1.0});
   cluster.devices[0]->fail_next_batch();
   FakeBuildProvider builds;
-  auto outcome = run_bisect(history.range, builds, cluster.lanes, BisectSettings{});
+  auto outcome = bisect::run_bisect(history.range, builds, cluster.lanes, bisect::BisectSettings{});
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().code, ExitCode::infrastructure);
   EXPECT_EQ(rig.executor().total_runs(), 0);
@@ -201,7 +204,7 @@ TEST(BatchSampling, ABatchIsImportedWholeOrNotAtAll) {
   auto& lane = *cluster.lanes[0];
   const auto a = FakeRig::subject("a");
   const auto b = FakeRig::subject("b");
-  const std::vector<RunsWanted> wants = {{&a, 2}, {&b, 2}};
+  const std::vector<measure::RunsWanted> wants = {{&a, 2}, {&b, 2}};
   auto plan = lane.plan_batch(wants);
   ASSERT_TRUE(plan && *plan) << (plan ? "" : plan.error().message);
   ASSERT_EQ((*plan)->requests.size(), 4U); // no warm-ups in the rig's sampler

@@ -32,7 +32,7 @@ const Row& find(const std::vector<Row>& rows, const std::string& name, const std
 }
 
 TEST(Ptxas, ReadsEveryKernelOfARealBuildLog) {
-  const auto kernels = parse_ptxas_log(read_fixture("default.log"));
+  const auto kernels = build::parse_ptxas_log(read_fixture("default.log"));
   ASSERT_EQ(kernels.size(), 12U); // six kernels, each for sm_80 and sm_90
   for (const auto& kernel : kernels) {
     EXPECT_TRUE(kernel.entry) << kernel.name;
@@ -56,7 +56,7 @@ TEST(Ptxas, ReadsEveryKernelOfARealBuildLog) {
 }
 
 TEST(Ptxas, ReadsSpillsAndStackWhenRegistersAreCapped) {
-  const auto kernels = parse_ptxas_log(read_fixture("maxrreg32.log"));
+  const auto kernels = build::parse_ptxas_log(read_fixture("maxrreg32.log"));
   ASSERT_EQ(kernels.size(), 12U);
   const auto& sm80 = find(kernels, "kernels::cuda::sgemm_kernel", "sm_80");
   EXPECT_EQ(sm80.registers, 32);
@@ -67,30 +67,30 @@ TEST(Ptxas, ReadsSpillsAndStackWhenRegistersAreCapped) {
 }
 
 TEST(Ptxas, DiffsTwoBuildsOfTheSameKernels) {
-  const auto base = parse_ptxas_log(read_fixture("default.log"));
-  const auto head = parse_ptxas_log(read_fixture("maxrreg32.log"));
-  const auto rows = diff_ptxas(base, head);
+  const auto base = build::parse_ptxas_log(read_fixture("default.log"));
+  const auto head = build::parse_ptxas_log(read_fixture("maxrreg32.log"));
+  const auto rows = build::diff_ptxas(base, head);
   ASSERT_EQ(rows.size(), 12U);
   const auto& row = find(rows, "kernels::cuda::sgemm_kernel", "sm_80");
-  EXPECT_EQ(row.change, PtxasChange::changed);
-  EXPECT_EQ(describe_change(row),
+  EXPECT_EQ(row.change, build::PtxasChange::changed);
+  EXPECT_EQ(build::describe_change(row),
             "registers 56 -> 32, spill stores 0 -> 52 B, spill loads 0 -> 52 B, stack 0 -> 32 B");
   const auto& saxpy = find(rows, "kernels::cuda::saxpy_kernel", "sm_80");
-  EXPECT_EQ(saxpy.change, PtxasChange::unchanged);
-  EXPECT_EQ(describe_change(saxpy), "");
-  EXPECT_GE(std::ranges::count(rows, PtxasChange::changed, &PtxasDiffRow::change), 3);
+  EXPECT_EQ(saxpy.change, build::PtxasChange::unchanged);
+  EXPECT_EQ(build::describe_change(saxpy), "");
+  EXPECT_GE(std::ranges::count(rows, build::PtxasChange::changed, &build::PtxasDiffRow::change), 3);
 }
 
 TEST(Ptxas, DiffListsAddedAndRemovedKernels) {
-  auto base = parse_ptxas_log(read_fixture("default.log"));
+  auto base = build::parse_ptxas_log(read_fixture("default.log"));
   auto head = base;
   base.erase(base.begin()); // saxpy sm_80 only in head: added
   head.pop_back();          // layernorm sm_90 only in base: removed
-  const auto rows = diff_ptxas(base, head);
+  const auto rows = build::diff_ptxas(base, head);
   ASSERT_EQ(rows.size(), 12U);
-  EXPECT_EQ(rows.front().change, PtxasChange::added);
-  EXPECT_EQ(describe_change(rows.front()), "new kernel");
-  EXPECT_EQ(rows.back().change, PtxasChange::removed);
+  EXPECT_EQ(rows.front().change, build::PtxasChange::added);
+  EXPECT_EQ(build::describe_change(rows.front()), "new kernel");
+  EXPECT_EQ(rows.back().change, build::PtxasChange::removed);
   EXPECT_EQ(rows.back().name, "kernels::cuda::layernorm_kernel");
   EXPECT_EQ(rows.back().arch, "sm_90");
   EXPECT_EQ(to_string(rows.back().change), "removed");
@@ -105,7 +105,7 @@ TEST(Ptxas, ReadsOlderFormsAndDeviceFunctions) {
                           "ptxas warning : Registers are spilled to local memory\n"
                           "ptxas info    : Used 20 registers, 8+0 bytes lmem, 16+16 bytes smem, "
                           "40 bytes cmem[0], 4 bytes cmem[1], 2 textures\n";
-  const auto kernels = parse_ptxas_log(log);
+  const auto kernels = build::parse_ptxas_log(log);
   ASSERT_EQ(kernels.size(), 2U);
   EXPECT_FALSE(kernels[0].entry);
   EXPECT_EQ(kernels[0].name, "__internal_trig_slowpath");
@@ -128,7 +128,7 @@ TEST(Ptxas, ADeviceFunctionTakesTheArchOfItsOwnCompilation) {
                           "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
                           "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
                           "ptxas info    : Used 11 registers\n";
-  const auto kernels = parse_ptxas_log(log);
+  const auto kernels = build::parse_ptxas_log(log);
   ASSERT_EQ(kernels.size(), 3U);
   EXPECT_EQ(kernels[1].name, "helper");
   EXPECT_EQ(kernels[1].arch, "sm_90");
@@ -141,25 +141,26 @@ TEST(Ptxas, ALaterReportOfTheSameKernelReplacesTheEarlierOne) {
   const std::string again = "ptxas info    : 0 bytes gmem\n"
                             "ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
                             "ptxas info    : Used 12 registers\n";
-  const auto kernels = parse_ptxas_log(first + again);
+  const auto kernels = build::parse_ptxas_log(first + again);
   ASSERT_EQ(kernels.size(), 1U);
   EXPECT_EQ(kernels[0].registers, 12);
 }
 
 TEST(Ptxas, IgnoresLogsWithoutPtxasOutput) {
-  EXPECT_TRUE(parse_ptxas_log("").empty());
-  EXPECT_TRUE(parse_ptxas_log("[1/2] Building CXX object a.o\n[2/2] Linking a\n").empty());
-  EXPECT_TRUE(parse_ptxas_log("ptxas info    : Used 12 registers\n").empty()); // no entry yet
+  EXPECT_TRUE(build::parse_ptxas_log("").empty());
+  EXPECT_TRUE(build::parse_ptxas_log("[1/2] Building CXX object a.o\n[2/2] Linking a\n").empty());
+  EXPECT_TRUE(
+      build::parse_ptxas_log("ptxas info    : Used 12 registers\n").empty()); // no entry yet
 }
 
 TEST(Ptxas, ShortNamesDropReturnTypesAndParameters) {
-  EXPECT_EQ(short_name("void kernels::tiled<16>(float*)"), "kernels::tiled<16>");
-  EXPECT_EQ(short_name("kernels::(anonymous namespace)::k(int, float)"),
+  EXPECT_EQ(build::short_name("void kernels::tiled<16>(float*)"), "kernels::tiled<16>");
+  EXPECT_EQ(build::short_name("kernels::(anonymous namespace)::k(int, float)"),
             "kernels::(anonymous namespace)::k");
-  EXPECT_EQ(short_name("void f<std::pair<int, int> >(int)"), "f<std::pair<int, int> >");
-  EXPECT_EQ(short_name("saxpy"), "saxpy");
-  EXPECT_EQ(demangle("_ZN7kernels5tiledILi16EEEvPf"), "void kernels::tiled<16>(float*)");
-  EXPECT_EQ(demangle("not_mangled"), "not_mangled");
+  EXPECT_EQ(build::short_name("void f<std::pair<int, int> >(int)"), "f<std::pair<int, int> >");
+  EXPECT_EQ(build::short_name("saxpy"), "saxpy");
+  EXPECT_EQ(build::demangle("_ZN7kernels5tiledILi16EEEvPf"), "void kernels::tiled<16>(float*)");
+  EXPECT_EQ(build::demangle("not_mangled"), "not_mangled");
 }
 
 } // namespace

@@ -30,7 +30,7 @@ max_runs = 40
 )";
 
 TEST(Recipe, ParsesTheDesignExample) {
-  auto recipe = parse_recipe(k_example, "culprit.toml");
+  auto recipe = recipe::parse_recipe(k_example, "culprit.toml");
   ASSERT_TRUE(recipe) << recipe.error().message;
   EXPECT_THAT(recipe->build.command, HasSubstr("cmake --build {build}"));
   EXPECT_THAT(recipe->build.artifacts, ElementsAre("bench"));
@@ -42,64 +42,68 @@ TEST(Recipe, ParsesTheDesignExample) {
   EXPECT_DOUBLE_EQ(recipe->run.timeout.count(), 60);
   EXPECT_DOUBLE_EQ(recipe->decide.threshold, 0.02);
   EXPECT_EQ(recipe->decide.max_runs, 40);
-  EXPECT_TRUE(apply_overrides(*recipe, {}));
+  EXPECT_TRUE(recipe::apply_overrides(*recipe, {}));
 }
 
 TEST(Recipe, RunCommandMayBeAnArgumentVector) {
-  auto recipe = parse_recipe("[run]\ncommand = [\"{build}/bench\", \"--fast\"]\n", "x.toml");
+  auto recipe =
+      recipe::parse_recipe("[run]\ncommand = [\"{build}/bench\", \"--fast\"]\n", "x.toml");
   ASSERT_TRUE(recipe) << recipe.error().message;
   EXPECT_THAT(std::get<std::vector<std::string>>(recipe->run.command),
               ElementsAre("{build}/bench", "--fast"));
 }
 
 TEST(Recipe, UnknownKeysNameTheKeyItsLineAndTheKnownKeys) {
-  auto recipe = parse_recipe("[build]\ncommand = \"make\"\n\ncomand = \"oops\"\n", "culprit.toml");
+  auto recipe =
+      recipe::parse_recipe("[build]\ncommand = \"make\"\n\ncomand = \"oops\"\n", "culprit.toml");
   ASSERT_FALSE(recipe);
   EXPECT_EQ(recipe.error().code, ExitCode::usage);
   EXPECT_THAT(recipe.error().message, HasSubstr("culprit.toml:4: unknown key 'comand' in [build]"));
   EXPECT_THAT(recipe.error().message, HasSubstr("known keys: command, artifacts"));
-  auto section = parse_recipe("[bulid]\ncommand = \"make\"\n", "culprit.toml");
+  auto section = recipe::parse_recipe("[bulid]\ncommand = \"make\"\n", "culprit.toml");
   ASSERT_FALSE(section);
   EXPECT_THAT(section.error().message, HasSubstr("culprit.toml:1: unknown section or key 'bulid'"));
 }
 
 // The executor's kind and build_on are one of two words, named with the line that got them wrong.
 TEST(Recipe, AnUnknownExecutorIsRefusedAtItsLine) {
-  auto kind = parse_recipe("[executor]\nkind = \"kubernetes\"\n", "culprit.toml");
+  auto kind = recipe::parse_recipe("[executor]\nkind = \"kubernetes\"\n", "culprit.toml");
   ASSERT_FALSE(kind);
   EXPECT_EQ(kind.error().code, ExitCode::usage);
   EXPECT_THAT(
       kind.error().message,
       HasSubstr(R"(culprit.toml:2: [executor] kind must be "local" (the default) or "slurm")"));
-  auto build_on = parse_recipe("[executor]\nkind = \"slurm\"\nbuild_on = \"cloud\"\n", "x.toml");
+  auto build_on =
+      recipe::parse_recipe("[executor]\nkind = \"slurm\"\nbuild_on = \"cloud\"\n", "x.toml");
   ASSERT_FALSE(build_on);
   EXPECT_THAT(build_on.error().message, HasSubstr("x.toml:3: [executor] build_on must be"));
-  auto slurm = parse_recipe("[executor]\nkind = \"slurm\"\nbuild_on = \"slurm\"\n", "x.toml");
+  auto slurm =
+      recipe::parse_recipe("[executor]\nkind = \"slurm\"\nbuild_on = \"slurm\"\n", "x.toml");
   ASSERT_TRUE(slurm) << slurm.error().message;
-  EXPECT_EQ(slurm->executor.kind, ExecutorKind::slurm);
-  EXPECT_EQ(slurm->executor.build_on, ExecutorKind::slurm);
-  EXPECT_EQ(to_string(ExecutorKind::local), "local");
+  EXPECT_EQ(slurm->executor.kind, recipe::ExecutorKind::slurm);
+  EXPECT_EQ(slurm->executor.build_on, recipe::ExecutorKind::slurm);
+  EXPECT_EQ(to_string(recipe::ExecutorKind::local), "local");
 }
 
 // A key read twice (the executor's srun_args and sbatch_args: a string or a list) is listed once.
 TEST(Recipe, TheKnownKeysOfARefusalAreEachNamedOnce) {
-  auto recipe = parse_recipe("[executor]\nsrun_arg = \"-p gpu\"\n", "culprit.toml");
+  auto recipe = recipe::parse_recipe("[executor]\nsrun_arg = \"-p gpu\"\n", "culprit.toml");
   ASSERT_FALSE(recipe);
   EXPECT_THAT(recipe.error().message, HasSubstr("known keys: kind, srun_args, sbatch_args, "));
 }
 
 TEST(Recipe, WrongTypesNameTheKeyAndLine) {
-  auto recipe = parse_recipe("[decide]\n\nmin_runs = \"five\"\n", "c.toml");
+  auto recipe = recipe::parse_recipe("[decide]\n\nmin_runs = \"five\"\n", "c.toml");
   ASSERT_FALSE(recipe);
   EXPECT_THAT(recipe.error().message,
               HasSubstr("c.toml:3: [decide] min_runs must be a whole number"));
-  auto artifacts = parse_recipe("[build]\nartifacts = \"bench\"\n", "c.toml");
+  auto artifacts = recipe::parse_recipe("[build]\nartifacts = \"bench\"\n", "c.toml");
   ASSERT_FALSE(artifacts);
   EXPECT_THAT(artifacts.error().message, HasSubstr("c.toml:2: [build] artifacts must be an array"));
 }
 
 TEST(Recipe, SyntaxErrorsNameLineAndColumn) {
-  auto recipe = parse_recipe("[build]\ncommand = \"unterminated\n", "c.toml");
+  auto recipe = recipe::parse_recipe("[build]\ncommand = \"unterminated\n", "c.toml");
   ASSERT_FALSE(recipe);
   EXPECT_EQ(recipe.error().code, ExitCode::usage);
   EXPECT_THAT(recipe.error().message, HasSubstr("c.toml:2:"));
@@ -109,32 +113,32 @@ TEST(Recipe, ErrorsStayOneLineWhateverTheFileHolds) {
   // toml++ quotes what it saw, here a newline; a quoted key and a glob may hold one too.
   for (const char* text : {"[build]\ncommand = \"make\"\nshell = fals\n",
                            "[build]\ncommand = \"make\"\n\"a\\nb\" = 1\n"}) {
-    auto recipe = parse_recipe(text, "culprit.toml");
+    auto recipe = recipe::parse_recipe(text, "culprit.toml");
     ASSERT_FALSE(recipe) << text;
     EXPECT_EQ(recipe.error().message.find('\n'), std::string::npos) << recipe.error().message;
   }
-  auto recipe =
-      parse_recipe("[build]\ncommand = \"make\"\n[run]\ncommand = \"./bench\"\n", "culprit.toml");
+  auto recipe = recipe::parse_recipe("[build]\ncommand = \"make\"\n[run]\ncommand = \"./bench\"\n",
+                                     "culprit.toml");
   ASSERT_TRUE(recipe) << recipe.error().message;
-  RecipeOverrides overrides;
+  recipe::RecipeOverrides overrides;
   overrides.artifacts = std::vector<std::string>{"../a\nb"};
-  auto checked = apply_overrides(*recipe, overrides);
+  auto checked = recipe::apply_overrides(*recipe, overrides);
   ASSERT_FALSE(checked);
   EXPECT_THAT(checked.error().message, HasSubstr("a\\x0ab"));
 }
 
 TEST(Recipe, ThresholdTakesPercentOrFraction) {
-  EXPECT_DOUBLE_EQ(parse_threshold("2%").value(), 0.02);
-  EXPECT_DOUBLE_EQ(parse_threshold("0.02").value(), 0.02);
-  EXPECT_DOUBLE_EQ(parse_threshold("0.5%").value(), 0.005);
-  EXPECT_FALSE(parse_threshold("2"));
-  EXPECT_FALSE(parse_threshold("abc"));
-  EXPECT_FALSE(parse_threshold("-1%"));
-  EXPECT_FALSE(parse_threshold(""));
-  EXPECT_FALSE(parse_threshold("nan"));
-  auto from_file = parse_recipe("[decide]\nthreshold = \"5%\"\n", "c.toml");
+  EXPECT_DOUBLE_EQ(recipe::parse_threshold("2%").value(), 0.02);
+  EXPECT_DOUBLE_EQ(recipe::parse_threshold("0.02").value(), 0.02);
+  EXPECT_DOUBLE_EQ(recipe::parse_threshold("0.5%").value(), 0.005);
+  EXPECT_FALSE(recipe::parse_threshold("2"));
+  EXPECT_FALSE(recipe::parse_threshold("abc"));
+  EXPECT_FALSE(recipe::parse_threshold("-1%"));
+  EXPECT_FALSE(recipe::parse_threshold(""));
+  EXPECT_FALSE(recipe::parse_threshold("nan"));
+  auto from_file = recipe::parse_recipe("[decide]\nthreshold = \"5%\"\n", "c.toml");
   EXPECT_DOUBLE_EQ(from_file->decide.threshold, 0.05);
-  auto bad = parse_recipe("[decide]\nthreshold = 5\n", "c.toml");
+  auto bad = recipe::parse_recipe("[decide]\nthreshold = 5\n", "c.toml");
   ASSERT_FALSE(bad);
   EXPECT_THAT(bad.error().message, HasSubstr("c.toml:2:"));
 }
@@ -143,22 +147,22 @@ TEST(Recipe, ThresholdTakesPercentOrFraction) {
 // an instrumented run's times are the instrument's; a metric named with the flag, or a count the
 // recipe names, still wins.
 TEST(Recipe, ACountingInstrumentNamedOnTheCommandLineOutranksTheRecipesTime) {
-  const auto metric_of = [](const std::string& metric, const RecipeOverrides& flags) {
-    const auto recipe = parse_recipe("[build]\ncommand = \"make\"\n[run]\ncommand = "
-                                     "\"./bench\"\nmetric = \"" +
-                                         metric + "\"\n",
-                                     "c.toml");
+  const auto metric_of = [](const std::string& metric, const recipe::RecipeOverrides& flags) {
+    const auto recipe = recipe::parse_recipe("[build]\ncommand = \"make\"\n[run]\ncommand = "
+                                             "\"./bench\"\nmetric = \"" +
+                                                 metric + "\"\n",
+                                             "c.toml");
     EXPECT_TRUE(recipe) << recipe.error().message;
     const auto merged = apply_overrides(*recipe, flags);
     return merged ? merged->run.metric : "error: " + merged.error().message;
   };
-  RecipeOverrides ncu;
-  ncu.instrument = Instrument::ncu;
+  recipe::RecipeOverrides ncu;
+  ncu.instrument = recipe::Instrument::ncu;
   EXPECT_EQ(metric_of("gpu_time", ncu), "gpu_instructions");
-  RecipeOverrides valgrind;
-  valgrind.instrument = Instrument::valgrind;
+  recipe::RecipeOverrides valgrind;
+  valgrind.instrument = recipe::Instrument::valgrind;
   EXPECT_EQ(metric_of("time", valgrind), "instructions");
-  RecipeOverrides named = ncu;
+  recipe::RecipeOverrides named = ncu;
   named.metric = "gpu_time";
   EXPECT_EQ(metric_of("gpu_time", named), "gpu_time");
   EXPECT_EQ(metric_of("gpu_time", {}), "gpu_time");
@@ -166,45 +170,45 @@ TEST(Recipe, ACountingInstrumentNamedOnTheCommandLineOutranksTheRecipesTime) {
 }
 
 TEST(Recipe, FlagsOverrideTheFileAndTheResultIsChecked) {
-  auto recipe = parse_recipe(k_example, "culprit.toml").value();
-  RecipeOverrides flags;
+  auto recipe = recipe::parse_recipe(k_example, "culprit.toml").value();
+  recipe::RecipeOverrides flags;
   flags.run_command = "./other";
   flags.threshold = "5%";
   flags.max_runs = 10;
-  auto merged = apply_overrides(recipe, flags);
+  auto merged = recipe::apply_overrides(recipe, flags);
   ASSERT_TRUE(merged) << merged.error().message;
   EXPECT_EQ(std::get<std::string>(merged->run.command), "./other");
   EXPECT_DOUBLE_EQ(merged->decide.threshold, 0.05);
   EXPECT_EQ(merged->decide.max_runs, 10);
 
-  RecipeOverrides inverted;
+  recipe::RecipeOverrides inverted;
   inverted.min_runs = 10;
   inverted.max_runs = 5;
   auto bad = apply_overrides(recipe, inverted);
   ASSERT_FALSE(bad);
   EXPECT_THAT(bad.error().message, HasSubstr("max_runs (5) is below min_runs (10)"));
 
-  RecipeOverrides empty_build;
+  recipe::RecipeOverrides empty_build;
   empty_build.build_command = "  ";
   auto no_build = apply_overrides(recipe, empty_build);
   ASSERT_FALSE(no_build);
   EXPECT_THAT(no_build.error().message, HasSubstr("--build CMD"));
 
-  RecipeOverrides format;
+  recipe::RecipeOverrides format;
   format.format = "xml";
   EXPECT_THAT(apply_overrides(recipe, format).error().message, HasSubstr("unknown format 'xml'"));
 }
 
 TEST(Recipe, TheBisectionsLevelsAreDecideSettingsWithBounds) {
-  auto defaults = parse_recipe(k_example, "culprit.toml").value();
+  auto defaults = recipe::parse_recipe(k_example, "culprit.toml").value();
   EXPECT_DOUBLE_EQ(defaults.decide.classify_confidence, 0.99);
   EXPECT_DOUBLE_EQ(defaults.decide.explained_share, 0.75);
 
-  auto set = parse_recipe(std::string(k_example) + "classify_confidence = 0.995\n"
-                                                   "explained_share = 0.9\n",
-                          "culprit.toml");
+  auto set = recipe::parse_recipe(std::string(k_example) + "classify_confidence = 0.995\n"
+                                                           "explained_share = 0.9\n",
+                                  "culprit.toml");
   ASSERT_TRUE(set) << set.error().message;
-  auto checked = apply_overrides(*set, {});
+  auto checked = recipe::apply_overrides(*set, {});
   ASSERT_TRUE(checked) << checked.error().message;
   EXPECT_DOUBLE_EQ(checked->decide.classify_confidence, 0.995);
   EXPECT_DOUBLE_EQ(checked->decide.explained_share, 0.9);
@@ -215,9 +219,9 @@ TEST(Recipe, TheBisectionsLevelsAreDecideSettingsWithBounds) {
         std::pair{"classify_confidence = 1.0", "classify_confidence 1 must lie between 0.5 and 1"},
         std::pair{"explained_share = 0.0", "explained_share 0 must lie in (0, 1]"},
         std::pair{"explained_share = 1.5", "explained_share 1.5 must lie in (0, 1]"}}) {
-    auto recipe = parse_recipe(std::string(k_example) + line + "\n", "culprit.toml");
+    auto recipe = recipe::parse_recipe(std::string(k_example) + line + "\n", "culprit.toml");
     ASSERT_TRUE(recipe) << line;
-    auto bad = apply_overrides(*recipe, {});
+    auto bad = recipe::apply_overrides(*recipe, {});
     ASSERT_FALSE(bad) << line;
     EXPECT_EQ(bad.error().code, ExitCode::usage);
     EXPECT_THAT(bad.error().message, HasSubstr(message));
@@ -225,43 +229,44 @@ TEST(Recipe, TheBisectionsLevelsAreDecideSettingsWithBounds) {
 }
 
 TEST(Recipe, DecideOverridesAloneTakeTheSameFlagsAndBounds) {
-  auto nan = parse_recipe(std::string(k_example) + "explained_share = nan\n", "culprit.toml");
+  auto nan =
+      recipe::parse_recipe(std::string(k_example) + "explained_share = nan\n", "culprit.toml");
   ASSERT_FALSE(nan);
   EXPECT_THAT(nan.error().message, HasSubstr("explained_share must be a finite number"));
 
-  RecipeOverrides flags;
+  recipe::RecipeOverrides flags;
   flags.threshold = "5%";
   flags.confidence = 0.9;
   flags.seed = 7;
-  auto decide = apply_decide_overrides(DecideOptions{}, flags);
+  auto decide = recipe::apply_decide_overrides(recipe::DecideOptions{}, flags);
   ASSERT_TRUE(decide) << decide.error().message;
   EXPECT_DOUBLE_EQ(decide->threshold, 0.05);
   EXPECT_DOUBLE_EQ(decide->confidence, 0.9);
   EXPECT_EQ(decide->seed, 7U);
-  EXPECT_DOUBLE_EQ(decide->classify_confidence, DecideOptions{}.classify_confidence);
+  EXPECT_DOUBLE_EQ(decide->classify_confidence, recipe::DecideOptions{}.classify_confidence);
 
   // The recipe's bounds, not looser ones: a 30% interval is refused here as for compare.
-  RecipeOverrides low;
+  recipe::RecipeOverrides low;
   low.confidence = 0.3;
-  auto refused = apply_decide_overrides(DecideOptions{}, low);
+  auto refused = recipe::apply_decide_overrides(recipe::DecideOptions{}, low);
   ASSERT_FALSE(refused);
   EXPECT_THAT(refused.error().message, HasSubstr("confidence 0.3 must lie between 0.5 and 1"));
-  RecipeOverrides typo;
+  recipe::RecipeOverrides typo;
   typo.threshold = "two";
-  EXPECT_FALSE(apply_decide_overrides(DecideOptions{}, typo));
+  EXPECT_FALSE(recipe::apply_decide_overrides(recipe::DecideOptions{}, typo));
 }
 
 TEST(Recipe, HashesChangeWithWhatChangesTheProduct) {
-  auto recipe = parse_recipe(k_example, "culprit.toml").value();
+  auto recipe = recipe::parse_recipe(k_example, "culprit.toml").value();
   auto other = recipe;
   other.build.timeout = std::chrono::seconds(5);
   other.decide.max_runs = 3;
-  EXPECT_EQ(build_recipe_hash(recipe.build), build_recipe_hash(other.build));
-  EXPECT_EQ(run_recipe_hash(recipe.run), run_recipe_hash(other.run));
+  EXPECT_EQ(recipe::build_recipe_hash(recipe.build), build_recipe_hash(other.build));
+  EXPECT_EQ(recipe::run_recipe_hash(recipe.run), run_recipe_hash(other.run));
   other.build.command += " -j2";
   other.run.env["X"] = "1";
-  EXPECT_NE(build_recipe_hash(recipe.build), build_recipe_hash(other.build));
-  EXPECT_NE(run_recipe_hash(recipe.run), run_recipe_hash(other.run));
+  EXPECT_NE(recipe::build_recipe_hash(recipe.build), build_recipe_hash(other.build));
+  EXPECT_NE(recipe::run_recipe_hash(recipe.run), run_recipe_hash(other.run));
 }
 
 } // namespace
@@ -283,7 +288,7 @@ threads = 1
 "sgemm/*" = { flops = "2*M*N*K", bytes = "4*(M*K+K*N+M*N)" }
 "copy/*" = { bytes = 4096 }
 )toml";
-  auto recipe = parse_recipe(text, "culprit.toml");
+  auto recipe = recipe::parse_recipe(text, "culprit.toml");
   ASSERT_TRUE(recipe) << recipe.error().message;
   const auto& r = recipe->roofline;
   EXPECT_EQ(r.peak_gflops, 19500.0);
@@ -296,13 +301,14 @@ threads = 1
   EXPECT_EQ(r.cases[0].bytes, "4096");
   EXPECT_EQ(r.cases[1].flops, "2*M*N*K");
   // The roofline changes what is said of runs, never a run.
-  EXPECT_EQ(run_recipe_hash(recipe->run), run_recipe_hash(parse_recipe(k_example, "").value().run));
+  EXPECT_EQ(recipe::run_recipe_hash(recipe->run),
+            recipe::run_recipe_hash(recipe::parse_recipe(k_example, "").value().run));
 }
 
 TEST(RecipeRoofline, BadPeaksAndExpressionsAreOneLineUsageErrors) {
   const auto fails = [](const std::string& table, std::string_view says) {
-    const auto recipe = parse_recipe(std::string(k_example) + "\n" + table, "culprit.toml");
-    Result<Recipe> checked = recipe ? apply_overrides(*recipe, {}) : recipe;
+    const auto recipe = recipe::parse_recipe(std::string(k_example) + "\n" + table, "culprit.toml");
+    Result<recipe::Recipe> checked = recipe ? recipe::apply_overrides(*recipe, {}) : recipe;
     ASSERT_FALSE(checked) << table;
     EXPECT_EQ(checked.error().code, ExitCode::usage) << table;
     EXPECT_THAT(checked.error().message, HasSubstr(says)) << table;
@@ -326,9 +332,9 @@ TEST(RecipeRoofline, BadPeaksAndExpressionsAreOneLineUsageErrors) {
   fails("[roofline.cases]\n\"a/*\" = { flops = true }", "must be an expression in quotes");
   fails("[roofline]\ncases = 3", "[roofline] cases must be a table");
 
-  RecipeOverrides flags;
+  recipe::RecipeOverrides flags;
   flags.peak_gflops = -1;
-  const auto flagged = apply_overrides(parse_recipe(k_example, "").value(), flags);
+  const auto flagged = recipe::apply_overrides(recipe::parse_recipe(k_example, "").value(), flags);
   ASSERT_FALSE(flagged);
   EXPECT_THAT(flagged.error().message, HasSubstr("(--peak-gflops) is -1"));
 }

@@ -72,7 +72,7 @@ TEST(RooflinePeaks, TheCpuIsMeasuredOnceAndKeptInTheStoreForItsCpus) {
 TEST(RooflinePeaks, TheRecipeGivesPeaksOneByOne) {
   Rig rig;
   CountingMeasure measure;
-  RooflineRecipe recipe;
+  recipe::RooflineRecipe recipe;
   recipe.peak_gbps = 50;
   roofline::PeakResolver partly(
       rig.store, {.recipe = recipe, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
@@ -146,7 +146,7 @@ TEST(RooflinePeaks, AGpuByNameFromTheDatasheetOrAReasonWhyNot) {
   EXPECT_THAT(unknown->reason, HasSubstr("'NVIDIA Quadro Mystery' is not in the datasheet"));
   EXPECT_THAT(unknown->reason, HasSubstr("peak_gflops and peak_gbps"));
 
-  RooflineRecipe tensor;
+  recipe::RooflineRecipe tensor;
   tensor.compute = "tensor";
   tensor.device = "cpu";
   roofline::PeakResolver cpu_tensor(
@@ -159,14 +159,14 @@ TEST(RooflinePeaks, AGpuByNameFromTheDatasheetOrAReasonWhyNot) {
 }
 
 TEST(WorkExpressions, EvaluateOverTheCaseAxes) {
-  auto gemm = WorkExpression::parse("2*M*N*K");
+  auto gemm = recipe::WorkExpression::parse("2*M*N*K");
   ASSERT_TRUE(gemm) << gemm.error().message;
   EXPECT_EQ(gemm->names(), (std::vector<std::string>{"K", "M", "N"}));
   EXPECT_EQ(gemm->evaluate({{"M", "128"}, {"N", "64"}, {"K", "2^5"}}).value(), 2.0 * 128 * 64 * 32);
-  auto bytes = WorkExpression::parse("4*(M*K + K*N + M*N)");
+  auto bytes = recipe::WorkExpression::parse("4*(M*K + K*N + M*N)");
   ASSERT_TRUE(bytes);
   EXPECT_EQ(bytes->evaluate({{"M", "2"}, {"N", "3"}, {"K", "4"}}).value(), 4.0 * (8 + 12 + 6));
-  EXPECT_EQ(WorkExpression::parse("1e6")->evaluate({}).value(), 1e6);
+  EXPECT_EQ(recipe::WorkExpression::parse("1e6")->evaluate({}).value(), 1e6);
 
   const auto missing = gemm->evaluate({{"M", "1"}, {"N", "1"}});
   ASSERT_FALSE(missing);
@@ -174,21 +174,21 @@ TEST(WorkExpressions, EvaluateOverTheCaseAxes) {
   const auto word = gemm->evaluate({{"M", "1"}, {"N", "1"}, {"K", "F32"}});
   ASSERT_FALSE(word);
   EXPECT_THAT(word.error().message, HasSubstr("axis K as a number, and it is 'F32'"));
-  const auto negative = WorkExpression::parse("M-10")->evaluate({{"M", "1"}});
+  const auto negative = recipe::WorkExpression::parse("M-10")->evaluate({{"M", "1"}});
   ASSERT_FALSE(negative);
   EXPECT_THAT(negative.error().message, HasSubstr("finite number, 0 or more"));
 
   for (const auto* bad : {"2*M*", "(M", "M N", "", "   "}) {
-    const auto parsed = WorkExpression::parse(bad);
+    const auto parsed = recipe::WorkExpression::parse(bad);
     ASSERT_FALSE(parsed) << bad;
     EXPECT_EQ(parsed.error().code, ExitCode::usage);
     EXPECT_EQ(parsed.error().message.find('\n'), std::string::npos);
   }
-  EXPECT_THAT(WorkExpression::parse("2*M*").error().message, HasSubstr("does not parse"));
-  EXPECT_EQ(axis_number("2^20"), 1048576.0);
-  EXPECT_EQ(axis_number("4096"), 4096.0);
-  EXPECT_FALSE(axis_number("F32"));
-  EXPECT_FALSE(axis_number("10^999"));
+  EXPECT_THAT(recipe::WorkExpression::parse("2*M*").error().message, HasSubstr("does not parse"));
+  EXPECT_EQ(recipe::axis_number("2^20"), 1048576.0);
+  EXPECT_EQ(recipe::axis_number("4096"), 4096.0);
+  EXPECT_FALSE(recipe::axis_number("F32"));
+  EXPECT_FALSE(recipe::axis_number("10^999"));
 }
 
 store::RunRecord run_of(const std::string& artifact, std::vector<parsers::CaseInfo> cases,
@@ -247,39 +247,39 @@ TEST(RooflineWork, TheStoreKeepsWhatTheLastGoodRunSaidPerMeasurement) {
 }
 
 TEST(RooflineWork, ExpressionsWinTheOutputFillsInAndMissingBytesIsAReason) {
-  RooflineRecipe recipe;
+  recipe::RooflineRecipe recipe;
   recipe.cases = {{.glob = "sgemm/*", .flops = "2*M*N*K", .bytes = ""},
                   {.glob = "bad/*", .flops = "2*Q", .bytes = "8"}};
   const parsers::CaseInfo output{
       .case_name = "sgemm/M=2,N=3,K=4", .flops = 1, .bytes = 104, .axes = {}};
-  auto work = work_of("sgemm/M=2,N=3,K=4", output, recipe);
+  auto work = evidence::work_of("sgemm/M=2,N=3,K=4", output, recipe);
   EXPECT_TRUE(work.reason.empty()) << work.reason;
   EXPECT_EQ(work.flops, 48.0) << "the expression, over the name's axes";
   EXPECT_EQ(work.bytes, 104.0) << "the output's, which the expression leaves out";
   EXPECT_EQ(work.source, "culprit.toml");
 
-  work = work_of("sgemm/M=2,N=3,K=4", std::nullopt, recipe);
+  work = evidence::work_of("sgemm/M=2,N=3,K=4", std::nullopt, recipe);
   EXPECT_FALSE(work.flops);
   EXPECT_THAT(work.reason, HasSubstr("FLOPs are known but not the bytes"));
 
-  work = work_of("bad/x", std::nullopt, recipe);
+  work = evidence::work_of("bad/x", std::nullopt, recipe);
   EXPECT_THAT(work.reason, HasSubstr("[roofline.cases] 'bad/*' flops: '2*Q' names Q"));
 
-  work =
-      work_of("copy/N=4",
-              parsers::CaseInfo{.case_name = "copy/N=4", .flops = {}, .bytes = 32, .axes = {}}, {});
+  work = evidence::work_of(
+      "copy/N=4", parsers::CaseInfo{.case_name = "copy/N=4", .flops = {}, .bytes = 32, .axes = {}},
+      {});
   EXPECT_TRUE(work.reason.empty());
   EXPECT_EQ(work.flops, 0.0) << "bytes alone: a kernel that only moves memory";
   EXPECT_EQ(work.source, "output");
 
-  work = work_of("plain", std::nullopt, {});
+  work = evidence::work_of("plain", std::nullopt, {});
   EXPECT_THAT(work.reason, HasSubstr("no work"));
 
-  EXPECT_EQ(axes_in_name("copy/T=F32,N=2^20"),
+  EXPECT_EQ(evidence::axes_in_name("copy/T=F32,N=2^20"),
             (std::map<std::string, std::string>{{"N", "2^20"}, {"T", "F32"}}));
-  EXPECT_EQ(axes_in_name("a/M=1/K=2"),
+  EXPECT_EQ(evidence::axes_in_name("a/M=1/K=2"),
             (std::map<std::string, std::string>{{"K", "2"}, {"M", "1"}}));
-  EXPECT_TRUE(axes_in_name("no-axes").empty());
+  EXPECT_TRUE(evidence::axes_in_name("no-axes").empty());
 }
 
 TEST(RooflineWork, EveryMeasurementGetsItsPlaceOrWhyNot) {
@@ -291,8 +291,8 @@ TEST(RooflineWork, EveryMeasurementGetsItsPlaceOrWhyNot) {
   roofline::PeakResolver resolver(rig.store,
                                   {.recipe = {}, .host_id = "host-a", .cpus = {}, .gpu_names = {}},
                                   measure.function());
-  Evidence evidence;
-  EvidenceMeasurement m;
+  evidence::Evidence evidence;
+  evidence::EvidenceMeasurement m;
   m.commit = "c1";
   m.case_name = gemm.case_name;
   m.metric = "time";
@@ -305,13 +305,13 @@ TEST(RooflineWork, EveryMeasurementGetsItsPlaceOrWhyNot) {
   bandwidth.metric = "bytes_per_second";
   bandwidth.unit = "B/s";
   evidence.measurements.push_back(bandwidth);
-  const RooflineRecipe recipe;
-  RooflineInputs inputs{.store = rig.store,
-                        .recipe_hash = "recipe",
-                        .host_id = "host-a",
-                        .recipe = recipe,
-                        .peaks = resolver};
-  ASSERT_TRUE(fill_roofline(evidence, inputs));
+  const recipe::RooflineRecipe recipe;
+  evidence::RooflineInputs inputs{.store = rig.store,
+                                  .recipe_hash = "recipe",
+                                  .host_id = "host-a",
+                                  .recipe = recipe,
+                                  .peaks = resolver};
+  ASSERT_TRUE(evidence::fill_roofline(evidence, inputs));
   const auto& r = evidence.measurements[0].roofline;
   ASSERT_TRUE(r);
   // 48 MFLOP at 100 GFLOP/s: 0.48 ms; 104 kB at 20 GB/s: 5.2 us. Compute-bound, 0.48 / 2 ms.
@@ -331,7 +331,7 @@ TEST(RooflineWork, EveryMeasurementGetsItsPlaceOrWhyNot) {
   EXPECT_EQ(measure.calls, 1);
 
   // A benchmark that gives no work costs no measurement and says nothing.
-  Evidence silent;
+  evidence::Evidence silent;
   auto plain = m;
   plain.artifact_id = "no-work";
   silent.measurements.push_back(plain);
@@ -339,12 +339,12 @@ TEST(RooflineWork, EveryMeasurementGetsItsPlaceOrWhyNot) {
   roofline::PeakResolver idle(rig.store,
                               {.recipe = {}, .host_id = "host-b", .cpus = {}, .gpu_names = {}},
                               unused.function());
-  RooflineInputs idle_inputs{.store = rig.store,
-                             .recipe_hash = "recipe",
-                             .host_id = "host-b",
-                             .recipe = recipe,
-                             .peaks = idle};
-  ASSERT_TRUE(fill_roofline(silent, idle_inputs));
+  evidence::RooflineInputs idle_inputs{.store = rig.store,
+                                       .recipe_hash = "recipe",
+                                       .host_id = "host-b",
+                                       .recipe = recipe,
+                                       .peaks = idle};
+  ASSERT_TRUE(evidence::fill_roofline(silent, idle_inputs));
   EXPECT_FALSE(silent.measurements[0].roofline);
   EXPECT_TRUE(silent.measurements[0].roofline_note.empty());
   EXPECT_EQ(unused.calls, 0);

@@ -34,7 +34,7 @@ TEST(Scratch, TheDirectoriesOfDeadProcessesAndReusedPidsAreRemoved) {
   std::ofstream(root / "1" / ".lock") << "";
   std::filesystem::create_directories(root / "notes");
   {
-    auto mine = ScratchDir::open(root);
+    auto mine = measure::ScratchDir::open(root);
     ASSERT_TRUE(mine) << mine.error().message;
     EXPECT_EQ(mine->path(), root / std::to_string(::getpid()));
     EXPECT_TRUE(std::filesystem::is_directory(mine->path()));
@@ -43,7 +43,7 @@ TEST(Scratch, TheDirectoriesOfDeadProcessesAndReusedPidsAreRemoved) {
     EXPECT_FALSE(std::filesystem::exists(root / "1"));
     EXPECT_TRUE(std::filesystem::exists(root / "notes")) << "not culprit's";
     // Another command's sweep leaves a live one alone: its lock is held.
-    EXPECT_EQ(remove_abandoned_scratch(root), 0U);
+    EXPECT_EQ(measure::remove_abandoned_scratch(root), 0U);
     EXPECT_TRUE(std::filesystem::is_directory(mine->path()));
   }
   EXPECT_FALSE(std::filesystem::exists(root / std::to_string(::getpid())));

@@ -86,16 +86,17 @@ protected:
   static const SlurmCluster& cluster() { return *s_cluster; }
 
   // Runs a client command against the cluster; the timeout only keeps a regression from hanging.
-  static ExecResult run(std::vector<std::string> argv, Seconds timeout = Seconds{60}) {
-    ExecRequest request;
+  static exec::ExecResult run(std::vector<std::string> argv,
+                              exec::Seconds timeout = exec::Seconds{60}) {
+    exec::ExecRequest request;
     request.command = std::move(argv);
     request.cwd = cluster().dir();
     request.env = cluster().env();
     request.timeout = timeout;
-    LocalExecutor executor;
+    exec::LocalExecutor executor;
     auto result = executor.run(request);
     EXPECT_TRUE(result.has_value()) << (result ? "" : result.error().message);
-    return result ? std::move(*result) : ExecResult{};
+    return result ? std::move(*result) : exec::ExecResult{};
   }
 
   // salloc --no-shell -p culprit -N1 -J name [extra...]: the granted job id, cancelled after the
@@ -117,7 +118,7 @@ protected:
     return *job;
   }
 
-  static ExecResult step(const std::string& job, const std::vector<std::string>& command) {
+  static exec::ExecResult step(const std::string& job, const std::vector<std::string>& command) {
     std::vector<std::string> argv{"srun", "--jobid=" + job, "-N1", "-n1"};
     argv.insert(argv.end(), command.begin(), command.end());
     return run(argv);

@@ -53,7 +53,7 @@ TEST_F(WorkspaceTest, ChecksOutFilesModesAndSymlinks) {
   scratch.symlink("src/kernel.cpp", "link.cpp");
   const auto c = scratch.commit("first");
   auto repo = git::Repository::open(scratch.dir()).value();
-  Workspace workspace(cache);
+  build::Workspace workspace(cache);
   auto slot = workspace.acquire().value();
   auto done = slot.checkout(repo, info(repo, c));
   ASSERT_TRUE(done) << done.error().message;
@@ -79,7 +79,7 @@ TEST_F(WorkspaceTest, NextCheckoutRewritesOnlyWhatDiffersAndDeletesWhatIsGone) {
   const auto c2 = scratch.commit("two");
 
   auto repo = git::Repository::open(scratch.dir()).value();
-  Workspace workspace(cache);
+  build::Workspace workspace(cache);
   auto slot = workspace.acquire().value();
   ASSERT_TRUE(slot.checkout(repo, info(repo, c1)));
   const auto src = slot.source_dir();
@@ -118,7 +118,7 @@ TEST_F(WorkspaceTest, AFileWrittenInTheIndexsClockTickIsNotRewrittenLater) {
   const auto c3 = scratch.commit("three");
 
   auto repo = git::Repository::open(scratch.dir()).value();
-  Workspace workspace(cache);
+  build::Workspace workspace(cache);
   auto slot = workspace.acquire().value();
   ASSERT_TRUE(slot.checkout(repo, info(repo, c1)));
   const auto header = slot.source_dir() / "kernel.hpp";
@@ -150,7 +150,7 @@ TEST_F(WorkspaceTest, RestoresTrackedFilesThatABuildModified) {
   scratch.write("b.txt", "b2");
   const auto c2 = scratch.commit("two");
   auto repo = git::Repository::open(scratch.dir()).value();
-  Workspace workspace(cache);
+  build::Workspace workspace(cache);
   auto slot = workspace.acquire().value();
   ASSERT_TRUE(slot.checkout(repo, info(repo, c1)));
   std::ofstream(slot.source_dir() / "a.txt") << "scribbled on by a build";
@@ -165,13 +165,13 @@ TEST_F(WorkspaceTest, AStateLostHalfwayMeansAFreshCheckout) {
   const auto c1 = scratch.commit("one");
   auto repo = git::Repository::open(scratch.dir()).value();
   {
-    Workspace workspace(cache);
+    build::Workspace workspace(cache);
     auto slot = workspace.acquire().value();
     ASSERT_TRUE(slot.checkout(repo, info(repo, c1)));
     std::ofstream(slot.source_dir() / "stale.txt") << "left by an interrupted checkout";
     std::filesystem::remove(slot.root() / "state.json");
   }
-  Workspace workspace(cache);
+  build::Workspace workspace(cache);
   auto slot = workspace.acquire().value();
   EXPECT_FALSE(slot.state().has_value());
   auto done = slot.checkout(repo, info(repo, c1)).value();
@@ -189,12 +189,12 @@ TEST_F(WorkspaceTest, ALockOnTheIndexLeftByAKilledCheckoutIsCleared) {
   const auto c2 = scratch.commit("two");
   auto repo = git::Repository::open(scratch.dir()).value();
   {
-    Workspace workspace(cache);
+    build::Workspace workspace(cache);
     auto slot = workspace.acquire().value();
     ASSERT_TRUE(slot.checkout(repo, info(repo, c1)));
     std::ofstream(slot.root() / "index.lock") << "";
   }
-  Workspace workspace(cache);
+  build::Workspace workspace(cache);
   auto slot = workspace.acquire().value();
   auto done = slot.checkout(repo, info(repo, c2));
   ASSERT_TRUE(done) << done.error().message;
@@ -203,7 +203,7 @@ TEST_F(WorkspaceTest, ALockOnTheIndexLeftByAKilledCheckoutIsCleared) {
 }
 
 TEST_F(WorkspaceTest, SlotsAreLockedSoTwoUsersNeverShareOne) {
-  Workspace workspace(cache, 2);
+  build::Workspace workspace(cache, 2);
   auto first = workspace.acquire().value();
   auto second = workspace.acquire().value();
   EXPECT_NE(first.number(), second.number());
@@ -227,7 +227,7 @@ TEST_F(WorkspaceTest, SubmodulesComeFromTheLocalModuleStore) {
   std::filesystem::remove_all(temp / "library");
 
   auto repo = git::Repository::open(scratch.dir()).value();
-  Workspace workspace(cache);
+  build::Workspace workspace(cache);
   auto slot = workspace.acquire().value();
   auto done = slot.checkout(repo, info(repo, c1));
   ASSERT_TRUE(done) << done.error().message;
@@ -246,7 +246,7 @@ TEST_F(WorkspaceTest, AMissingSubmoduleCommitSaysHowToFetchIt) {
   const auto c1 = scratch.commit("add lib");
   std::filesystem::remove_all(scratch.dir() / ".git" / "modules");
   auto repo = git::Repository::open(scratch.dir()).value();
-  Workspace workspace(cache);
+  build::Workspace workspace(cache);
   auto slot = workspace.acquire().value();
   auto done = slot.checkout(repo, info(repo, c1));
   ASSERT_FALSE(done);

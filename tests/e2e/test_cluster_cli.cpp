@@ -59,7 +59,7 @@ TEST_F(ClusterCli, LocalParallelBisectionBuildsARoundAtOnceAndNamesTheSameCulpri
   ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
   EXPECT_THAT(found.out, HasSubstr("culprit " + history.culprit.substr(0, 12)));
   EXPECT_THAT(found.out, HasSubstr("round"));
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_TRUE(evidence->bisect);
   EXPECT_EQ(evidence->bisect->parallel, 2);
@@ -76,7 +76,7 @@ TEST_F(ClusterCli, LocalLanesMeasureAtOnceWhenAsked) {
   auto found = culprit_cli({"bisect", "--good", history.good, "--bad", history.bad, "--case",
                             "loop", "--parallel", "2", "--parallel-runs", "--json", json});
   ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
   EXPECT_EQ(evidence->bisect->culprits[0].commit, history.culprit);
@@ -99,7 +99,7 @@ TEST_F(ClusterCli, SlurmBisectionRecordsItsJobsAndCancelsThem) {
   auto reported = culprit_cli({"report", json, "--format", "summary"});
   ASSERT_EQ(reported.exit_code, 0) << reported.err;
   EXPECT_EQ(reported.out, found.out);
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
   EXPECT_EQ(evidence->bisect->culprits[0].commit, history.culprit);

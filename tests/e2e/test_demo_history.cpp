@@ -88,16 +88,17 @@ protected:
   // Checks `commit` out into the source directory (first a new worktree, then only the files
   // that differ, as culprit's slots do) and runs the recipe's build command there with /bin/sh,
   // {src} and {build} expanded. The build directory persists, so later builds are incremental.
-  static ProcessOutput build(const std::string& commit, const Recipe& recipe) {
+  static ProcessOutput build(const std::string& commit, const recipe::Recipe& recipe) {
     const fs::path src = s_temp->path() / "src";
     if (fs::exists(src))
       git({"-C", src.string(), "checkout", "-q", "--detach", commit});
     else
       git({"worktree", "add", "-q", "--detach", src.string(), commit});
     fs::create_directories(build_dir());
-    const auto command = expand_template(
-        recipe.build.command, TemplateValues{src.string(), build_dir().string(), commit, commit},
-        Quoting::shell);
+    const auto command = recipe::expand_template(
+        recipe.build.command,
+        recipe::TemplateValues{src.string(), build_dir().string(), commit, commit},
+        recipe::Quoting::shell);
     EXPECT_TRUE(command.has_value());
     return run_process({"/bin/sh", "-c", command.value_or("false")}, src);
   }
@@ -173,7 +174,7 @@ TEST_F(DemoHistory, TheEndsBuildWithTheRecipeAndTheBrokenCommitDoesNot) {
   // The recipe as culprit reads it from a checkout of the bad end.
   const fs::path toml = s_temp->path() / "culprit.toml";
   std::ofstream(toml) << git({"show", "main:culprit.toml"}) << "\n";
-  const auto recipe = load_recipe(toml);
+  const auto recipe = recipe::load_recipe(toml);
   ASSERT_TRUE(recipe.has_value()) << recipe.error().message;
   EXPECT_EQ(recipe->run.format, "culprit");
 
@@ -184,8 +185,9 @@ TEST_F(DemoHistory, TheEndsBuildWithTheRecipeAndTheBrokenCommitDoesNot) {
     ASSERT_EQ(built.exit_code, 0) << end << ":\n" << built.err;
     ASSERT_TRUE(fs::is_regular_file(program)) << end;
     // The program knows every case the recipe runs: --list with the same --case flags.
-    const auto argv = expand_template(std::get<std::vector<std::string>>(recipe->run.command),
-                                      TemplateValues{"", build_dir().string(), "", ""});
+    const auto argv =
+        recipe::expand_template(std::get<std::vector<std::string>>(recipe->run.command),
+                                recipe::TemplateValues{"", build_dir().string(), "", ""});
     ASSERT_TRUE(argv.has_value());
     auto list = *argv;
     list.emplace_back("--list");

@@ -301,7 +301,7 @@ TEST(FirstHour, AStepThatDwarfsTheNoiseIsBisectedWithTwoBlocksAProbe) {
                    "--bad", commits.back(), "--json", json.string()},
                   repo.dir());
   ASSERT_EQ(bisect.exit_code, 0) << bisect.out << bisect.err;
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence && evidence->bisect) << bisect.err;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
   EXPECT_EQ(evidence->bisect->culprits[0].commit, commits[11]);

@@ -91,7 +91,7 @@ TEST_F(HistoryCli, TracksIncrementallyShowsTheStepAndTriageNamesTheCulprit) {
       culprit_cli({"track", range(), "--every", "2", "--runs", "9", "--json", session.string()});
   ASSERT_EQ(track.exit_code, 0) << track.out << track.err;
   EXPECT_THAT(track.out, HasSubstr("tracked 13 of 13 commits"));
-  const auto tracked = load_evidence(session);
+  const auto tracked = evidence::load_evidence(session);
   ASSERT_TRUE(tracked) << tracked.error().message;
   ASSERT_TRUE(tracked->track.has_value());
   EXPECT_EQ(tracked->track->measured, 13);

@@ -35,7 +35,7 @@ TEST_F(InstrumentCli, CountsCompareExactlyAndSayWhereTheyCameFrom) {
       culprit_cli({"compare", base, slower, "--instrument", "valgrind", "--json", json.string()});
   ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
   EXPECT_THAT(compare.out, HasSubstr("slower (exact (2 runs a side, identical counts))"));
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_EQ(evidence->settings.instrument, "valgrind");
   EXPECT_EQ(evidence->settings.metric, "instructions");
@@ -62,7 +62,7 @@ TEST_F(InstrumentCli, EveryRunOfABuildCountsTheSame) {
   const auto run = culprit_cli({"run", base, "--instrument", "valgrind", "--min-runs", "12",
                                 "--max-runs", "12", "--json", json.string()});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->measurements.size(), 1U);
   const auto& runs = evidence->measurements[0].runs;
@@ -208,7 +208,7 @@ exit $status
   const auto compare =
       culprit_cli({"compare", base, slower, "--instrument", "perf", "--json", json.string()}, env);
   ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_EQ(evidence->settings.instrument, "perf");
   ASSERT_EQ(evidence->comparisons.size(), 1U);
@@ -269,7 +269,7 @@ exit $status
       culprit_cli({"compare", base, slower, "--instrument", "ncu", "--json", json.string()}, env);
   ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
   EXPECT_THAT(compare.out, HasSubstr("bench_kernel<2>"));
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_EQ(evidence->settings.instrument, "ncu");
   ASSERT_EQ(evidence->comparisons.size(), 1U);
@@ -327,9 +327,9 @@ BENCHMARK_MAIN();
                                     slower, "--instrument", "valgrind", "--json", json.string()},
                                    repo.dir());
   ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
-  std::map<std::string, const EvidenceComparison*> by_case;
+  std::map<std::string, const evidence::EvidenceComparison*> by_case;
   for (const auto& c : evidence->comparisons) {
     EXPECT_EQ(c.metric, "instructions") << c.case_name;
     by_case[c.case_name] = &c;
@@ -371,7 +371,7 @@ BENCHMARK_MAIN();
                    "valgrind", "--min-runs", "2", "--json", env_json.string()},
                   repo.dir());
   ASSERT_EQ(counted.exit_code, 0) << counted.out << counted.err;
-  const auto env_evidence = load_evidence(env_json);
+  const auto env_evidence = evidence::load_evidence(env_json);
   ASSERT_TRUE(env_evidence) << env_evidence.error().message;
   std::map<std::string, double> env_counts;
   for (const auto& m : env_evidence->measurements)
@@ -425,7 +425,7 @@ TEST(InstrumentHarness, EachCaseIsCountedAloneOneCallOfIt) {
                                 "--instrument", "valgrind", "--json", json.string()},
                                repo.dir());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   std::map<std::string, double> instructions;
   for (const auto& m : evidence->measurements) {

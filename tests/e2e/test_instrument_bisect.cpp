@@ -44,12 +44,12 @@ protected:
   }
 
   // culprit bisect by counts from `slower` to `bad`: its exit 0, and the evidence.
-  std::optional<Evidence> bisect_by_counts(const std::string& bad) {
+  std::optional<evidence::Evidence> bisect_by_counts(const std::string& bad) {
     const auto json = temp / "bisect.json";
     output = culprit_cli({"bisect", "--good", slower, "--bad", bad, "--instrument", "valgrind",
                           "--json", json.string()});
     EXPECT_EQ(output.exit_code, 0) << output.out << output.err;
-    auto evidence = load_evidence(json);
+    auto evidence = evidence::load_evidence(json);
     if (!evidence || !evidence->bisect)
       return std::nullopt;
     return std::move(*evidence);
@@ -136,12 +136,12 @@ int main(void) {
     return commits;
   }
 
-  std::optional<Evidence> bisect(const std::string& bad, int expected_exit = 0) {
+  std::optional<evidence::Evidence> bisect(const std::string& bad, int expected_exit = 0) {
     const auto json = temp / "confirm.json";
     output = culprit_cli({"bisect", "--good", start, "--bad", bad, "--instrument", "valgrind",
                           "--json", json.string()});
     EXPECT_EQ(output.exit_code, expected_exit) << output.out << output.err;
-    auto evidence = load_evidence(json);
+    auto evidence = evidence::load_evidence(json);
     if (!evidence || !evidence->bisect)
       return std::nullopt;
     return std::move(*evidence);
@@ -193,7 +193,7 @@ TEST_F(InstrumentConfirm, ATimeBisectionShowsEachCulpritsCounterDiff) {
   output = culprit_cli({"bisect", "--good", start, "--bad", commits.back(), "--json", json.string(),
                         "--markdown", markdown.string(), "--html", html.string()});
   ASSERT_EQ(output.exit_code, 0) << output.out << output.err;
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << output.out;
   EXPECT_EQ(evidence->bisect->culprits[0].commit, commits[3]);
@@ -203,7 +203,7 @@ TEST_F(InstrumentConfirm, ATimeBisectionShowsEachCulpritsCounterDiff) {
   ASSERT_TRUE(moved.counters) << output.out;
   EXPECT_EQ(moved.counters->case_name, "bench");
   const auto instructions = std::ranges::find(moved.counters->changes, std::string("instructions"),
-                                              &EvidenceCounterChange::metric);
+                                              &evidence::EvidenceCounterChange::metric);
   ASSERT_NE(instructions, moved.counters->changes.end());
   // A fifth more iterations of the loop, which is most of what the program executes.
   EXPECT_GT(instructions->culprit / instructions->parent, 1.05);
@@ -219,7 +219,7 @@ TEST_F(InstrumentConfirm, ATimeBisectionShowsEachCulpritsCounterDiff) {
   output = culprit_cli({"bisect", "--good", start, "--bad", commits.back(), "--no-counters",
                         "--json", quiet_json.string()});
   ASSERT_EQ(output.exit_code, 0) << output.out << output.err;
-  const auto quiet = load_evidence(quiet_json);
+  const auto quiet = evidence::load_evidence(quiet_json);
   ASSERT_TRUE(quiet) << quiet.error().message;
   ASSERT_EQ(quiet->bisect->culprits.size(), 1U);
   EXPECT_FALSE(quiet->bisect->culprits[0].cases.at(0).counters);

@@ -57,7 +57,7 @@ TEST_F(MeasureCli, RunPrintsACaseTableAndWritesEvidence) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("loop"));
   EXPECT_THAT(run.out, HasSubstr("steady"));
-  auto evidence = load_evidence(temp / "run.json");
+  auto evidence = evidence::load_evidence(temp / "run.json");
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_EQ(evidence->kind, "run");
   EXPECT_EQ(evidence->measurements.size(), 2U);
@@ -74,7 +74,7 @@ TEST_F(MeasureCli, RunSaysWhenItStoppedAtMaxRunsWithTheIntervalsItReached) {
   EXPECT_THAT(run.err, HasSubstr("stopped at max_runs (5) before every 95% interval was within "
                                  "±0.0005% of its median: "));
   EXPECT_THAT(run.err, HasSubstr("loop ±"));
-  auto evidence = load_evidence(temp / "wide.json");
+  auto evidence = evidence::load_evidence(temp / "wide.json");
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_TRUE(std::ranges::any_of(evidence->warnings, [](const std::string& warning) {
     return warning.starts_with("stopped at max_runs (5)");
@@ -95,7 +95,7 @@ TEST_F(MeasureCli, IdenticalBinariesAreTheSameWithoutARun) {
   auto compare = culprit_cli({"compare", good, child, "--json", json.string()});
   ASSERT_EQ(compare.exit_code, 0) << compare.out << compare.err;
   EXPECT_THAT(compare.out, HasSubstr("same (identical binaries"));
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_EQ(evidence->status, "no_change");
   EXPECT_TRUE(evidence->measurements.empty()) << "nothing was run";
@@ -114,7 +114,7 @@ TEST_F(MeasureCli, StoredRunsCountOnlyWhenPairedAndTheEvidenceSaysWhatWasReused)
   ASSERT_EQ(compare.exit_code, 1) << compare.out << compare.err;
   EXPECT_THAT(compare.out, HasSubstr("stored without"));
   EXPECT_THAT(compare.out, HasSubstr("left out (unpaired)"));
-  auto evidence = load_evidence(first);
+  auto evidence = evidence::load_evidence(first);
   ASSERT_TRUE(evidence) << evidence.error().message;
   for (const auto& c : evidence->comparisons) {
     ASSERT_TRUE(c.reuse.has_value()) << c.case_name;
@@ -127,7 +127,7 @@ TEST_F(MeasureCli, StoredRunsCountOnlyWhenPairedAndTheEvidenceSaysWhatWasReused)
   auto again = culprit_cli({"compare", good, bad, "--json", second.string()});
   ASSERT_EQ(again.exit_code, 1) << again.out << again.err;
   EXPECT_THAT(again.out, HasSubstr("made by an earlier command"));
-  auto replayed = load_evidence(second);
+  auto replayed = evidence::load_evidence(second);
   ASSERT_TRUE(replayed) << replayed.error().message;
   for (const auto& c : replayed->comparisons) {
     ASSERT_TRUE(c.reuse.has_value());
@@ -140,7 +140,7 @@ TEST_F(MeasureCli, JsonToStandardOutputIsJsonAloneAndTheTableGoesToStandardError
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto document = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(document.is_discarded()) << run.out;
-  auto evidence = evidence_from_json(document);
+  auto evidence = evidence::evidence_from_json(document);
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_EQ(evidence->kind, "run");
   EXPECT_THAT(run.err, HasSubstr("loop"));
@@ -175,7 +175,7 @@ TEST_F(MeasureCli, TheTimeFormatMeasuresTheWholeProcessLikeHyperfine) {
   auto run = culprit_cli({"run", "HEAD", "--format", "time", "--max-runs", "6", "--json",
                           (temp / "time.json").string()});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  auto evidence = load_evidence(temp / "time.json");
+  auto evidence = evidence::load_evidence(temp / "time.json");
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->measurements.size(), 1U);
   EXPECT_EQ(evidence->measurements[0].case_name, "bench");
@@ -186,7 +186,7 @@ TEST_F(MeasureCli, CompareExitsOneOnARegressionAndZeroWithout) {
   auto slower = culprit_cli({"compare", good, bad, "--json", (temp / "cmp.json").string()});
   EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
   EXPECT_THAT(slower.out, HasSubstr("slower"));
-  auto evidence = load_evidence(temp / "cmp.json");
+  auto evidence = evidence::load_evidence(temp / "cmp.json");
   ASSERT_TRUE(evidence) << evidence.error().message;
   EXPECT_EQ(evidence->status, "slower");
   const auto loop = std::find_if(evidence->comparisons.begin(), evidence->comparisons.end(),
@@ -211,7 +211,7 @@ TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree)
   EXPECT_THAT(found.out, HasSubstr("culprit " + culprit.substr(0, 12)));
   EXPECT_THAT(found.out, HasSubstr("Alan Turing"));
   EXPECT_THAT(found.out, HasSubstr(json));
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_TRUE(evidence->bisect.has_value());
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
@@ -235,7 +235,7 @@ TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree)
   const auto evidence_bytes = std::filesystem::file_size(json);
   auto again = culprit_cli({"bisect", "--good", good, "--bad", bad, "--json", json});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  auto replay = load_evidence(json);
+  auto replay = evidence::load_evidence(json);
   ASSERT_TRUE(replay);
   for (const auto& build : replay->builds)
     EXPECT_EQ(build.status, "cached") << build.commit;
@@ -256,7 +256,7 @@ TEST_F(MeasureCli, BisectNamesTheCulpritLeavesTheCheckoutAloneAndReplaysForFree)
   EXPECT_EQ(compared.exit_code, 1) << compared.out << compared.err;
   auto third = culprit_cli({"bisect", "--good", good, "--bad", bad, "--json", json});
   ASSERT_EQ(third.exit_code, 0) << third.err;
-  auto replayed = load_evidence(json);
+  auto replayed = evidence::load_evidence(json);
   ASSERT_TRUE(replayed) << replayed.error().message;
   ASSERT_EQ(replayed->bisect->culprits.size(), 1U);
   const auto& found_again = replayed->bisect->culprits[0];
@@ -352,7 +352,7 @@ TEST_F(MeasureCli, ACommitThatSlowedTwoCasesIsOneCulpritWithBothCases) {
       << found.out;
   EXPECT_THAT(found.out, HasSubstr("  case add: +"));
   EXPECT_THAT(found.out, HasSubstr("  case add-twice: +"));
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << "one commit is one culprit";
   const auto& culprit_found = evidence->bisect->culprits[0];

@@ -71,7 +71,7 @@ TEST_F(RealSlurm, BisectsOnTwoAllocationsAndRecordsTheJobs) {
   ASSERT_EQ(found.exit_code, 0) << found.out << found.err;
   EXPECT_THAT(found.out, HasSubstr("culprit " + history.culprit.substr(0, 12)));
   EXPECT_THAT(found.out, HasSubstr("Slurm allocation"));
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
   EXPECT_EQ(evidence->bisect->culprits[0].commit, history.culprit);
@@ -110,7 +110,7 @@ TEST_F(RealSlurm, BuildsOnTheClusterWhenAsked) {
                                history.good, history.bad, "--case", "loop", "--json", json});
   EXPECT_EQ(compared.exit_code, 1) << compared.out << compared.err; // slower
   EXPECT_THAT(compared.out, HasSubstr("slower"));
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   int build_jobs = 0;
   for (const auto& job : evidence->executor.at("jobs"))
@@ -175,7 +175,7 @@ TEST_F(RealSlurm, AJobCancelledUnderAStepIsRetriedOnANewAllocation) {
   ASSERT_TRUE(running.wait_for(std::chrono::seconds(120)));
   const auto finished = running.wait();
   ASSERT_EQ(finished.exit_code, 0) << finished.err;
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   const auto& executor = evidence->executor;
   EXPECT_GE(executor.at("retries").get<int>(), 1);

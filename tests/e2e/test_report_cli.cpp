@@ -69,11 +69,11 @@ TEST_F(ReportCli, UsesTheRepositoryForCommitOrder) {
     scratch.write("f.txt", std::to_string(i));
     commits.push_back(scratch.commit("commit " + std::to_string(i)));
   }
-  Evidence e = testing::compare_sample();
+  evidence::Evidence e = testing::compare_sample();
   e.kind = "bisect";
   e.status = "culprit_found";
   e.repo_path = scratch.dir().string();
-  EvidenceBisect b;
+  evidence::EvidenceBisect b;
   b.good = commits[0];
   b.bad = commits[5];
   b.commits_in_range = 5;
@@ -90,7 +90,7 @@ TEST_F(ReportCli, UsesTheRepositoryForCommitOrder) {
                         {},
                         {{"k", 1.1, {1.05, 1.15}, std::nullopt}}});
   e.bisect = b;
-  ASSERT_TRUE(save_evidence(e, temp / "ordered.json"));
+  ASSERT_TRUE(evidence::save_evidence(e, temp / "ordered.json"));
   auto text = culprit({"report", (temp / "ordered.json").string()});
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("in commit order"));
@@ -164,7 +164,7 @@ TEST_F(ReportCli, WritesSeveralOutputsAndAnnotatesOnGithubActions) {
   EXPECT_EQ(out.exit_code, 0) << out.err;
   for (const auto* file : {"r.md", "r.html", "junit.xml", "copy.json"})
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
-  EXPECT_TRUE(load_evidence(dir / "copy.json"));
+  EXPECT_TRUE(evidence::load_evidence(dir / "copy.json"));
   // Only the annotations on stdout: one for the slower case, one per culprit.
   EXPECT_EQ(line_count(out.out), 3U) << out.out;
   EXPECT_THAT(out.out, StartsWith("::error title=culprit%3A sgemm"));

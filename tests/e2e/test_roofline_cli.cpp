@@ -71,7 +71,7 @@ TEST_F(RooflineCli, RunShowsEveryCaseAgainstItsBoundAndTheEvidenceCarriesIt) {
   EXPECT_THAT(run.out, HasSubstr("roofline: "));
   EXPECT_THAT(run.out, HasSubstr("100.0 GFLOP/s FP32, 20.00 GB/s (culprit.toml [roofline] or "
                                  "the flags)"));
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->measurements.size(), 2U);
   for (const auto& m : evidence->measurements) {
@@ -98,12 +98,12 @@ TEST_F(RooflineCli, WithoutPeaksTheCpuIsMeasuredOnceAndKeptForTheHost) {
   auto run = culprit_cli({"run", head, "--json", first.string()});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("measured on this host"));
-  const auto measured = load_evidence(first);
+  const auto measured = evidence::load_evidence(first);
   ASSERT_TRUE(measured && !measured->roofline_peaks.empty());
   const auto second = temp / "second.json";
   auto again = culprit_cli({"run", head, "--json", second.string()});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  const auto kept = load_evidence(second);
+  const auto kept = evidence::load_evidence(second);
   ASSERT_TRUE(kept && !kept->roofline_peaks.empty());
   EXPECT_EQ(kept->roofline_peaks[0].flops_per_second, measured->roofline_peaks[0].flops_per_second)
       << "the same figures: kept in the store, not measured again";
@@ -174,7 +174,7 @@ TEST(RooflineCliBisect, TheCulpritSaysWhereTheCaseStoodBeforeAndAfter) {
                             "compute bound \\["))
       << bisect.out;
   EXPECT_THAT(bisect.out, HasSubstr("compute-bound before and after"));
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   for (const auto& m : evidence->measurements) {
     ASSERT_TRUE(m.roofline) << m.commit;
@@ -249,7 +249,7 @@ TEST(RooflineCliGpu, APeakFromTheDatasheetOfTheGpuNvidiaSmiNames) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("roofline: NVIDIA A100 SXM4 80GB: 19500 GFLOP/s FP32"));
   EXPECT_THAT(run.out, HasSubstr("datasheet"));
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->measurements.size(), 1U);
   const auto& r = evidence->measurements[0].roofline;
@@ -286,7 +286,7 @@ TEST(RooflineCliGpu, SkippedCasesAndThrottledSamplesAreWarningsInTheOutputAndThe
       "1980 MHz";
   EXPECT_THAT(run.err, HasSubstr("culprit: warning: culprit JSON lines: " + skipped));
   EXPECT_THAT(run.err, HasSubstr(dropped));
-  const auto evidence = load_evidence(json);
+  const auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   const auto said = [&](const std::string& text) {
     return std::ranges::count_if(evidence->warnings, [&](const std::string& warning) {

@@ -35,8 +35,8 @@ protected:
     return run_culprit(args, scratch.dir());
   }
 
-  const EvidenceComparison& only_comparison(const std::filesystem::path& file) {
-    auto read = load_evidence(file);
+  const evidence::EvidenceComparison& only_comparison(const std::filesystem::path& file) {
+    auto read = evidence::load_evidence(file);
     EXPECT_TRUE(read) << read.error().message;
     evidence = std::move(*read);
     EXPECT_EQ(evidence.comparisons.size(), 1U);
@@ -45,10 +45,10 @@ protected:
 
   TempDir temp{"culprit-shared"};
   ScratchRepo scratch{temp / "project"};
-  Evidence evidence;
+  evidence::Evidence evidence;
 };
 
-double width(const EvidenceComparison& c) {
+double width(const evidence::EvidenceComparison& c) {
   return c.ci[1] - c.ci[0];
 }
 

@@ -27,13 +27,13 @@ class SlurmExecutorTest : public ::testing::Test {
 protected:
   void SetUp() override { testing::install_fake_slurm(m_bin.path()); }
 
-  [[nodiscard]] SlurmOptions options(bool with_fakes = true) const {
-    SlurmOptions options;
+  [[nodiscard]] exec::SlurmOptions options(bool with_fakes = true) const {
+    exec::SlurmOptions options;
     options.alloc_args = {"-p", "gpu", "--gres=gpu:1"};
     options.srun_args = {"--exclusive"};
     options.worker = CULPRIT_EXE;
     options.batch_root = m_cache.path() / "batches";
-    options.queue_timeout = Seconds(2);
+    options.queue_timeout = exec::Seconds(2);
     const char* path = std::getenv("PATH");
     options.env["PATH"] = with_fakes ? m_bin.path().string() + ":" + (path ? path : "/usr/bin:/bin")
                                      : std::string("/nonexistent");
@@ -53,8 +53,8 @@ protected:
     return found;
   }
 
-  static ExecRequest echo(const std::string& text) {
-    ExecRequest request;
+  static exec::ExecRequest echo(const std::string& text) {
+    exec::ExecRequest request;
     request.command = std::vector<std::string>{"/bin/echo", text};
     return request;
   }
@@ -65,7 +65,7 @@ protected:
 
 TEST_F(SlurmExecutorTest, RunsABatchInOneStepOfAnAllocationAndCancelsItWhenDone) {
   {
-    SlurmExecutor executor(options(), "lane0");
+    exec::SlurmExecutor executor(options(), "lane0");
     auto device = executor.device();
     ASSERT_TRUE(device) << device.error().message;
     ASSERT_TRUE(*device);
@@ -73,7 +73,7 @@ TEST_F(SlurmExecutorTest, RunsABatchInOneStepOfAnAllocationAndCancelsItWhenDone)
     EXPECT_EQ((*device)->job_id, "100");
     EXPECT_FALSE((*device)->host_id.empty());
 
-    const std::vector<ExecRequest> requests = {echo("one"), echo("two"), echo("three")};
+    const std::vector<exec::ExecRequest> requests = {echo("one"), echo("two"), echo("three")};
     auto outcomes = executor.run_batch(requests);
     ASSERT_EQ(outcomes.size(), 3U);
     for (std::size_t i = 0; i < 3; ++i) {
@@ -107,9 +107,10 @@ TEST_F(SlurmExecutorTest, LanesAllocatingAtOnceEachGetTheirOwnJob) {
   std::vector<std::string> jobs(k_lanes);
   std::vector<std::string> errors(k_lanes);
   {
-    std::vector<std::unique_ptr<SlurmExecutor>> executors;
+    std::vector<std::unique_ptr<exec::SlurmExecutor>> executors;
     for (int lane = 0; lane < k_lanes; ++lane)
-      executors.push_back(std::make_unique<SlurmExecutor>(options(), fmt::format("lane{}", lane)));
+      executors.push_back(
+          std::make_unique<exec::SlurmExecutor>(options(), fmt::format("lane{}", lane)));
     std::vector<std::jthread> threads;
     for (int lane = 0; lane < k_lanes; ++lane) {
       threads.emplace_back([&, lane] {
@@ -131,8 +132,8 @@ TEST_F(SlurmExecutorTest, LanesAllocatingAtOnceEachGetTheirOwnJob) {
 
 TEST_F(SlurmExecutorTest, AStepThatFailsIsRetriedOnANewAllocation) {
   touch("fail_steps", "2");
-  SlurmExecutor executor(options(), "lane0");
-  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x")});
+  exec::SlurmExecutor executor(options(), "lane0");
+  auto outcomes = executor.run_batch(std::vector<exec::ExecRequest>{echo("x")});
   ASSERT_TRUE(outcomes[0]) << outcomes[0].error().message;
   EXPECT_EQ(outcomes[0]->out, "x\n");
   EXPECT_EQ(executor.retries(), 2);
@@ -145,8 +146,8 @@ TEST_F(SlurmExecutorTest, StepsThatKeepFailingAreReportedAfterTheLastAttempt) {
   touch("fail_steps", "99");
   auto settings = options();
   settings.max_attempts = 2;
-  SlurmExecutor executor(settings, "lane0");
-  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x"), echo("y")});
+  exec::SlurmExecutor executor(settings, "lane0");
+  auto outcomes = executor.run_batch(std::vector<exec::ExecRequest>{echo("x"), echo("y")});
   ASSERT_EQ(outcomes.size(), 2U);
   ASSERT_FALSE(outcomes[0]);
   EXPECT_EQ(outcomes[0].error().code, ExitCode::infrastructure);
@@ -157,7 +158,7 @@ TEST_F(SlurmExecutorTest, StepsThatKeepFailingAreReportedAfterTheLastAttempt) {
 
 TEST_F(SlurmExecutorTest, AnAllocationSlurmRefusesIsReportedAtOnceWithSlurmsReason) {
   touch("refuse");
-  SlurmExecutor executor(options(), "lane0");
+  exec::SlurmExecutor executor(options(), "lane0");
   auto device = executor.device();
   ASSERT_FALSE(device);
   EXPECT_EQ(device.error().code, ExitCode::infrastructure);
@@ -171,9 +172,9 @@ TEST_F(SlurmExecutorTest, AnAllocationSlurmRefusesIsReportedAtOnceWithSlurmsReas
 TEST_F(SlurmExecutorTest, AnAllocationThatWaitsTooLongInTheQueueIsAskedForAgainThenReported) {
   touch("queue");
   auto settings = options();
-  settings.queue_timeout = Seconds(0.3);
+  settings.queue_timeout = exec::Seconds(0.3);
   settings.max_attempts = 2;
-  SlurmExecutor executor(settings, "lane0");
+  exec::SlurmExecutor executor(settings, "lane0");
   auto device = executor.device();
   ASSERT_FALSE(device);
   EXPECT_EQ(device.error().code, ExitCode::infrastructure);
@@ -182,8 +183,8 @@ TEST_F(SlurmExecutorTest, AnAllocationThatWaitsTooLongInTheQueueIsAskedForAgainT
 }
 
 TEST_F(SlurmExecutorTest, MissingSlurmToolsSayWhatToInstall) {
-  SlurmExecutor executor(options(false), "lane0");
-  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x")});
+  exec::SlurmExecutor executor(options(false), "lane0");
+  auto outcomes = executor.run_batch(std::vector<exec::ExecRequest>{echo("x")});
   ASSERT_FALSE(outcomes[0]);
   EXPECT_EQ(outcomes[0].error().code, ExitCode::infrastructure);
   EXPECT_THAT(outcomes[0].error().message, HasSubstr("salloc"));
@@ -192,18 +193,18 @@ TEST_F(SlurmExecutorTest, MissingSlurmToolsSayWhatToInstall) {
 
 TEST_F(SlurmExecutorTest, AWorkerThatLeftNoResultsOrCutResultsFailsTheWholeBatch) {
   {
-    SlurmExecutor executor(options(), "lane0");
+    exec::SlurmExecutor executor(options(), "lane0");
     ASSERT_TRUE(executor.device());
     touch("skip_worker");
-    auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x")});
+    auto outcomes = executor.run_batch(std::vector<exec::ExecRequest>{echo("x")});
     ASSERT_FALSE(outcomes[0]);
     EXPECT_EQ(outcomes[0].error().code, ExitCode::infrastructure);
     EXPECT_THAT(outcomes[0].error().message, HasSubstr("node.json"));
   }
   std::filesystem::remove(m_bin.path() / "skip_worker");
   touch("cut");
-  SlurmExecutor executor(options(), "lane0");
-  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x"), echo("y")});
+  exec::SlurmExecutor executor(options(), "lane0");
+  auto outcomes = executor.run_batch(std::vector<exec::ExecRequest>{echo("x"), echo("y")});
   ASSERT_EQ(outcomes.size(), 2U);
   for (const auto& outcome : outcomes) {
     ASSERT_FALSE(outcome);
@@ -213,11 +214,11 @@ TEST_F(SlurmExecutorTest, AWorkerThatLeftNoResultsOrCutResultsFailsTheWholeBatch
 }
 
 TEST_F(SlurmExecutorTest, AnInterruptKeepsTheFinishedRunsAndCancelsTheAllocation) {
-  SlurmExecutor executor(options(), "lane0");
+  exec::SlurmExecutor executor(options(), "lane0");
   ASSERT_TRUE(executor.device());
-  ExecRequest slow;
+  exec::ExecRequest slow;
   slow.command = std::vector<std::string>{"/bin/sleep", "20"};
-  const std::vector<ExecRequest> requests = {echo("done"), slow, echo("never")};
+  const std::vector<exec::ExecRequest> requests = {echo("done"), slow, echo("never")};
   // The interrupt comes while the second request sleeps: late enough that the first has ended
   // even with both cores busy (at 1.5 s, under a loaded test suite, it sometimes had not).
   std::jthread interrupter([] {
@@ -241,14 +242,14 @@ TEST_F(SlurmExecutorTest, AnInterruptKeepsTheFinishedRunsAndCancelsTheAllocation
 }
 
 TEST_F(SlurmExecutorTest, AnInterruptIsAnInterruptEvenWhenTheResultsCannotBeRead) {
-  SlurmExecutor executor(options(), "lane0");
+  exec::SlurmExecutor executor(options(), "lane0");
   ASSERT_TRUE(executor.device());
   touch("garbage");
   std::jthread interrupter([] {
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     request_interrupt(SIGTERM);
   });
-  auto outcomes = executor.run_batch(std::vector<ExecRequest>{echo("x")});
+  auto outcomes = executor.run_batch(std::vector<exec::ExecRequest>{echo("x")});
   interrupter.join();
   clear_interrupt();
   ASSERT_FALSE(outcomes[0]);

@@ -10,11 +10,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto json = nlohmann::json::parse(culprit::fuzz::as_text(data, size), nullptr, false);
   if (json.is_discarded())
     return 0;
-  auto evidence = culprit::evidence_from_json(json);
+  auto evidence = culprit::evidence::evidence_from_json(json);
   culprit::fuzz::check_result(evidence);
   if (evidence) {
     // What culprit writes, it reads back: what passed the checks passes them again.
-    const auto again = culprit::evidence_from_json(culprit::to_json(*evidence));
+    const auto again = culprit::evidence::evidence_from_json(culprit::evidence::to_json(*evidence));
     if (!again)
       std::abort();
     const auto text = culprit::report::render(*evidence, culprit::report::ReportFormat::text, {});

@@ -4,11 +4,11 @@
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto kernels = culprit::parse_ptxas_log(culprit::fuzz::as_text(data, size));
-  const std::vector<culprit::PtxasKernel> none;
-  for (const auto& row : culprit::diff_ptxas(kernels, none))
-    (void)culprit::describe_change(row);
-  for (const auto& row : culprit::diff_ptxas(none, kernels))
-    (void)culprit::describe_change(row);
+  const auto kernels = culprit::build::parse_ptxas_log(culprit::fuzz::as_text(data, size));
+  const std::vector<culprit::build::PtxasKernel> none;
+  for (const auto& row : culprit::build::diff_ptxas(kernels, none))
+    (void)culprit::build::describe_change(row);
+  for (const auto& row : culprit::build::diff_ptxas(none, kernels))
+    (void)culprit::build::describe_change(row);
   return 0;
 }

@@ -4,14 +4,14 @@
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  auto recipe = culprit::parse_recipe(culprit::fuzz::as_text(data, size), "culprit.toml");
+  auto recipe = culprit::recipe::parse_recipe(culprit::fuzz::as_text(data, size), "culprit.toml");
   culprit::fuzz::check_result(recipe);
   if (recipe) {
-    auto checked = culprit::apply_overrides(*recipe, {});
+    auto checked = culprit::recipe::apply_overrides(*recipe, {});
     culprit::fuzz::check_result(checked);
     if (checked) {
-      (void)culprit::build_recipe_hash(checked->build);
-      (void)culprit::run_recipe_hash(checked->run);
+      (void)culprit::recipe::build_recipe_hash(checked->build);
+      (void)culprit::recipe::run_recipe_hash(checked->run);
     }
   }
   return 0;

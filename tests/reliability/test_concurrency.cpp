@@ -49,7 +49,7 @@ TEST_F(Concurrency, TwoBisectionsAtOnceBothFindTheCulprit) {
   for (int i = 0; i < 2; ++i) {
     const auto result = bisects[static_cast<std::size_t>(i)].wait();
     ASSERT_EQ(result.exit_code, 0) << result.err;
-    auto evidence = load_evidence(temp / fmt::format("b{}.json", i));
+    auto evidence = evidence::load_evidence(temp / fmt::format("b{}.json", i));
     ASSERT_TRUE(evidence) << evidence.error().message;
     ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
     EXPECT_EQ(evidence->bisect->culprits[0].commit, project.culprit());

@@ -48,7 +48,7 @@ TEST_P(CommitEncodings, ABisectionWritesEveryOutputWithTheTextDecoded) {
                   project.dir());
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_THAT(result.out, HasSubstr(param.author_utf8));
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_TRUE(evidence->bisect.has_value());
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);

@@ -148,7 +148,7 @@ TEST_F(Faults, SigintDuringAHungBuildExits130AndRecordsNoBuild) {
 }
 
 std::string culprit_of(const std::filesystem::path& evidence_file) {
-  auto evidence = load_evidence(evidence_file);
+  auto evidence = evidence::load_evidence(evidence_file);
   if (!evidence || !evidence->bisect || evidence->bisect->culprits.size() != 1)
     return "(no single culprit)";
   return evidence->bisect->culprits.front().commit;
@@ -212,7 +212,7 @@ TEST_F(Faults, AnInterruptedBisectionKeepsTheEvidenceOfWhatItKnew) {
     const std::filesystem::path file =
         given ? json
               : std::filesystem::path(line.substr(from, line.find(": run the same", from) - from));
-    auto evidence = load_evidence(file);
+    auto evidence = evidence::load_evidence(file);
     ASSERT_TRUE(evidence) << evidence.error().message;
     EXPECT_EQ(evidence->kind, "bisect");
     EXPECT_EQ(evidence->status, "interrupted");

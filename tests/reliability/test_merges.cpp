@@ -71,7 +71,7 @@ TEST_P(MergeBisection, NamesTheCommitOnTheMergedBranch) {
                    "--bad", history.bad, "--all-commits", "--json", json.string()},
                   repo.dir());
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U) << result.out;
   EXPECT_EQ(evidence->bisect->culprits[0].commit, history.culprit) << result.out;
@@ -96,7 +96,7 @@ TEST(MergeBisection, AChangeOnlyTheMergeMakesNamesTheMerge) {
                    "--bad", history.bad, "--all-commits", "--json", json.string()},
                   repo.dir());
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
-  auto evidence = load_evidence(json);
+  auto evidence = evidence::load_evidence(json);
   ASSERT_TRUE(evidence) << evidence.error().message;
   ASSERT_EQ(evidence->bisect->culprits.size(), 1U);
   EXPECT_EQ(evidence->bisect->culprits[0].commit, history.merge);

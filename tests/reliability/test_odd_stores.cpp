@@ -22,7 +22,7 @@ std::filesystem::path store_file_under(const std::filesystem::path& cache) {
 }
 
 void set_user_version(const std::filesystem::path& file, std::int64_t version) {
-  auto db = sql::Database::open_sqlite(file);
+  auto db = store::sql::Database::open_sqlite(file);
   ASSERT_TRUE(db) << db.error().message;
   ASSERT_TRUE(db->execute(fmt::format("PRAGMA user_version = {}", version)));
 }

@@ -22,9 +22,9 @@ TEST(TemplateQuoting, TheShellSeesTheValueWhereverThePlaceholderStands) {
     for (const char* text : {"printf %s {rev}", "printf %s \"{rev}\"", "printf %s '{rev}'",
                              "printf %s \"x{rev}x\"'x{rev}x'x{rev}x"}) {
       SCOPED_TRACE(::testing::Message() << text << " with " << value);
-      TemplateValues values;
+      recipe::TemplateValues values;
       values.rev = value;
-      const auto command = expand_template(text, values, Quoting::shell);
+      const auto command = recipe::expand_template(text, values, recipe::Quoting::shell);
       ASSERT_TRUE(command) << command.error().message;
       const auto ran = testing::run_process({"/bin/sh", "-c", *command}, temp.path());
       ASSERT_EQ(ran.exit_code, 0) << ran.err;

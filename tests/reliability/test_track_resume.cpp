@@ -97,7 +97,7 @@ TEST(TrackResume, OnASharedStoreTooAnInterruptedTrackGoesOnWithoutMeasuringTwice
       {std::vector<std::string>{"--store", *interrupted},
        std::vector<std::string>{"--store", *whole}},
       [](const std::filesystem::path& /*cache*/, const std::vector<std::string>& store) {
-        auto db = sql::Database::open_postgres(store.at(1)).value();
+        auto db = store::sql::Database::open_postgres(store.at(1)).value();
         auto count = db.prepare("SELECT count(*) FROM runs WHERE status = 'ok' AND warmup = 0");
         return count && count->step().value_or(false) ? count->column_int64(0) : 0;
       });

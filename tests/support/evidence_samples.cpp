@@ -20,9 +20,9 @@ double noise(int seed, int k) {
   return static_cast<double>(x) / 1000.0 - 0.5;
 }
 
-EvidenceMeasurement measurement(const std::string& commit, const std::string& case_name,
-                                double median, int runs, int seed, double drift = 0) {
-  EvidenceMeasurement m;
+evidence::EvidenceMeasurement measurement(const std::string& commit, const std::string& case_name,
+                                          double median, int runs, int seed, double drift = 0) {
+  evidence::EvidenceMeasurement m;
   m.commit = commit;
   m.case_name = case_name;
   m.metric = "time";
@@ -43,10 +43,11 @@ EvidenceMeasurement measurement(const std::string& commit, const std::string& ca
   return m;
 }
 
-EvidenceComparison comparison(const std::string& base, const std::string& head,
-                              const std::string& case_name, double ratio, std::array<double, 2> ci,
-                              double p, const std::string& verdict) {
-  EvidenceComparison c;
+evidence::EvidenceComparison comparison(const std::string& base, const std::string& head,
+                                        const std::string& case_name, double ratio,
+                                        std::array<double, 2> ci, double p,
+                                        const std::string& verdict) {
+  evidence::EvidenceComparison c;
   c.base = base;
   c.head = head;
   c.case_name = case_name;
@@ -62,8 +63,8 @@ EvidenceComparison comparison(const std::string& base, const std::string& head,
   return c;
 }
 
-Evidence base_evidence(const std::string& kind, const std::string& status) {
-  Evidence e;
+evidence::Evidence base_evidence(const std::string& kind, const std::string& status) {
+  evidence::Evidence e;
   e.kind = kind;
   e.status = status;
   e.tool_version = "0.1.0";
@@ -86,23 +87,23 @@ Evidence base_evidence(const std::string& kind, const std::string& status) {
   return e;
 }
 
-EvidenceHints first_culprit_hints() {
-  EvidenceHints h;
-  EvidenceDiffstat d;
+evidence::EvidenceHints first_culprit_hints() {
+  evidence::EvidenceHints h;
+  evidence::EvidenceDiffstat d;
   d.files = 2;
   d.insertions = 24;
   d.deletions = 9;
   d.by_file = {{"kernels/cuda/sgemm.cu", "kernels/cuda/sgemm.cu", "modified", 20, 7, false},
                {"kernels/cuda/sgemm.cuh", "kernels/cuda/sgemm.cuh", "modified", 4, 2, false}};
   h.diffstat = d;
-  const EvidenceKernelResources before{64, 1, 0, 0, 0, 16384, 400};
-  const EvidenceKernelResources after{96, 1, 48, 48, 48, 16384, 400};
-  const EvidenceKernelResources saxpy{16, 0, 0, 0, 0, 0, 380};
+  const evidence::EvidenceKernelResources before{64, 1, 0, 0, 0, 16384, 400};
+  const evidence::EvidenceKernelResources after{96, 1, 48, 48, 48, 16384, 400};
+  const evidence::EvidenceKernelResources saxpy{16, 0, 0, 0, 0, 0, 380};
   h.kernels = {{"kernels::cuda::sgemm_kernel<128, 8>", "sm_80", "changed", before, after,
                 "registers 64 -> 96, spill stores 0 -> 48 B, spill loads 0 -> 48 B, stack 0 -> "
                 "48 B"},
                {"kernels::cuda::saxpy_kernel", "sm_80", "unchanged", saxpy, saxpy, ""}};
-  EvidenceArtifacts a;
+  evidence::EvidenceArtifacts a;
   a.parent_bytes = 4404019;
   a.culprit_bytes = 4412211;
   a.parent_files = 2;
@@ -132,7 +133,7 @@ std::vector<std::string> bisect_sample_order() {
   return order;
 }
 
-Evidence compare_sample() {
+evidence::Evidence compare_sample() {
   auto e = base_evidence("compare", "slower");
   const auto base = sample_commit(0);
   const auto head = sample_commit(40);
@@ -165,7 +166,7 @@ Evidence compare_sample() {
   return e;
 }
 
-Evidence roofline_sample() {
+evidence::Evidence roofline_sample() {
   auto e = compare_sample();
   e.roofline_peaks.push_back({.device = "NVIDIA A100 SXM4 80GB",
                               .compute = "tensor",
@@ -186,7 +187,7 @@ Evidence roofline_sample() {
       m.roofline_note = "no roofline: no work: the output gives no FLOPs or bytes for this case";
       continue;
     }
-    EvidenceRoofline r;
+    evidence::EvidenceRoofline r;
     r.flops = flops;
     r.bytes = bytes;
     r.intensity = flops / bytes;
@@ -206,14 +207,14 @@ Evidence roofline_sample() {
   return e;
 }
 
-Evidence bisect_sample() {
+evidence::Evidence bisect_sample() {
   auto e = base_evidence("bisect", "culprit_found");
   e.command = {"culprit", "bisect", "--good",  "v1.4",       "--bad",
                "HEAD",    "--case", "sgemm/*", "--markdown", "bisect.md"};
   e.settings.cases = {"sgemm/*"};
   e.settings.direction = "regression";
   e.revisions = {"v1.4", "HEAD"};
-  EvidenceBisect b;
+  evidence::EvidenceBisect b;
   b.good = sample_commit(0);
   b.bad = sample_commit(40);
   b.commits_in_range = 40;
@@ -241,7 +242,7 @@ Evidence bisect_sample() {
   e.measurements.push_back(measurement(b.bad, k_sgemm, median * level(40), 12, 140));
   for (const auto& p : probes) {
     const auto id = sample_commit(p.commit);
-    EvidenceStep step;
+    evidence::EvidenceStep step;
     step.commit = id;
     step.classified = p.classified;
     if (std::string(p.classified) == "skip") {
@@ -266,23 +267,23 @@ Evidence bisect_sample() {
                                      {1.039, 1.061}, 1e-5, "slower"));
   e.comparisons.push_back(comparison(sample_commit(28), sample_commit(29), k_sgemm, 1.031,
                                      {1.020, 1.042}, 3e-4, "slower"));
-  EvidenceCulprit first{sample_commit(13),
-                        sample_commit(12),
-                        "sgemm: unroll the k-loop by 8",
-                        "Ada Lovelace",
-                        "ada@example.com",
-                        "2026-02-11T09:30:00+01:00",
-                        {"kernels/cuda/sgemm.cu", "kernels/cuda/sgemm.cuh"},
-                        {"@gpu-kernels", "@ada"},
-                        {{k_sgemm, 1.050, {1.039, 1.061}, 0.6}}};
+  evidence::EvidenceCulprit first{sample_commit(13),
+                                  sample_commit(12),
+                                  "sgemm: unroll the k-loop by 8",
+                                  "Ada Lovelace",
+                                  "ada@example.com",
+                                  "2026-02-11T09:30:00+01:00",
+                                  {"kernels/cuda/sgemm.cu", "kernels/cuda/sgemm.cuh"},
+                                  {"@gpu-kernels", "@ada"},
+                                  {{k_sgemm, 1.050, {1.039, 1.061}, 0.6}}};
   first.hints = first_culprit_hints();
-  EvidenceCulprit second{
+  evidence::EvidenceCulprit second{
       sample_commit(29),  sample_commit(28),   "Build with -O2 instead of -O3 for faster CI",
       "Grace Hopper",     "grace@example.com", "2026-02-20T16:05:00-05:00",
       {"CMakeLists.txt"}, {"@build-infra"},    {{k_sgemm, 1.031, {1.020, 1.042}, 0.4}}};
-  EvidenceHints hints;
-  hints.diffstat =
-      EvidenceDiffstat{1, 1, 1, {{"CMakeLists.txt", "CMakeLists.txt", "modified", 1, 1, false}}};
+  evidence::EvidenceHints hints;
+  hints.diffstat = evidence::EvidenceDiffstat{
+      1, 1, 1, {{"CMakeLists.txt", "CMakeLists.txt", "modified", 1, 1, false}}};
   hints.notes = {"the parent's build is no longer in the build cache"};
   second.hints = hints;
   b.culprits = {first, second};
@@ -291,7 +292,7 @@ Evidence bisect_sample() {
   return e;
 }
 
-Evidence malicious_sample() {
+evidence::Evidence malicious_sample() {
   auto e = bisect_sample();
   const std::string evil = "<script>alert(1)</script> | **x** \x1b[31m";
   auto& c = e.bisect->culprits[0];
@@ -319,20 +320,21 @@ Evidence malicious_sample() {
   return e;
 }
 
-Evidence run_sample() {
+evidence::Evidence run_sample() {
   auto e = compare_sample();
   e.kind = "run";
   e.status = "no_change";
   e.command = {"culprit", "run", "HEAD", "--json", "run.json"};
   e.revisions = {"HEAD"};
   e.comparisons.clear();
-  std::erase_if(e.measurements,
-                [](const EvidenceMeasurement& m) { return m.commit != sample_commit(40); });
+  std::erase_if(e.measurements, [](const evidence::EvidenceMeasurement& m) {
+    return m.commit != sample_commit(40);
+  });
   e.builds.erase(e.builds.begin());
   return e;
 }
 
-Evidence failed_sample() {
+evidence::Evidence failed_sample() {
   auto e = base_evidence("compare", "failed");
   e.command = {"culprit", "compare", "v1.4", "HEAD"};
   e.builds = {{sample_commit(40), "2b7d90c3e1f4a5b6", false, 3.1, "failed", "", "/cache/logs/x.log",
@@ -342,7 +344,7 @@ Evidence failed_sample() {
   return e;
 }
 
-Evidence track_sample() {
+evidence::Evidence track_sample() {
   auto e = base_evidence("track", "measured");
   e.command = {"culprit", "track", "v1.4..HEAD", "--every", "4", "--json", "track.json"};
   e.revisions = {"v1.4..HEAD"};
@@ -357,7 +359,7 @@ Evidence track_sample() {
                         i == 16 ? "failed" : "built", i == 16 ? "" : fmt::format("a{:02}", i),
                         "/cache/logs/b.log",
                         i == 16 ? "the build command exited with status 2" : ""});
-  EvidenceTrack t;
+  evidence::EvidenceTrack t;
   t.session = "track:2026-03-02T10:00:00.000001Z:4242";
   t.resumed = true;
   t.selected = 10;

@@ -65,7 +65,7 @@ void validate(const FakeCommit& model) {
 
 using MachineFactor = std::function<double(double)>;
 
-std::string sample_lines(const FakeCommit& model, SplitMix64& random, Seconds& simulated,
+std::string sample_lines(const FakeCommit& model, SplitMix64& random, exec::Seconds& simulated,
                          double scale, const MachineFactor& machine, double& clock) {
   std::string out = R"({"type":"header","format":"culprit-jsonl","version":1,)"
                     R"("harness":"culprit fake executor","backend":"cpu","device":"fake"})"
@@ -84,7 +84,7 @@ std::string sample_lines(const FakeCommit& model, SplitMix64& random, Seconds& s
         clock += fake_case.unit == "s" ? value : 1e-3;
       }
       if (fake_case.unit == "s")
-        simulated += Seconds(value);
+        simulated += exec::Seconds(value);
       const nlohmann::json record = {{"type", "sample"},
                                      {"case", fake_case.name},
                                      {"metric", fake_case.metric},
@@ -165,7 +165,7 @@ double FakeExecutor::machine_factor(double t) {
   return drift * m_factors[static_cast<std::size_t>(ends - m_switches.begin())];
 }
 
-Result<ExecResult> FakeExecutor::run(const ExecRequest& request) {
+Result<exec::ExecResult> FakeExecutor::run(const exec::ExecRequest& request) {
   const std::scoped_lock lock(m_mutex);
   auto result = run_locked(request, m_clock);
   if (m_machine)
@@ -173,10 +173,11 @@ Result<ExecResult> FakeExecutor::run(const ExecRequest& request) {
   return result;
 }
 
-std::vector<Result<ExecResult>> FakeExecutor::run_together(std::span<const ExecRequest> requests) {
+std::vector<Result<exec::ExecResult>>
+FakeExecutor::run_together(std::span<const exec::ExecRequest> requests) {
   const std::scoped_lock lock(m_mutex);
   ++m_duets;
-  std::vector<Result<ExecResult>> results;
+  std::vector<Result<exec::ExecResult>> results;
   const double start = m_clock;
   double end = start;
   for (const auto& request : requests) {
@@ -193,14 +194,14 @@ int FakeExecutor::duets() const {
   return m_duets;
 }
 
-Result<ExecResult> FakeExecutor::run_locked(const ExecRequest& request, double& clock) {
+Result<exec::ExecResult> FakeExecutor::run_locked(const exec::ExecRequest& request, double& clock) {
   if (interrupt_requested())
     return fail(ExitCode::interrupted,
-                "interrupted before running '" + command_line(request) + "'");
+                "interrupted before running '" + exec::command_line(request) + "'");
   const auto variable = request.env.find("CULPRIT_COMMIT");
   if (variable == request.env.end())
     return usage_error("fake executor: the request for '{}' has no CULPRIT_COMMIT",
-                       command_line(request));
+                       exec::command_line(request));
   const std::string& commit = variable->second;
 
   const FakeCommit* model = model_for(commit);
@@ -209,7 +210,7 @@ Result<ExecResult> FakeExecutor::run_locked(const ExecRequest& request, double& 
   const int run_index = m_runs[commit]++;
   m_order.push_back(commit);
 
-  ExecResult result;
+  exec::ExecResult result;
   switch (model->behaviour) {
   case FakeBehaviour::measure: {
     SplitMix64 random(m_seed ^ fnv1a(commit) ^ (static_cast<std::uint64_t>(run_index) << 32U));

@@ -66,7 +66,7 @@ struct FakeMachine {
   double drift_per_second = 0.0;      // relative drift of every level per simulated second
 };
 
-class FakeExecutor final : public Executor {
+class FakeExecutor final : public exec::Executor {
 public:
   explicit FakeExecutor(std::uint64_t seed = 1);
 
@@ -82,9 +82,10 @@ public:
 
   // Errors: no CULPRIT_COMMIT in request.env, no model for the commit (ExitCode::usage), or
   // interrupt_requested() (ExitCode::interrupted; the run is not counted).
-  Result<ExecResult> run(const ExecRequest& request) override;
+  Result<exec::ExecResult> run(const exec::ExecRequest& request) override;
   // The runs start at the same simulated instant and see the same machine states.
-  std::vector<Result<ExecResult>> run_together(std::span<const ExecRequest> requests) override;
+  std::vector<Result<exec::ExecResult>>
+  run_together(std::span<const exec::ExecRequest> requests) override;
   [[nodiscard]] std::string_view name() const override { return "fake"; }
 
   // Runs so far of commits whose id starts with `commit`.
@@ -99,7 +100,7 @@ public:
 private:
   [[nodiscard]] const FakeCommit* model_for(const std::string& commit) const;
   // One run starting at simulated time `clock`, which it advances; m_mutex is held.
-  Result<ExecResult> run_locked(const ExecRequest& request, double& clock);
+  Result<exec::ExecResult> run_locked(const exec::ExecRequest& request, double& clock);
   // The factor by which the machine slows a sample that starts at simulated time t.
   double machine_factor(double t);
 

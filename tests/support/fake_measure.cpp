@@ -7,18 +7,19 @@
 
 namespace culprit::testing {
 
-Result<BuildResult> FakeBuildProvider::build(const std::string& commit, const std::string& rev) {
+Result<build::BuildResult> FakeBuildProvider::build(const std::string& commit,
+                                                    const std::string& rev) {
   ++m_builds;
-  BuildResult result;
+  build::BuildResult result;
   result.commit = commit;
   result.rev = rev;
   result.key = "key-" + commit;
   if (m_failing.contains(commit)) {
-    result.status = BuildStatus::failed;
+    result.status = build::BuildStatus::failed;
     result.message = "the build command exited with status 2";
     return result;
   }
-  result.status = BuildStatus::built;
+  result.status = build::BuildStatus::built;
   const auto it = m_artifacts.find(commit);
   result.artifact_id = it == m_artifacts.end() ? "artifact-" + commit : it->second;
   result.artifact_dir = "/nonexistent/" + result.artifact_id;
@@ -43,13 +44,13 @@ FakeRig::FakeRig(std::uint64_t seed, const std::filesystem::path& dir)
   new_sampler();
 }
 
-Sampler& FakeRig::new_sampler(int warmup, std::optional<double> budget_seconds) {
-  RunRecipe run;
+measure::Sampler& FakeRig::new_sampler(int warmup, std::optional<double> budget_seconds) {
+  recipe::RunRecipe run;
   run.command = std::string("bench");
   run.format = "culprit";
-  SamplerOptions options;
+  measure::SamplerOptions options;
   options.run = run;
-  options.parse = parse_options_for(run).value();
+  options.parse = measure::parse_options_for(run).value();
   options.recipe_hash = "fake-recipe";
   options.host_id = "fake-host";
   options.warmup = warmup;
@@ -57,39 +58,39 @@ Sampler& FakeRig::new_sampler(int warmup, std::optional<double> budget_seconds) 
     options.budget = std::chrono::duration<double>(*budget_seconds);
   options.seed = m_seed;
   options.scratch_dir = m_dir;
-  m_sampler = std::make_unique<Sampler>(m_executor, *m_store, std::move(options));
+  m_sampler = std::make_unique<measure::Sampler>(m_executor, *m_store, std::move(options));
   return *m_sampler;
 }
 
-Sampler& FakeRig::new_session_sampler(const std::string& session) {
+measure::Sampler& FakeRig::new_session_sampler(const std::string& session) {
   auto options = m_sampler->options();
   options.session = session;
   options.freshness.session = session;
-  m_sampler = std::make_unique<Sampler>(m_executor, *m_store, std::move(options));
+  m_sampler = std::make_unique<measure::Sampler>(m_executor, *m_store, std::move(options));
   return *m_sampler;
 }
 
-Sampler& FakeRig::new_duet_sampler() {
+measure::Sampler& FakeRig::new_duet_sampler() {
   auto options = m_sampler->options();
   options.duet_cpus = {std::vector<int>{0}, std::vector<int>{1}};
-  m_sampler = std::make_unique<Sampler>(m_executor, *m_store, std::move(options));
+  m_sampler = std::make_unique<measure::Sampler>(m_executor, *m_store, std::move(options));
   return *m_sampler;
 }
 
-Subject FakeRig::subject(const std::string& commit, const std::string& artifact_id) {
+measure::Subject FakeRig::subject(const std::string& commit, const std::string& artifact_id) {
   const auto artifact = artifact_id.empty() ? "artifact-" + commit : artifact_id;
   return {commit, commit, "key-" + commit, artifact, "/nonexistent/" + artifact};
 }
 
-Result<ExecResult> FakeDeviceExecutor::run(const ExecRequest& request) {
+Result<exec::ExecResult> FakeDeviceExecutor::run(const exec::ExecRequest& request) {
   auto outcomes = run_batch(std::span(&request, 1));
   return std::move(outcomes.front());
 }
 
-std::vector<Result<ExecResult>>
-FakeDeviceExecutor::run_batch(std::span<const ExecRequest> requests) {
+std::vector<Result<exec::ExecResult>>
+FakeDeviceExecutor::run_batch(std::span<const exec::ExecRequest> requests) {
   ++m_batches;
-  std::vector<Result<ExecResult>> outcomes;
+  std::vector<Result<exec::ExecResult>> outcomes;
   if (std::exchange(m_fail_next, false)) {
     const Error missing{ExitCode::infrastructure,
                         "the worker left no results.jsonl; it did not finish"};

@@ -20,14 +20,14 @@
 
 namespace culprit::testing {
 
-class FakeBuildProvider final : public BuildProvider {
+class FakeBuildProvider final : public build::BuildProvider {
 public:
   // Commits build to an artifact named after them unless told otherwise.
   void set_artifact(const std::string& commit, const std::string& artifact_id) {
     m_artifacts[commit] = artifact_id;
   }
   void fail(const std::string& commit) { m_failing.insert(commit); }
-  Result<BuildResult> build(const std::string& commit, const std::string& rev) override;
+  Result<build::BuildResult> build(const std::string& commit, const std::string& rev) override;
   [[nodiscard]] int builds() const { return m_builds; }
 
 private:
@@ -43,46 +43,52 @@ public:
   explicit FakeRig(std::uint64_t seed = 1, const std::filesystem::path& dir = {});
 
   // A new sampler over the same store (a new culprit process, as far as the store can tell).
-  Sampler& new_sampler(int warmup = 0, std::optional<double> budget_seconds = std::nullopt);
+  measure::Sampler& new_sampler(int warmup = 0,
+                                std::optional<double> budget_seconds = std::nullopt);
   // A new sampler whose runs carry the session label `session` and that counts only those, as a
   // `culprit track` session's does.
-  Sampler& new_session_sampler(const std::string& session);
+  measure::Sampler& new_session_sampler(const std::string& session);
   // A new sampler that can run duets, on CPU sets {0} and {1}.
-  Sampler& new_duet_sampler();
-  [[nodiscard]] Sampler& sampler() { return *m_sampler; }
+  measure::Sampler& new_duet_sampler();
+  [[nodiscard]] measure::Sampler& sampler() { return *m_sampler; }
   [[nodiscard]] FakeExecutor& executor() { return m_executor; }
   [[nodiscard]] store::Store& store() { return *m_store; }
   // A subject as the fake build provider would make it.
-  static Subject subject(const std::string& commit, const std::string& artifact_id = {});
+  static measure::Subject subject(const std::string& commit, const std::string& artifact_id = {});
 
 private:
   std::unique_ptr<TempDir> m_owned_dir;
   std::filesystem::path m_dir;
   FakeExecutor m_executor;
   std::unique_ptr<store::Store> m_store;
-  std::unique_ptr<Sampler> m_sampler;
+  std::unique_ptr<measure::Sampler> m_sampler;
   std::uint64_t m_seed;
 };
 
 // A device of a simulated cluster: it ships batches like the Slurm executor (one call runs a whole
 // batch) and runs them through the rig's fake executor, every level multiplied by `speed` (a node
 // a few percent faster or slower than another). Its runs are stored under "device-NAME".
-class FakeDeviceExecutor final : public Executor {
+class FakeDeviceExecutor final : public exec::Executor {
 public:
   FakeDeviceExecutor(FakeExecutor& models, std::string name, double speed)
       : m_models(models), m_name(std::move(name)), m_speed(speed) {}
-  Result<ExecResult> run(const ExecRequest& request) override;
-  std::vector<Result<ExecResult>> run_batch(std::span<const ExecRequest> requests) override;
+  Result<exec::ExecResult> run(const exec::ExecRequest& request) override;
+  std::vector<Result<exec::ExecResult>>
+  run_batch(std::span<const exec::ExecRequest> requests) override;
   [[nodiscard]] bool ships_batches() const override { return true; }
-  Result<std::optional<BatchDevice>> device() override { return BatchDevice{describe()}; }
-  [[nodiscard]] std::optional<BatchDevice> batch_device() const override { return describe(); }
+  Result<std::optional<exec::BatchDevice>> device() override {
+    return exec::BatchDevice{describe()};
+  }
+  [[nodiscard]] std::optional<exec::BatchDevice> batch_device() const override {
+    return describe();
+  }
   [[nodiscard]] std::string_view name() const override { return "fake-device"; }
   [[nodiscard]] int batches() const { return m_batches; }
   // The next batch fails as a whole (a worker whose results are missing), once.
   void fail_next_batch() { m_fail_next = true; }
 
 private:
-  [[nodiscard]] BatchDevice describe() const {
+  [[nodiscard]] exec::BatchDevice describe() const {
     return {"device-" + m_name, "{}", m_name, "job-" + m_name, {}};
   }
   FakeExecutor& m_models;
@@ -95,7 +101,7 @@ private:
 // A history of `n` commits c00, c01, ... after "g"; each case's level is its base times the
 // product of the steps planted at or before the commit.
 struct PlantedHistory {
-  BisectRange range;
+  bisect::BisectRange range;
   std::map<std::string, std::map<int, double>> steps; // case -> commit index -> factor
 
   explicit PlantedHistory(int n);

@@ -89,7 +89,7 @@ std::map<std::string, std::string> snapshot(const std::filesystem::path& root) {
     if (it->is_symlink())
       entry += "-> " + std::filesystem::read_symlink(it->path()).string();
     else if (it->is_regular_file())
-      entry += hash_file(it->path()).value_or("unreadable") + " mtime " +
+      entry += git::hash_file(it->path()).value_or("unreadable") + " mtime " +
                std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec);
     files[relative] = entry;
   }

@@ -17,9 +17,9 @@
 namespace culprit::testing {
 namespace {
 
-Result<ExecResult> run_postgres_script(const std::string& command,
-                                       const std::filesystem::path& dir) {
-  return run_support_script("postgres-server.sh", command, dir, Seconds{120});
+Result<exec::ExecResult> run_postgres_script(const std::string& command,
+                                             const std::filesystem::path& dir) {
+  return run_support_script("postgres-server.sh", command, dir, exec::Seconds{120});
 }
 
 } // namespace
@@ -74,7 +74,7 @@ std::string PostgresServer::url(std::string_view database) const {
 
 Result<std::string> PostgresServer::fresh_database() {
   const auto name = fmt::format("culprit_test_{}_{}", ::getpid(), ++m_databases);
-  CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_postgres(url()));
+  CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_postgres(url()));
   CULPRIT_TRY(db.execute(fmt::format("CREATE DATABASE {}", name)));
   return url(name);
 }

@@ -22,13 +22,15 @@ std::filesystem::path script_path() {
 
 // The timeout only guards against a hang the script's own bounded waits would not catch (three
 // start attempts of 30 s at most).
-Result<ExecResult> run_slurm_script(const std::string& command, const std::filesystem::path& dir) {
-  return run_support_script("slurm-cluster.sh", command, dir, Seconds{150});
+Result<exec::ExecResult> run_slurm_script(const std::string& command,
+                                          const std::filesystem::path& dir) {
+  return run_support_script("slurm-cluster.sh", command, dir, exec::Seconds{150});
 }
 
-std::string why_failed(const ExecResult& result, const ExecRequest& request) {
+std::string why_failed(const exec::ExecResult& result, const exec::ExecRequest& request) {
   std::string line = last_line(result.err);
-  return line.empty() ? command_line(request) + " " + describe_outcome(result, request) : line;
+  return line.empty() ? exec::command_line(request) + " " + exec::describe_outcome(result, request)
+                      : line;
 }
 
 } // namespace
@@ -48,7 +50,7 @@ std::unique_ptr<SlurmCluster> SlurmCluster::start(std::string* why_not) {
   if (!started)
     return refuse(started.error().message);
   if (!started->succeeded()) {
-    ExecRequest request;
+    exec::ExecRequest request;
     request.command = std::vector<std::string>{script_path().string(), "start"};
     return refuse(why_failed(*started, request));
   }
@@ -61,12 +63,12 @@ std::unique_ptr<SlurmCluster> SlurmCluster::start(std::string* why_not) {
   if (!cluster->m_env.contains("SLURM_CONF"))
     return refuse("slurm-cluster.sh start printed no SLURM_CONF line");
 
-  ExecRequest sinfo;
+  exec::ExecRequest sinfo;
   sinfo.command =
       std::vector<std::string>{"sinfo", "-h", "-p", cluster->m_partition, "-o", "%N %c"};
   sinfo.env = cluster->m_env;
-  sinfo.timeout = Seconds{30};
-  LocalExecutor executor;
+  sinfo.timeout = exec::Seconds{30};
+  exec::LocalExecutor executor;
   auto listed = executor.run(sinfo);
   if (!listed)
     return refuse(listed.error().message);

@@ -196,7 +196,7 @@ BackgroundProcess start_culprit(const std::vector<std::string>& args,
 
 namespace {
 
-std::int64_t count(sql::Database& db, std::string_view sql) {
+std::int64_t count(store::sql::Database& db, std::string_view sql) {
   auto statement = db.prepare(sql);
   const auto row = statement ? statement->step() : Result<bool>(false);
   if (!row || !*row)
@@ -219,7 +219,7 @@ StoreHealth inspect_store(const std::filesystem::path& cache_dir) {
     health.integrity = "missing";
     return health;
   }
-  auto db = sql::Database::open_sqlite(file);
+  auto db = store::sql::Database::open_sqlite(file);
   if (!db)
     throw std::runtime_error("cannot open the store: " + db.error().message);
   auto check = db->prepare("PRAGMA integrity_check");

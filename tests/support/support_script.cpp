@@ -8,13 +8,14 @@
 
 namespace culprit::testing {
 
-Result<ExecResult> run_support_script(std::string_view name, std::string_view command,
-                                      const std::filesystem::path& dir, Seconds timeout) {
-  ExecRequest request;
+Result<exec::ExecResult> run_support_script(std::string_view name, std::string_view command,
+                                            const std::filesystem::path& dir,
+                                            exec::Seconds timeout) {
+  exec::ExecRequest request;
   request.command = std::vector<std::string>{"bash", (source_dir() / "scripts" / name).string(),
                                              std::string(command), dir.string()};
   request.timeout = timeout;
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   return executor.run(request);
 }
 

@@ -13,8 +13,9 @@ namespace culprit::testing {
 
 // Runs `bash scripts/NAME COMMAND DIR` from the source tree; the timeout only guards against a
 // hang that the script's own bounded waits would not catch.
-Result<ExecResult> run_support_script(std::string_view name, std::string_view command,
-                                      const std::filesystem::path& dir, Seconds timeout);
+Result<exec::ExecResult> run_support_script(std::string_view name, std::string_view command,
+                                            const std::filesystem::path& dir,
+                                            exec::Seconds timeout);
 
 // The last line of `text` that is not empty.
 std::string last_line(std::string_view text);

@@ -15,14 +15,14 @@
 
 namespace culprit::testing {
 
-inline ExecRequest shell_request(std::string command) {
-  ExecRequest request;
+inline exec::ExecRequest shell_request(std::string command) {
+  exec::ExecRequest request;
   request.command = std::move(command);
   return request;
 }
 
-inline ExecRequest argv_request(std::vector<std::string> argv) {
-  ExecRequest request;
+inline exec::ExecRequest argv_request(std::vector<std::string> argv) {
+  exec::ExecRequest request;
   request.command = std::move(argv);
   return request;
 }

@@ -13,22 +13,22 @@ namespace {
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-BatchResult result_with(std::string out, int exit_code = 0) {
-  BatchResult batch;
+exec::BatchResult result_with(std::string out, int exit_code = 0) {
+  exec::BatchResult batch;
   batch.started_micros = 1'700'000'000'000'000;
   batch.result.exit_code = exit_code;
   batch.result.out = std::move(out);
   batch.result.err = "warning\n";
-  batch.result.wall = Seconds(0.25);
-  batch.result.user = Seconds(0.2);
+  batch.result.wall = exec::Seconds(0.25);
+  batch.result.user = exec::Seconds(0.2);
   batch.result.max_rss_kb = 4096;
   batch.result.notes = {"a note"};
   return batch;
 }
 
-void write_results(const std::filesystem::path& dir, const std::vector<BatchResult>& results,
+void write_results(const std::filesystem::path& dir, const std::vector<exec::BatchResult>& results,
                    bool done = true, const std::string& tail = "") {
-  BatchNode node;
+  exec::BatchNode node;
   node.node = "gpu07";
   node.job_id = "41";
   node.host_id = "h-gpu07";
@@ -36,7 +36,7 @@ void write_results(const std::filesystem::path& dir, const std::vector<BatchResu
   ASSERT_TRUE(write_file_atomic(dir / "node.json", to_json(node).dump()));
   std::ofstream out(dir / "results.jsonl", std::ios::binary);
   for (const auto& result : results)
-    out << result_line(result);
+    out << exec::result_line(result);
   out << tail;
   out.close();
   if (done) {
@@ -47,18 +47,18 @@ void write_results(const std::filesystem::path& dir, const std::vector<BatchResu
 
 TEST(BatchFiles, RequestsRoundTripWithEveryField) {
   TempDir dir;
-  ExecRequest shell;
+  exec::ExecRequest shell;
   shell.command = std::string("bench --fast | tee out");
   shell.cwd = "/scratch/1";
   shell.env = {{"CULPRIT_COMMIT", "abc"}, {"X", "y z"}};
-  shell.timeout = Seconds(2.5);
+  shell.timeout = exec::Seconds(2.5);
   shell.cpus = {2, 3};
   shell.output_limit = 1024;
-  ExecRequest argv;
+  exec::ExecRequest argv;
   argv.command = std::vector<std::string>{"/bin/echo", "a b", ""};
-  const std::vector<ExecRequest> requests = {shell, argv};
-  ASSERT_TRUE(write_batch(dir.path(), requests));
-  auto back = read_batch(dir.path());
+  const std::vector<exec::ExecRequest> requests = {shell, argv};
+  ASSERT_TRUE(exec::write_batch(dir.path(), requests));
+  auto back = exec::read_batch(dir.path());
   ASSERT_TRUE(back) << back.error().message;
   ASSERT_EQ(back->size(), 2U);
   EXPECT_EQ(std::get<std::string>((*back)[0].command), "bench --fast | tee out");
@@ -74,7 +74,7 @@ TEST(BatchFiles, RequestsRoundTripWithEveryField) {
 TEST(BatchFiles, ResultsRoundTripAndInvalidUtf8BecomesAReplacementCharacter) {
   TempDir dir;
   write_results(dir.path(), {result_with("ok\n"), result_with("bad \xff byte\n", 3)});
-  auto back = read_batch_results(dir.path(), 2, true);
+  auto back = exec::read_batch_results(dir.path(), 2, true);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_TRUE(back->complete);
   ASSERT_TRUE(back->node);
@@ -92,7 +92,7 @@ TEST(BatchFiles, ResultsRoundTripAndInvalidUtf8BecomesAReplacementCharacter) {
 TEST(BatchFiles, ACompleteReadRefusesMissingCutOrMiscountedResults) {
   {
     TempDir dir;
-    auto back = read_batch_results(dir.path(), 1, true);
+    auto back = exec::read_batch_results(dir.path(), 1, true);
     ASSERT_FALSE(back);
     EXPECT_EQ(back.error().code, ExitCode::infrastructure);
     EXPECT_THAT(back.error().message, HasSubstr("node.json"));
@@ -100,28 +100,28 @@ TEST(BatchFiles, ACompleteReadRefusesMissingCutOrMiscountedResults) {
   {
     TempDir dir;
     write_results(dir.path(), {result_with("x")}, false);
-    auto back = read_batch_results(dir.path(), 1, true);
+    auto back = exec::read_batch_results(dir.path(), 1, true);
     ASSERT_FALSE(back);
     EXPECT_THAT(back.error().message, HasSubstr("did not finish"));
   }
   {
     TempDir dir;
     write_results(dir.path(), {result_with("x")}, true, R"({"started": 1, "exit)");
-    auto back = read_batch_results(dir.path(), 2, true);
+    auto back = exec::read_batch_results(dir.path(), 2, true);
     ASSERT_FALSE(back);
     EXPECT_THAT(back.error().message, HasSubstr("cut line"));
   }
   {
     TempDir dir;
     write_results(dir.path(), {result_with("x")});
-    auto back = read_batch_results(dir.path(), 2, true);
+    auto back = exec::read_batch_results(dir.path(), 2, true);
     ASSERT_FALSE(back);
     EXPECT_THAT(back.error().message, HasSubstr("1 of the 2"));
   }
   {
     TempDir dir;
     write_results(dir.path(), {result_with("x")}, true, "{\"not\": \"a result\"}\n");
-    auto back = read_batch_results(dir.path(), 2, true);
+    auto back = exec::read_batch_results(dir.path(), 2, true);
     ASSERT_FALSE(back);
     EXPECT_THAT(back.error().message, HasSubstr("line 2"));
   }
@@ -131,7 +131,7 @@ TEST(BatchFiles, APartialReadKeepsTheWholeLinesOfAStoppedWorker) {
   TempDir dir;
   write_results(dir.path(), {result_with("one"), result_with("two")}, false,
                 R"({"started": 1, "exit_co)");
-  auto back = read_batch_results(dir.path(), 5, false);
+  auto back = exec::read_batch_results(dir.path(), 5, false);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_FALSE(back->complete);
   ASSERT_EQ(back->results.size(), 2U);
@@ -141,7 +141,7 @@ TEST(BatchFiles, APartialReadKeepsTheWholeLinesOfAStoppedWorker) {
 TEST(BatchFiles, ABatchFileOfAnotherKindIsRefused) {
   TempDir dir;
   ASSERT_TRUE(write_file_atomic(dir.path() / "batch.json", R"({"schema": "other/1"})"));
-  auto back = read_batch(dir.path());
+  auto back = exec::read_batch(dir.path());
   ASSERT_FALSE(back);
   EXPECT_THAT(back.error().message, HasSubstr("culprit.batch/1"));
 }

@@ -19,7 +19,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-ExecRequest request_for(const std::string& commit) {
+exec::ExecRequest request_for(const std::string& commit) {
   auto request = testing::argv_request({"{build}/bench"});
   request.env["CULPRIT_COMMIT"] = commit;
   return request;
@@ -159,11 +159,11 @@ TEST(FakeExecutor, FailsCrashesAndTimesOutWhenTold) {
   ASSERT_TRUE(crashed);
   EXPECT_EQ(crashed->signal, SIGSEGV);
   auto request = request_for("hang");
-  request.timeout = Seconds(30);
+  request.timeout = exec::Seconds(30);
   const auto timed_out = executor.run(request);
   ASSERT_TRUE(timed_out);
   EXPECT_TRUE(timed_out->timed_out);
-  EXPECT_EQ(timed_out->wall, Seconds(30));
+  EXPECT_EQ(timed_out->wall, exec::Seconds(30));
   EXPECT_FALSE(timed_out->succeeded());
   EXPECT_EQ(executor.total_runs(), 3);
 }
@@ -186,7 +186,7 @@ TEST(FakeExecutor, ErrorsForRequestsItCannotAnswer) {
 TEST(FakeExecutor, AnInterruptStopsTheBatch) {
   FakeExecutor executor;
   executor.set_default(model(1e-3));
-  const std::vector<ExecRequest> batch = {request_for("a"), request_for("b")};
+  const std::vector<exec::ExecRequest> batch = {request_for("a"), request_for("b")};
   request_interrupt(SIGINT);
   const auto outcomes = executor.run_batch(batch);
   clear_interrupt();

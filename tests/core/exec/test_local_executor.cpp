@@ -24,11 +24,11 @@ using testing::process_gone;
 using testing::shell_request;
 using Clock = std::chrono::steady_clock;
 
-ExecResult run_ok(const ExecRequest& request) {
-  LocalExecutor executor;
+exec::ExecResult run_ok(const exec::ExecRequest& request) {
+  exec::LocalExecutor executor;
   auto result = executor.run(request);
   EXPECT_TRUE(result.has_value()) << (result ? "" : result.error().message);
-  return result ? std::move(*result) : ExecResult{};
+  return result ? std::move(*result) : exec::ExecResult{};
 }
 
 TEST(LocalExecutor, RunsAnArgumentVectorWithoutAShell) {
@@ -57,7 +57,7 @@ TEST(LocalExecutor, ReportsTheExitStatus) {
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_EQ(result.signal, 0);
   EXPECT_FALSE(result.succeeded());
-  EXPECT_EQ(describe_outcome(result, request), "exited with status 3");
+  EXPECT_EQ(exec::describe_outcome(result, request), "exited with status 3");
 }
 
 TEST(LocalExecutor, ReportsTheSignalThatEndedTheProcess) {
@@ -66,7 +66,7 @@ TEST(LocalExecutor, ReportsTheSignalThatEndedTheProcess) {
   EXPECT_EQ(result.signal, SIGSEGV);
   EXPECT_EQ(result.exit_code, -1);
   EXPECT_FALSE(result.timed_out);
-  EXPECT_NE(describe_outcome(result, request).find("killed by signal 11"), std::string::npos);
+  EXPECT_NE(exec::describe_outcome(result, request).find("killed by signal 11"), std::string::npos);
 }
 
 TEST(LocalExecutor, StdinIsEmpty) {
@@ -77,14 +77,14 @@ TEST(LocalExecutor, StdinIsEmpty) {
 
 TEST(LocalExecutor, TimeoutKillsTheWholeGroupIncludingAGrandchild) {
   auto request = shell_request("sleep 100 & echo $!; sleep 100");
-  request.timeout = Seconds(0.3);
-  request.kill_grace = Seconds(0.2);
+  request.timeout = exec::Seconds(0.3);
+  request.kill_grace = exec::Seconds(0.2);
   const auto start = Clock::now();
   const auto result = run_ok(request);
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
   EXPECT_TRUE(result.timed_out);
   EXPECT_EQ(result.signal, SIGTERM);
-  EXPECT_EQ(describe_outcome(result, request), "timed out after 0.3 s");
+  EXPECT_EQ(exec::describe_outcome(result, request), "timed out after 0.3 s");
   const pid_t grandchild = std::stoi(result.out);
   EXPECT_TRUE(process_gone(grandchild));
   EXPECT_TRUE(has_no_children());
@@ -92,8 +92,8 @@ TEST(LocalExecutor, TimeoutKillsTheWholeGroupIncludingAGrandchild) {
 
 TEST(LocalExecutor, AChildThatIgnoresSigtermGetsSigkillAfterTheGrace) {
   auto request = shell_request("trap '' TERM; sleep 100");
-  request.timeout = Seconds(0.2);
-  request.kill_grace = Seconds(0.2);
+  request.timeout = exec::Seconds(0.2);
+  request.kill_grace = exec::Seconds(0.2);
   const auto start = Clock::now();
   const auto result = run_ok(request);
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
@@ -110,7 +110,7 @@ TEST(LocalExecutor, ABackgroundProcessHoldingTheOutputDoesNotHangTheRun) {
   EXPECT_TRUE(process_gone(std::stoi(result.out)));
 }
 
-ExecRequest contained(const std::string& command) {
+exec::ExecRequest contained(const std::string& command) {
   auto request = shell_request(command);
   request.contain = true;
   return request;
@@ -146,9 +146,9 @@ TEST(LocalExecutor, AProcessThatLeftTheGroupAndIsNotKilledIsNotWaitedForLong) {
 
 TEST(LocalExecutor, AProcessThatLeftTheGroupDiesAtTheTimeoutOfAContainedRun) {
   auto request = contained("setsid sleep 30 & echo $!; sleep 30");
-  request.timeout = Seconds(0.5);
-  request.kill_grace = Seconds(0.1);
-  LocalExecutor executor;
+  request.timeout = exec::Seconds(0.5);
+  request.kill_grace = exec::Seconds(0.1);
+  exec::LocalExecutor executor;
   const auto result = executor.run(request);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(result->timed_out);
@@ -202,7 +202,7 @@ TEST(LocalExecutor, PinsTheChildToTheGivenCpus) {
 }
 
 TEST(LocalExecutor, RefusesCpusThatDoNotExist) {
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   auto request = argv_request({"true"});
   request.cpus = {1000};
   const auto unavailable = executor.run(request);
@@ -216,7 +216,7 @@ TEST(LocalExecutor, RefusesCpusThatDoNotExist) {
 }
 
 TEST(LocalExecutor, ACommandThatIsNotFoundIsAClearErrorWithoutAZombie) {
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   const auto result = executor.run(argv_request({"culprit-no-such-program", "x"}));
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ExitCode::infrastructure);
@@ -231,7 +231,7 @@ TEST(LocalExecutor, AFileThatIsNotExecutableIsAClearError) {
   const testing::TempDir directory;
   const auto script = directory / "bench.sh";
   std::ofstream(script) << "#!/bin/sh\necho hi\n";
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   const auto result = executor.run(argv_request({script.string()}));
   ASSERT_FALSE(result);
   EXPECT_NE(result.error().message.find("Permission denied"), std::string::npos);
@@ -239,7 +239,7 @@ TEST(LocalExecutor, AFileThatIsNotExecutableIsAClearError) {
 }
 
 TEST(LocalExecutor, AMissingWorkingDirectoryIsAClearError) {
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   auto request = argv_request({"true"});
   request.cwd = "/nonexistent/culprit";
   const auto result = executor.run(request);
@@ -248,7 +248,7 @@ TEST(LocalExecutor, AMissingWorkingDirectoryIsAClearError) {
 }
 
 TEST(LocalExecutor, AnEmptyCommandIsAUsageError) {
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   EXPECT_EQ(executor.run(argv_request({})).error().code, ExitCode::usage);
   EXPECT_EQ(executor.run(shell_request("  ")).error().code, ExitCode::usage);
 }
@@ -259,9 +259,9 @@ TEST(LocalExecutor, AnInterruptStopsTheRunPromptly) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     request_interrupt(SIGINT);
   });
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   auto request = shell_request("sleep 100 & sleep 100");
-  request.kill_grace = Seconds(0.2);
+  request.kill_grace = exec::Seconds(0.2);
   const auto start = Clock::now();
   const auto result = executor.run(request);
   interrupter.join();
@@ -292,7 +292,7 @@ TEST(LocalExecutor, ARunKilledByTheSignalOfAnInterruptIsInterrupted) {
     if (pid > 0)
       ::kill(pid, SIGTERM); // at once, before the executor looks at its flag again
   });
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   const auto request =
       shell_request("echo $$ > " + pid_file.string() + ".tmp && mv " + pid_file.string() + ".tmp " +
                     pid_file.string() + " && exec sleep 100");
@@ -305,7 +305,7 @@ TEST(LocalExecutor, ARunKilledByTheSignalOfAnInterruptIsInterrupted) {
 
 TEST(LocalExecutor, AnInterruptBeforeTheRunStartsNothing) {
   request_interrupt(SIGTERM);
-  LocalExecutor executor;
+  exec::LocalExecutor executor;
   const auto result = executor.run(argv_request({"true"}));
   clear_interrupt();
   ASSERT_FALSE(result);
@@ -330,20 +330,21 @@ TEST(LocalExecutor, TheChildStartsWithDefaultSignalDispositions) {
 }
 
 TEST(ExecRequestText, CommandLineQuotesWhatTheShellWouldSplit) {
-  EXPECT_EQ(command_line(argv_request({"./bench", "--filter=a b", "it's", ""})),
+  EXPECT_EQ(exec::command_line(argv_request({"./bench", "--filter=a b", "it's", ""})),
             R"(./bench '--filter=a b' 'it'\''s' '')");
-  EXPECT_EQ(command_line(shell_request("make && ./bench")), "make && ./bench");
+  EXPECT_EQ(exec::command_line(shell_request("make && ./bench")), "make && ./bench");
 }
 
 TEST(ExecRequestText, CommandNameIsTheProgramsFileName) {
-  EXPECT_EQ(command_name(argv_request({"/work/build/bench", "--x"})), "bench");
-  EXPECT_EQ(command_name(shell_request("  build/gemm_bench --size 4096 | tee log")), "gemm_bench");
-  EXPECT_EQ(command_name(shell_request("")), "sh");
+  EXPECT_EQ(exec::command_name(argv_request({"/work/build/bench", "--x"})), "bench");
+  EXPECT_EQ(exec::command_name(shell_request("  build/gemm_bench --size 4096 | tee log")),
+            "gemm_bench");
+  EXPECT_EQ(exec::command_name(shell_request("")), "sh");
   // A quoted program path is the program, not its quote.
-  EXPECT_EQ(command_name(shell_request("\"/opt/my benches/gemm\" --size 4096")), "gemm");
-  EXPECT_EQ(command_name(shell_request("'./bench one' | tee log")), "bench one");
-  EXPECT_EQ(command_name(shell_request("\"./unclosed --x")), "unclosed");
-  EXPECT_EQ(command_name(argv_request({})), "command");
+  EXPECT_EQ(exec::command_name(shell_request("\"/opt/my benches/gemm\" --size 4096")), "gemm");
+  EXPECT_EQ(exec::command_name(shell_request("'./bench one' | tee log")), "bench one");
+  EXPECT_EQ(exec::command_name(shell_request("\"./unclosed --x")), "unclosed");
+  EXPECT_EQ(exec::command_name(argv_request({})), "command");
 }
 
 } // namespace

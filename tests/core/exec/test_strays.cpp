@@ -37,7 +37,7 @@ using namespace std::chrono_literals;
 TEST(RunToken, EveryTokenDiffersAndHasTheSameLength) {
   std::vector<std::string> tokens;
   for (int i = 0; i < 120; ++i)
-    tokens.push_back(new_run_token());
+    tokens.push_back(exec::new_run_token());
   for (const auto& token : tokens)
     EXPECT_EQ(token.size(), tokens.front().size()) << token << " vs " << tokens.front();
   std::ranges::sort(tokens);
@@ -65,8 +65,8 @@ TEST(Strays, DescendantsAreFoundThroughEveryGenerationAndSession) {
   pid_t grandchild = 0;
   const auto got = ::read(fds[0], &grandchild, sizeof grandchild);
   ::close(fds[0]);
-  const auto of_this = descendants_of(::getpid());
-  const auto of_child = descendants_of(child);
+  const auto of_this = exec::descendants_of(::getpid());
+  const auto of_child = exec::descendants_of(child);
   if (got == sizeof grandchild)
     ::kill(grandchild, SIGKILL);
   ::kill(child, SIGKILL);
@@ -87,9 +87,9 @@ TEST(Strays, AChildThatMovedToAnotherGroupAndClearedItsEnvironmentDiesAtTheTimeo
       argv_request({"/usr/bin/env", "-i", "/usr/bin/perl", "-e",
                     "setpgrp(0, " + std::to_string(::getpgrp()) + ") or die; open(my $f, '>', '" +
                         pid_file.string() + "'); print $f $$; close($f); sleep 30"});
-  request.timeout = Seconds(0.5);
-  request.kill_grace = Seconds(0.1);
-  auto run = std::async(std::launch::async, [&] { return LocalExecutor().run(request); });
+  request.timeout = exec::Seconds(0.5);
+  request.kill_grace = exec::Seconds(0.1);
+  auto run = std::async(std::launch::async, [&] { return exec::LocalExecutor().run(request); });
   if (run.wait_for(10s) != std::future_status::ready) {
     ADD_FAILURE() << "the run outlived its timeout by ten seconds";
     std::ifstream in(pid_file);
@@ -105,9 +105,9 @@ TEST(Strays, AChildThatMovedToAnotherGroupAndClearedItsEnvironmentDiesAtTheTimeo
 // descendant when the timeout comes, and is stopped with the group.
 TEST(Strays, ABackgroundProcessThatLeftTheGroupAndClearedItsEnvironmentDiesAtTheTimeout) {
   auto request = shell_request("env -i setsid sleep 30 & echo $!; sleep 30");
-  request.timeout = Seconds(0.5);
-  request.kill_grace = Seconds(0.1);
-  LocalExecutor executor;
+  request.timeout = exec::Seconds(0.5);
+  request.kill_grace = exec::Seconds(0.1);
+  exec::LocalExecutor executor;
   const auto result = executor.run(request);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(result->timed_out);

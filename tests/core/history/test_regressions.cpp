@@ -97,7 +97,7 @@ TEST(Regressions, AnImprovementFixesOnlyWhenEveryCaseComesBackWithinTheThreshold
 }
 
 // The ledger's regressions on either backend (tests/core/store/store_fixture.hpp).
-class RegressionLedger : public ::testing::TestWithParam<sql::Dialect> {
+class RegressionLedger : public ::testing::TestWithParam<store::sql::Dialect> {
 protected:
   void SetUp() override { CULPRIT_STORE_LOCATION(m_backend, GetParam(), m_where); }
   Ledger open() { return Ledger::open_at(m_where).value(); }
@@ -171,7 +171,7 @@ TEST_P(RegressionLedger, TwoRotationsActingAtOnceLoseNoUpdate) {
 TEST_P(RegressionLedger, ACommitThatSlowedOneCaseAndSpedUpAnotherRecordsOnlyTheSlowedOne) {
   auto ledger = open();
   const auto found = [](const std::string& case_name) {
-    FoundCulprit culprit;
+    bisect::FoundCulprit culprit;
     culprit.commit = "abc123";
     culprit.selected.key = {case_name, "time"};
     return culprit;
@@ -179,15 +179,15 @@ TEST_P(RegressionLedger, ACommitThatSlowedOneCaseAndSpedUpAnotherRecordsOnlyTheS
   TriageOutcome outcome;
   outcome.findings = {Finding{"abc123", true, {}, {found("slowed")}},
                       Finding{"abc123", false, {}, {found("sped")}}};
-  TriageDocument document;
+  evidence::TriageDocument document;
   document.evidence.bisect.emplace();
-  EvidenceCulprit described;
+  evidence::EvidenceCulprit described;
   described.commit = "abc123";
   described.subject = "trade one kernel for another";
   described.cases = {{.name = "slowed", .ratio = 1.3, .ci = {1.25, 1.35}, .share = 1.0},
                      {.name = "sped", .ratio = 0.7, .ci = {0.65, 0.75}, .share = 1.0}};
   document.evidence.bisect->culprits = {described};
-  const auto update = update_regressions(
+  const auto update = evidence::update_regressions(
       ledger, outcome, document, History{}, "host-a", "/tmp/triage.json", 0.02,
       [](const std::string&, const std::string&) -> Result<bool> { return true; });
   ASSERT_TRUE(update) << update.error().message;
@@ -281,8 +281,9 @@ TEST_P(RegressionLedger, ATriageClosesAnOpenRegressionWhoseStepWentAway) {
     return commit > culprit;
   };
   const auto flat = loop_history({1.0, 1.01, 0.99, 1.0, 1.0, 1.01, 1.0, 0.99, 1.0, 1.0});
-  const auto update = update_regressions(ledger, TriageOutcome{}, TriageDocument{}, flat, "host-a",
-                                         "/tmp/triage-2.json", 0.05, descends);
+  const auto update =
+      evidence::update_regressions(ledger, TriageOutcome{}, evidence::TriageDocument{}, flat,
+                                   "host-a", "/tmp/triage-2.json", 0.05, descends);
   ASSERT_TRUE(update) << update.error().message;
   ASSERT_EQ(update->went_away.size(), 1U);
   EXPECT_EQ(update->went_away[0].id, r.id);
@@ -294,8 +295,9 @@ TEST_P(RegressionLedger, ATriageClosesAnOpenRegressionWhoseStepWentAway) {
   EXPECT_EQ(ledger.regression(closed.id).value()->state, RegressionState::wontfix)
       << "a closed one stays as a person left it";
   // The next triage finds nothing more to do.
-  const auto again = update_regressions(ledger, TriageOutcome{}, TriageDocument{}, flat, "host-a",
-                                        "/tmp/triage-3.json", 0.05, descends);
+  const auto again =
+      evidence::update_regressions(ledger, TriageOutcome{}, evidence::TriageDocument{}, flat,
+                                   "host-a", "/tmp/triage-3.json", 0.05, descends);
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->went_away.empty());
 }
@@ -320,9 +322,9 @@ TriageOutcome unbisected_outcome(TriageStatus status, bool confirmed) {
   return outcome;
 }
 
-Result<RegressionUpdate> triage_once(Ledger& ledger, const TriageOutcome& outcome,
-                                     const TriageDocument& document = {}) {
-  return update_regressions(
+Result<evidence::RegressionUpdate> triage_once(Ledger& ledger, const TriageOutcome& outcome,
+                                               const evidence::TriageDocument& document = {}) {
+  return evidence::update_regressions(
       ledger, outcome, document, History{}, "host-a", "/tmp/triage.json", 0.02,
       [](const std::string&, const std::string&) -> Result<bool> { return true; });
 }
@@ -354,17 +356,17 @@ TEST_P(RegressionLedger, AChangePointNotBisectedIsARecordThatMovesFromNewToConfi
 
   // 3. Bisected at last: the culprit takes the record over, id and events kept.
   auto outcome = unbisected_outcome(TriageStatus::culprit_found, true);
-  FoundCulprit culprit;
+  bisect::FoundCulprit culprit;
   culprit.commit = "c05";
   culprit.selected.key = {"loop", "time"};
   outcome.groups[0].bisect.culprits.push_back(culprit);
   outcome.findings = {Finding{"c05", true, {0}, {culprit}}};
-  const auto ids = regression_record_ids(ledger, outcome, "host-a");
+  const auto ids = evidence::regression_record_ids(ledger, outcome, "host-a");
   ASSERT_TRUE(ids);
   EXPECT_EQ(ids->at("c05"), id) << "the record the change point had";
-  TriageDocument document;
+  evidence::TriageDocument document;
   document.evidence.bisect.emplace();
-  EvidenceCulprit described;
+  evidence::EvidenceCulprit described;
   described.commit = "c05";
   described.subject = "Unroll the loop <twice>";
   described.author = "Grace Hopper";
@@ -389,7 +391,7 @@ TEST_P(RegressionLedger, AChangePointNotBisectedIsARecordThatMovesFromNewToConfi
   EXPECT_EQ(held->events[2].commit, "c05");
   EXPECT_EQ(ledger.regression_of_culprit("host-a", "c05").value()->id, id);
   // Found again by its culprit: the same record, not a second.
-  const auto again = regression_record_ids(ledger, outcome, "host-a");
+  const auto again = evidence::regression_record_ids(ledger, outcome, "host-a");
   EXPECT_EQ(again->at("c05"), id);
   ASSERT_TRUE(triage_once(ledger, outcome, document));
   EXPECT_EQ(ledger.regressions("host-a").value().size(), 1U);
@@ -425,14 +427,15 @@ TEST_P(RegressionLedger, AChangePointThatDidNotReproduceIsInvalidAndNotToBeFixed
 // A ledger of version 4 (regressions kept no range of commits) opens, keeps its regressions, and
 // takes records not bisected.
 INSTANTIATE_TEST_SUITE_P(Backends, RegressionLedger,
-                         ::testing::Values(sql::Dialect::sqlite, sql::Dialect::postgres),
+                         ::testing::Values(store::sql::Dialect::sqlite,
+                                           store::sql::Dialect::postgres),
                          store::testing::backend_name);
 
 TEST(Regressions, ALedgerOfVersionFourIsMigrated) {
   TempDir dir{"culprit-regressions-v4"};
   const auto file = dir.path() / "ledger.sqlite";
   {
-    auto db = sql::Database::open_sqlite(file);
+    auto db = store::sql::Database::open_sqlite(file);
     ASSERT_TRUE(db) << db.error().message;
     ASSERT_TRUE(db->execute(R"sql(
 CREATE TABLE regressions (id TEXT PRIMARY KEY, host_id TEXT NOT NULL, culprit TEXT NOT NULL,

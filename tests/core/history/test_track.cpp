@@ -207,7 +207,7 @@ TEST(Ledger, RemembersHandledChangesAndImportsPerHost) {
 TEST(Ledger, RefusesAFileOfAnotherProgram) {
   TempDir dir("culprit-ledger");
   {
-    auto db = sql::Database::open_sqlite(dir.path() / k_ledger_file_name);
+    auto db = store::sql::Database::open_sqlite(dir.path() / k_ledger_file_name);
     ASSERT_TRUE(db);
     ASSERT_TRUE(db->execute("PRAGMA application_id = 7; CREATE TABLE t (x)"));
   }

@@ -69,10 +69,10 @@ TEST(OutputFormat, AutoParsesWhatItDetects) {
 }
 
 TEST(OutputFormat, TheTimeFormatReadsTheRunNotItsOutput) {
-  ExecResult run;
-  run.wall = Seconds(1.5);
-  run.user = Seconds(1.25);
-  run.sys = Seconds(0.25);
+  exec::ExecResult run;
+  run.wall = exec::Seconds(1.5);
+  run.user = exec::Seconds(1.25);
+  run.sys = exec::Seconds(0.25);
   run.max_rss_kb = 2048;
   run.out = "not parsed";
   ParseOptions options;
@@ -91,11 +91,11 @@ TEST(OutputFormat, TheTimeFormatReadsTheRunNotItsOutput) {
   EXPECT_THAT(parse_run_output(run, options).error().message,
               HasSubstr("time: bench: the command was killed by signal 11"));
   options.time.case_name.clear();
-  EXPECT_EQ(parse_run_output(ExecResult{}, options).error().code, ExitCode::usage);
+  EXPECT_EQ(parse_run_output(exec::ExecResult{}, options).error().code, ExitCode::usage);
 }
 
 TEST(OutputFormat, TruncatedOutputIsNamedInErrorsAndWarnings) {
-  ExecResult run;
+  exec::ExecResult run;
   const auto text = gbench_text();
   run.out = text.substr(0, 200);
   run.out_bytes = text.size();

@@ -66,7 +66,8 @@ RenderOptions ordered() {
 
 // Every format of one sample against NAME.txt, NAME.md, NAME.html, NAME.junit.xml and
 // NAME.annotations, and the summary its command printed against NAME.summary.
-void expect_every_format(const std::string& name, const Evidence& e, const RenderOptions& options) {
+void expect_every_format(const std::string& name, const evidence::Evidence& e,
+                         const RenderOptions& options) {
   auto as_printed = options;
   as_printed.evidence_file = name + ".json";
   expect_golden(name + ".summary", render_summary(e, as_printed));

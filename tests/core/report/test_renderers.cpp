@@ -201,7 +201,7 @@ TEST(Annotations, FlagSlowerCasesAndCulpritsWithFiles) {
 class Malicious : public ::testing::Test {
 protected:
   Malicious() { options.commit_order = testing::bisect_sample_order(); }
-  Evidence e = testing::malicious_sample();
+  evidence::Evidence e = testing::malicious_sample();
   RenderOptions options;
 };
 
@@ -288,12 +288,12 @@ TEST(ReportLines, OneFileIsOneFileNotOneFiles) {
             "1 file changed, +3 -0");
   EXPECT_EQ(report::diffstat_line({.files = 2, .insertions = 3, .deletions = 1, .by_file = {}}),
             "2 files changed, +3 -1");
-  EvidenceArtifacts same;
+  evidence::EvidenceArtifacts same;
   same.identical = true;
   same.culprit_bytes = 2048;
   same.parent_files = same.culprit_files = 1;
   EXPECT_THAT(report::artifacts_line(same), HasSubstr(", 1 file)"));
-  EvidenceArtifacts grew = same;
+  evidence::EvidenceArtifacts grew = same;
   grew.identical = false;
   grew.parent_files = 1;
   grew.culprit_files = 2;
@@ -305,7 +305,7 @@ TEST(ReportLines, OneFileIsOneFileNotOneFiles) {
 }
 
 // One commit that slowed two cases, one of them by more than the range did as a whole.
-Evidence one_culprit_two_cases() {
+evidence::Evidence one_culprit_two_cases() {
   auto e = testing::bisect_sample();
   e.bisect->culprits.resize(1);
   e.bisect->culprits[0].cases.push_back({"layernorm/rows=4096", 1.12, {1.10, 1.14}, 1.07});
@@ -377,18 +377,18 @@ TEST(ReportLines, ASharePastTheWholeChangeIsExplained) {
 // A share over 100% within the uncertainty of both the culprit's change and the whole change is
 // all of the change, not a guess that something moved it back.
 TEST(ReportLines, AShareOverAHundredWithinBothIntervalsIsAllOfTheChange) {
-  Evidence evidence;
-  evidence.bisect = EvidenceBisect{};
+  evidence::Evidence evidence;
+  evidence.bisect = evidence::EvidenceBisect{};
   evidence.bisect->good = "g";
   evidence.bisect->bad = "b";
-  EvidenceComparison whole;
+  evidence::EvidenceComparison whole;
   whole.base = "g";
   whole.head = "b";
   whole.case_name = "k";
   whole.ratio = 1.1;
   whole.ci = {1.08, 1.12};
   evidence.comparisons.push_back(whole);
-  const EvidenceCulpritCase moved{
+  const evidence::EvidenceCulpritCase moved{
       .name = "k", .ratio = 1.12, .ci = {1.10, 1.14}, .share = std::log(1.12) / std::log(1.1)};
   const auto bounds = share_bounds(evidence, moved);
   ASSERT_TRUE(bounds);

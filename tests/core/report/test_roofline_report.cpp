@@ -97,7 +97,7 @@ TEST(RooflineReport, TheRunTableSaysWhyACaseHasNoneOnceAndOnlyWhenAsked) {
 
 TEST(RooflineReport, TheEvidenceKeepsTheRooflineThroughJson) {
   const auto e = testing::roofline_sample();
-  const auto back = evidence_from_json(to_json(e));
+  const auto back = evidence::evidence_from_json(to_json(e));
   ASSERT_TRUE(back) << back.error().message;
   ASSERT_EQ(back->roofline_peaks.size(), 1U);
   EXPECT_EQ(back->roofline_peaks[0].tensor_flops_per_second, 156e12);
@@ -110,12 +110,12 @@ TEST(RooflineReport, TheEvidenceKeepsTheRooflineThroughJson) {
 
   auto broken = to_json(e);
   broken["measurements"][0]["roofline"]["limiter"] = "cache";
-  const auto refused = evidence_from_json(broken);
+  const auto refused = evidence::evidence_from_json(broken);
   ASSERT_FALSE(refused);
   EXPECT_THAT(refused.error().message, HasSubstr("measurements[0].roofline.limiter"));
   auto negative = to_json(e);
   negative["roofline_peaks"][0]["bytes_per_second"] = -1;
-  EXPECT_FALSE(evidence_from_json(negative));
+  EXPECT_FALSE(evidence::evidence_from_json(negative));
 }
 
 } // namespace

@@ -65,7 +65,7 @@ TEST(Summary, CandidatesAndTheNoteOfTheSearchAreShown) {
 
 TEST(Summary, QuietLeavesOutTheLinesAfterTheTable) {
   auto e = testing::compare_sample();
-  e.comparisons[0].reuse = EvidenceReuse{4, 0, 3};
+  e.comparisons[0].reuse = evidence::EvidenceReuse{4, 0, 3};
   RenderOptions quiet;
   quiet.detail = Detail::quiet;
   const auto normal = render_summary(e);

@@ -44,8 +44,8 @@ inline HostRecord make_host(const std::string& host_id) {
 class Backend {
 public:
   // Sets *skip to why when there is no server; a fatal failure is reported by the caller.
-  Result<Location> location(sql::Dialect dialect, std::string* skip) {
-    if (dialect == sql::Dialect::sqlite)
+  Result<Location> location(store::sql::Dialect dialect, std::string* skip) {
+    if (dialect == store::sql::Dialect::sqlite)
       return Location{.cache_dir = m_dir.path(), .url = {}};
     auto* server = culprit::testing::PostgresServer::shared(skip);
     if (server == nullptr)
@@ -59,8 +59,8 @@ private:
   culprit::testing::TempDir m_dir;
 };
 
-inline std::string backend_name(const ::testing::TestParamInfo<sql::Dialect>& info) {
-  return info.param == sql::Dialect::sqlite ? "SQLite" : "PostgreSQL";
+inline std::string backend_name(const ::testing::TestParamInfo<store::sql::Dialect>& info) {
+  return info.param == store::sql::Dialect::sqlite ? "SQLite" : "PostgreSQL";
 }
 
 // Opens the location of `dialect` into *where, or skips (fails under CULPRIT_REQUIRE_POSTGRES).
@@ -74,7 +74,7 @@ inline std::string backend_name(const ::testing::TestParamInfo<sql::Dialect>& in
     (where) = std::move(*located);                                                                 \
   } while (false)
 
-class StoreTest : public ::testing::TestWithParam<sql::Dialect> {
+class StoreTest : public ::testing::TestWithParam<store::sql::Dialect> {
 protected:
   void SetUp() override {
     CULPRIT_STORE_LOCATION(m_backend, GetParam(), m_where);

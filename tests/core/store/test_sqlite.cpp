@@ -7,7 +7,7 @@
 
 #include "tests/support/temp_dir.hpp"
 
-namespace culprit::sql {
+namespace culprit::store::sql {
 namespace {
 
 class SqliteTest : public ::testing::Test {
@@ -147,4 +147,4 @@ TEST(SqliteOpen, MissingDirectoryIsAClearError) {
 }
 
 } // namespace
-} // namespace culprit::sql
+} // namespace culprit::store::sql

@@ -45,7 +45,7 @@ int write_runs(const Location& where, int writer, int start_fd) {
   return 0;
 }
 
-class StoreWriters : public ::testing::TestWithParam<sql::Dialect> {};
+class StoreWriters : public ::testing::TestWithParam<store::sql::Dialect> {};
 
 // On either backend: the writers race to create the schema too.
 TEST_P(StoreWriters, ProcessesWritingAtOnceLoseNothing) {
@@ -90,7 +90,8 @@ TEST_P(StoreWriters, ProcessesWritingAtOnceLoseNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreWriters,
-                         ::testing::Values(sql::Dialect::sqlite, sql::Dialect::postgres),
+                         ::testing::Values(store::sql::Dialect::sqlite,
+                                           store::sql::Dialect::postgres),
                          backend_name);
 
 TEST(StoreConcurrency, AWriterWaitsForAnotherTransaction) {
@@ -98,9 +99,9 @@ TEST(StoreConcurrency, AWriterWaitsForAnotherTransaction) {
   auto store = Store::open_in(dir.path());
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->record_host(make_host(k_key.host_id)));
-  auto other = sql::Database::open_sqlite(store->file());
+  auto other = store::sql::Database::open_sqlite(store->file());
   ASSERT_TRUE(other);
-  auto holding = sql::Transaction::begin(*other);
+  auto holding = store::sql::Transaction::begin(*other);
   ASSERT_TRUE(holding);
   std::thread release([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -117,8 +118,8 @@ TEST(StoreConcurrency, AWriterThatWaitsTooLongSaysWhy) {
   auto store = Store::open_in(dir.path(), {std::chrono::milliseconds(50)});
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->record_host(make_host(k_key.host_id)));
-  auto other = sql::Database::open_sqlite(store->file());
-  auto holding = sql::Transaction::begin(*other);
+  auto other = store::sql::Database::open_sqlite(store->file());
+  auto holding = store::sql::Transaction::begin(*other);
   ASSERT_TRUE(holding);
   auto id = store->record_run(make_run(k_key, {1.0}));
   ASSERT_FALSE(id);

@@ -34,7 +34,7 @@ TEST(StoreFile, CreatesTheCacheDirAndKeepsRunsAcrossReopening) {
 TEST(StoreFile, SetsTheSchemaVersionWalAndForeignKeys) {
   TempDir dir;
   ASSERT_TRUE(Store::open(dir / "s.db"));
-  auto db = sql::Database::open_sqlite(dir / "s.db");
+  auto db = store::sql::Database::open_sqlite(dir / "s.db");
   ASSERT_TRUE(db);
   EXPECT_EQ(db->pragma_integer("user_version").value(), k_schema_version);
   EXPECT_EQ(db->pragma_integer("application_id").value(), k_application_id);
@@ -55,7 +55,7 @@ TEST(StoreFile, AStoreFromANewerCulpritIsRefused) {
   TempDir dir;
   ASSERT_TRUE(Store::open(dir / "s.db"));
   {
-    auto db = sql::Database::open_sqlite(dir / "s.db");
+    auto db = store::sql::Database::open_sqlite(dir / "s.db");
     ASSERT_TRUE(db->execute("PRAGMA user_version = 99"));
   }
   auto store = Store::open(dir / "s.db");
@@ -84,7 +84,7 @@ TEST(StoreFile, ADamagedDatabaseIsAnErrorNotACrash) {
     ASSERT_TRUE(store->record_host(make_host(k_key.host_id)));
     for (int i = 0; i < 200; ++i)
       ASSERT_TRUE(store->record_run(make_run(k_key, std::vector<double>(50, 1.0 + i))));
-    auto db = sql::Database::open_sqlite(file);
+    auto db = store::sql::Database::open_sqlite(file);
     ASSERT_TRUE(db->execute("PRAGMA wal_checkpoint(TRUNCATE)"));
   }
   // Overwrite the middle of the file (b-tree pages of runs and samples), keep the header.
@@ -112,7 +112,7 @@ TEST(StoreFile, ADamagedDatabaseIsAnErrorNotACrash) {
 TEST(StoreFile, AnotherProgramsDatabaseIsLeftAlone) {
   TempDir dir;
   {
-    auto db = sql::Database::open_sqlite(dir / "s.db");
+    auto db = store::sql::Database::open_sqlite(dir / "s.db");
     ASSERT_TRUE(db->execute("CREATE TABLE contacts (name TEXT)"));
   }
   auto store = Store::open(dir / "s.db");

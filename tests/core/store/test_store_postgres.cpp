@@ -34,7 +34,9 @@ protected:
 
   // A connection of its own, for what the store would never do (a foreign table, a schema
   // version set by hand).
-  sql::Database raw() const { return sql::Database::open_postgres(m_where.url).value(); }
+  store::sql::Database raw() const {
+    return store::sql::Database::open_postgres(m_where.url).value();
+  }
 
   PostgresServer* m_server = nullptr;
   culprit::testing::TempDir m_dir;
@@ -179,7 +181,7 @@ TEST_F(PostgresStore, AReaderIsNotBlockedByAWriterInTheMiddleOfItsTransaction) {
   ASSERT_TRUE(store->record_run(make_run(k_key, {1.0})));
   // Another process writes the same tables and has not committed yet.
   auto writer = raw();
-  auto holding = sql::Transaction::begin(writer);
+  auto holding = store::sql::Transaction::begin(writer);
   ASSERT_TRUE(holding);
   ASSERT_TRUE(writer.execute("UPDATE hosts SET last_seen = last_seen + 1; DELETE FROM samples"));
   const auto start = std::chrono::steady_clock::now();

@@ -241,7 +241,8 @@ TEST_P(StoreTest, ARunWhoseMessageQuotesRawBytesIsRecorded) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
-                         ::testing::Values(sql::Dialect::sqlite, sql::Dialect::postgres),
+                         ::testing::Values(store::sql::Dialect::sqlite,
+                                           store::sql::Dialect::postgres),
                          backend_name);
 
 TEST(RunStatusNames, RoundTrip) {
