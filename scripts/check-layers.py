@@ -2,7 +2,9 @@
 """Fails when a file includes one of a higher layer: the layers of core/ (core/README.md), then
 core above stats, and cli above core; and when folders of core/ include each other in a cycle, even
 within one layer (exec -> recipe -> exec). Prints each backward include as FILE:LINE: A -> B, and
-each cycle with one include for each of its steps."""
+each cycle with one include for each of its steps. Also fails when a file of core/ opens a namespace
+other than its folder's (culprit::FOLDER, or one nested in it; util/ is culprit itself), except to
+declare another folder's classes ahead."""
 import pathlib
 import re
 import sys
@@ -18,6 +20,32 @@ LAYERS = [
 ]
 RANK = {folder: rank for rank, folders in enumerate(LAYERS) for folder in folders}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:core|stats|cli)/[^"]+)"')
+NAMESPACE = re.compile(r"^namespace (culprit(?:::\w+)*) \{")
+FORWARD = re.compile(r"^\s*(?:class|struct) \w+;\s*$")
+
+
+def wrong_namespaces(relative, lines):
+    """Each `namespace culprit...` a file of core/FOLDER opens that is not FOLDER's own (culprit for
+    util/), unless the block only declares classes ahead."""
+    folder = relative.split("/")[1]
+    own = "culprit" if folder == "util" else f"culprit::{folder}"
+    found = []
+    for number, line in enumerate(lines, 1):
+        match = NAMESPACE.match(line)
+        if not match:
+            continue
+        name = match.group(1)
+        if name == own or name.startswith(own + "::"):
+            continue
+        body = []
+        for later in lines[number:]:
+            if later.startswith("}"):
+                break
+            body.append(later)
+        if body and all(FORWARD.match(text) or not text.strip() for text in body):
+            continue
+        found.append(f"{relative}:{number}: namespace {name} in core/{folder}/ (it is {own})")
+    return found
 
 
 def layer(path):
@@ -75,7 +103,10 @@ def main():
             if lib == "core" and rank is None:
                 bad.append(f"{relative}: not in a folder of core/'s layers")
                 continue
-            for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            lines = file.read_text(encoding="utf-8").splitlines()
+            if lib == "core":
+                bad.extend(wrong_namespaces(relative, lines))
+            for number, line in enumerate(lines, 1):
                 match = INCLUDE.match(line)
                 if not match:
                     continue
@@ -101,10 +132,12 @@ def main():
     for line in bad:
         print(line)
     if bad:
-        print(f"check-layers: {len(bad)} backward includes or folder cycles (see core/README.md)",
+        print(f"check-layers: {len(bad)} backward includes, folder cycles or namespaces not their "
+              "folder's (see core/README.md)",
               file=sys.stderr)
         return 1
-    print("check-layers: every include goes down the layers, and no folders include each other")
+    print("check-layers: every include goes down the layers, no folders include each other, and "
+          "each folder's code is in its namespace")
     return 0
 
 
