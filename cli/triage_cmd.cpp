@@ -10,6 +10,7 @@
 #include "core/evidence/fill.hpp"
 #include "core/evidence/triage_document.hpp"
 #include "core/history/git_support.hpp"
+#include "core/history/search_window.hpp"
 #include "core/report/report.hpp"
 #include "core/util/clock.hpp"
 #include "core/util/format.hpp"
@@ -25,6 +26,9 @@ public:
   void add_flags(CLI::App& sub) override {
     sub.add_flag("--no-improvements", m_no_improvements,
                  "leave change points that made things faster alone");
+    sub.add_flag("--full", m_full,
+                 "search every tracked point for change points, not only the newest ones and "
+                 "the 48 before them");
     add_measure_flags(sub, m_flags);
   }
 
@@ -38,16 +42,17 @@ public:
     auto ledger = history::Ledger::open_at(ctx.store());
     if (!ledger)
       return print_failure(ledger.error());
-    auto history = load_history(ctx, *ledger);
-    if (!history)
-      return print_failure(history.error());
+    auto searched = load_history(ctx, *ledger, m_full);
+    if (!searched)
+      return print_failure(searched.error());
+    const auto& history = searched->history;
     print_host_warnings(ctx, global.verbosity);
 
     history::TriageSettings settings;
     settings.bisect.compare = ctx.compare_settings();
     settings.host_id = sampler.options().host_id;
     settings.improvements = !m_no_improvements;
-    auto outcome = search(global.verbosity, ctx, *history, *ledger, settings);
+    auto outcome = search(global.verbosity, ctx, history, *ledger, settings);
     ctx.release_allocations();
     if (!outcome) {
       if (outcome.error().code == ExitCode::interrupted)
@@ -71,12 +76,13 @@ public:
                                               settings.bisect.compare.decide.seed, *record_ids);
     if (!document)
       return print_failure(document.error());
+    evidence::add_search(*document, searched->window);
     // Written before the ledger names it, and again with what became of the records.
     const auto file = document_path(ctx);
     if (auto written = write_document(file, *document, false); !written)
       return print_failure(written.error());
     auto regressions =
-        evidence::update_regressions(*ledger, *outcome, *document, *history, settings.host_id,
+        evidence::update_regressions(*ledger, *outcome, *document, history, settings.host_id,
                                      file.string(), settings.bisect.compare.decide.threshold,
                                      [&ctx](const std::string& culprit, const std::string& fix) {
                                        return ctx.repo().is_ancestor(culprit, fix);
@@ -84,6 +90,9 @@ public:
     if (!regressions)
       return print_failure(regressions.error());
     evidence::add_regressions(*document, *regressions);
+    // The next triage keeps what this one found before its newest points.
+    if (auto kept = ledger->record_search(searched->settled); !kept)
+      return print_failure(kept.error());
     if (auto rewritten = write_document(file, *document, true); !rewritten)
       return print_failure(rewritten.error());
     print_to(summary_stream(m_flags.outputs), "{}",
@@ -165,8 +174,15 @@ private:
     return 0;
   }
 
-  // The change points of this host's tracked history.
-  static Result<history::History> load_history(MeasureContext& ctx, history::Ledger& ledger) {
+  struct Searched {
+    history::History history;
+    history::SearchWindow window;
+    history::SearchMark settled; // what the next search need not take again
+  };
+
+  // The change points of this host's tracked history: of its newest points, when the last triage
+  // searched the ones before them (core/history/search_window.hpp), else of all.
+  static Result<Searched> load_history(MeasureContext& ctx, history::Ledger& ledger, bool full) {
     history::HistoryOptions options;
     options.case_globs = ctx.recipe().run.cases;
     options.metric = ctx.recipe().run.metric;
@@ -178,9 +194,23 @@ private:
       return usage_error("nothing is tracked on this host ({}); run 'culprit track OLD..NEW' "
                          "first",
                          options.host->substr(0, 12));
-    return history::load_history(ctx.session().store(), points, options);
+    Searched searched;
+    auto scope = history::search_scope(options);
+    if (full) {
+      searched.window.points = points.size();
+    } else {
+      CULPRIT_TRY_ASSIGN(const auto last, ledger.last_search(scope));
+      searched.window = history::plan_search(points, last);
+    }
+    searched.settled = history::settled_by_search(std::move(scope), points);
+    const std::vector<history::TrackedPoint> taken(
+        points.begin() + static_cast<std::ptrdiff_t>(searched.window.first), points.end());
+    CULPRIT_TRY_ASSIGN(searched.history,
+                       history::load_history(ctx.session().store(), taken, options));
+    return searched;
   }
 
+  bool m_full = false;
   bool m_no_improvements = false;
   MeasureFlags m_flags;
 };

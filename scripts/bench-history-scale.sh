@@ -11,6 +11,11 @@
 #   one case  `culprit history --host H0 --case CASE` of one case
 #   appendH   one more night on host H: a new commit imported for every case
 #   then one  `history` of one case after it, and `then all` everything on host 0 again
+# and triage on host 0 (this machine: its results are imported as this host's, and the recipe
+# replays them, so that triage can confirm and bisect the planted steps):
+#   triage    the first triage: the whole history searched, every planted step bisected
+#   nightly   after one more night: the newest points searched (culprit-triage(1))
+#   full      the same with --full: every point searched again
 # Usage: scripts/bench-history-scale.sh [CASES=500] [COMMITS=200] [HOSTS=1]
 # Needs a built culprit (build/release/cli/culprit, or the one CULPRIT names) and GNU time.
 set -euo pipefail
@@ -76,7 +81,11 @@ if [[ -z ${REUSE:-} ]]; then
   (cd "$work/repo" && git fast-import --quiet <"$work/history.fi" && git checkout -q main)
 fi
 mapfile -t ids < <(git -C "$work/repo" rev-list --reverse main)
-printf '[build]\ncommand = "true"\n\n[run]\ncommand = "true"\nformat = "culprit"\n' >"$work/recipe.toml"
+# Host 0's results replayed: a build copies the commit's counter file ("commit I"), a run prints
+# the results imported for commit I. Every run of a commit is then alike, so the noise of its
+# imported samples reads as its level, and a bisection may name a neighbour of a planted step too.
+printf '#!/bin/sh\nexec cat "%s/results/0-$(cut -d" " -f2 "$1/counter").jsonl"\n' "$work" >"$work/replay.sh"
+printf '[build]\ncommand = "cp {src}/counter {build}/counter"\nartifacts = ["counter"]\n\n[run]\ncommand = "sh %s/replay.sh {build}"\nformat = "culprit"\n' "$work" >"$work/recipe.toml"
 
 timed() { # label command... -> "label: S s, M MB"
   local label=$1
@@ -90,10 +99,19 @@ cli=("$culprit" --cache-dir "$work/cache" --config "$work/recipe.toml")
 printf '%s\n' "${ids[@]}" >"$work/ids"
 
 echo "$cases cases x $commits commits x $hosts host(s): $((cases * commits * hosts)) points, $((cases * commits * hosts * 5)) samples"
+# Host 0 is this machine (triage works on this host's history); host H > 0 is "hostH".
+me=$(cd "$work/repo" && "${cli[@]}" import --commit "${ids[0]}" --format culprit "$work/results/0-0.jsonl" |
+  sed -n 's/.* on host \([0-9a-f]*\).*/\1/p')
+[[ -n $me ]] || { echo "bench-history-scale: could not tell this host's id from import" >&2; exit 1; }
+host_of() { if (($1 == 0)); then echo "$me"; else echo "host$1"; fi; }
+import_as() { # host -> the import command for it
+  if (($1 > 0)); then as=("${cli[@]}" -q import --host "host$1"); else as=("${cli[@]}" -q import); fi
+}
 start=$(date +%s.%N)
 for ((h = 0; h < hosts; h++)); do
   for ((i = 0; i < commits; i++)); do
-    (cd "$work/repo" && "${cli[@]}" -q import --commit "${ids[$i]}" --host "host$h" \
+    import_as "$h"
+    (cd "$work/repo" && "${as[@]}" --commit "${ids[$i]}" \
       --format culprit "$work/results/$h-$i.jsonl" >/dev/null)
   done
 done
@@ -104,8 +122,8 @@ cd "$work/repo"
 # The search over everything, as triage runs it: one host at a time; then the same with every
 # point written as JSON (from which the planted steps are checked).
 for ((h = 0; h < hosts; h++)); do
-  timed "search$h" "${cli[@]}" history --host "host$h"
-  timed "json$h" "${cli[@]}" history --host "host$h" --json "$work/history$h.json"
+  timed "search$h" "${cli[@]}" history --host "$(host_of "$h")"
+  timed "json$h" "${cli[@]}" history --host "$(host_of "$h")" --json "$work/history$h.json"
 done
 /usr/bin/python3 - "$work" "$hosts" <<'EOF2'
 import json, sys
@@ -131,10 +149,26 @@ for h in range(hosts):
           f"{near} one commit off; {other} other change points")
 EOF2
 one=$(head -n 1 "$work/planted" | cut -d' ' -f1)
-timed "one case" "${cli[@]}" history --host host0 --case "$one"
+timed "one case" "${cli[@]}" history --host "$me" --case "$one"
+# The first triage searches everything and bisects each planted step; triage exits 1 when it
+# names new regressions, 3 when some were inconclusive.
+triage() { # label args... -> timed, with its exit status and what it says of its search
+  local label=$1
+  shift
+  local status=0
+  /usr/bin/time -f "%e %M" -o "$work/time" "${cli[@]}" triage "$@" >"$work/out" 2>"$work/err" || status=$?
+  ((status <= 1 || status == 3)) || { echo "bench-history-scale: $label failed:" >&2; cat "$work/err" >&2; exit 1; }
+  read -r seconds kilobytes < <(tail -n 1 "$work/time")  # after "Command exited with ..."
+  printf '%-10s %8.2f s %8.0f MB  exit %d; %s\n' "$label" "$seconds" "$((kilobytes / 1024))" "$status" \
+    "$(grep -E '^(searched|[0-9]+ change point)' "$work/out" | tr '\n' ' ')"
+}
+triage triage -v
 for ((h = 0; h < hosts; h++)); do
-  timed "append$h" "${cli[@]}" -q import --commit "${ids[$commits]}" --host "host$h" \
+  import_as "$h"
+  timed "append$h" "${as[@]}" --commit "${ids[$commits]}" \
     --format culprit "$work/results/$h-$commits.jsonl"
 done
-timed "then one" "${cli[@]}" history --host host0 --case "$one"
-timed "then all" "${cli[@]}" history --host host0
+timed "then one" "${cli[@]}" history --host "$me" --case "$one"
+timed "then all" "${cli[@]}" history --host "$me"
+triage nightly
+triage full --full

@@ -1,8 +1,11 @@
 #include "core/evidence/triage_document.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
+
+#include <fmt/chrono.h>
 
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
@@ -375,6 +378,17 @@ void add_regressions(TriageDocument& document, const RegressionUpdate& update) {
                                   {"unbisected", std::move(unbisected)},
                                   {"fixed", closed(update.fixed, true)},
                                   {"went_away", closed(update.went_away, false)}};
+}
+
+void add_search(TriageDocument& document, const history::SearchWindow& window) {
+  json since = nullptr;
+  if (window.since)
+    since = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                        std::chrono::floor<std::chrono::seconds>(window.since->searched_at));
+  document.json["search"] = {{"points", window.points},
+                             {"searched", window.points - window.first},
+                             {"since", std::move(since)},
+                             {"whole_because", window.why_whole}};
 }
 
 } // namespace culprit::evidence

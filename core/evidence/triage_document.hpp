@@ -8,7 +8,12 @@
 //   "regressions": {recorded, seen: [{id, culprit}], unbisected: [{id, state, cases, before,
 //                   after, new}], fixed: [{id, culprit, subject, fixed_by}], went_away: [{id,
 //                   culprit, subject}]}  what the triage did to the records the ledger keeps
-//                   (add_regressions; absent in documents from before it was written).
+//                   (add_regressions; absent in documents from before it was written);
+//   "search": {points, searched, since, whole_because}  how many tracked points the history has
+//             and how many the change-point search took (the newest ones); since: when the
+//             search whose findings before them stand ran, null when it took them all;
+//             whole_because: why it took them all, "" when the history is short or --full asked
+//             (add_search; absent in documents from before the search was kept).
 // Builds, measurements and confirmations of every bisection are in the usual lists.
 
 #include <cstdint>
@@ -24,6 +29,7 @@
 #include "core/exec/executor.hpp"
 #include "core/git/repository.hpp"
 #include "core/history/ledger.hpp"
+#include "core/history/search_window.hpp"
 #include "core/history/triage.hpp"
 #include "core/measure/sampler.hpp"
 #include "core/util/error.hpp"
@@ -81,5 +87,8 @@ Result<RegressionUpdate> update_regressions(
 
 // Adds what `update` did to the regression records to the document's JSON, as "regressions".
 void add_regressions(TriageDocument& document, const RegressionUpdate& update);
+
+// Adds what the change-point search took (core/history/search_window.hpp), as "search".
+void add_search(TriageDocument& document, const history::SearchWindow& window);
 
 } // namespace culprit::evidence

@@ -4,6 +4,8 @@
 
 #include "core/store/schema.hpp"
 
+#include <algorithm>
+#include <array>
 #include <map>
 #include <system_error>
 #include <tuple>
@@ -19,7 +21,8 @@ constexpr std::int64_t k_ledger_application_id = 0x43554c48; // "CULH"
 // keep no session (their runs carry no label either). Version 3 added unfinished_sessions,
 // version 4 regressions and their events.
 // 5: regressions not bisected yet (states new, confirmed, invalid) and their range of commits.
-constexpr std::int64_t k_ledger_version = 5;
+// 6: searches, what triage's last change-point search covered.
+constexpr std::int64_t k_ledger_version = 6;
 
 constexpr std::string_view k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS tracked (
@@ -90,10 +93,16 @@ CREATE TABLE IF NOT EXISTS regression_events (
   note       TEXT NOT NULL,
   commit_id  TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS searches (
+  scope       TEXT PRIMARY KEY,
+  points      INTEGER NOT NULL,
+  digest      TEXT NOT NULL,
+  searched_at INTEGER NOT NULL
+);
 )sql";
 
-// The ledger on PostgreSQL, at version 5 from the start: the server's types, and a rowid of each
-// table that keeps the order of insertion, as SQLite's implicit one does.
+// The ledger on PostgreSQL, made at version 5: the server's types, and a rowid of each table that
+// keeps the order of insertion, as SQLite's implicit one does. k_postgres_upgrades take it on.
 constexpr std::string_view k_postgres_schema = R"sql(
 CREATE TABLE tracked (
   rowid       BIGINT GENERATED ALWAYS AS IDENTITY,
@@ -171,12 +180,23 @@ CREATE TABLE regression_events (
 CREATE INDEX regression_events_by_regression ON regression_events (regression);
 )sql";
 
+// k_postgres_upgrades[i] takes version 5 + i to the next.
+constexpr std::array<std::string_view, 1> k_postgres_upgrades = {R"sql(
+CREATE TABLE searches (
+  scope       TEXT COLLATE "C" PRIMARY KEY,
+  points      BIGINT NOT NULL,
+  digest      TEXT NOT NULL,
+  searched_at BIGINT NOT NULL
+);
+)sql"};
+
 Status prepare(store::sql::Database& db) {
   if (db.dialect() == store::sql::Dialect::postgres)
     return store::prepare_postgres_component(db, {.name = "ledger",
                                                   .description = "history ledger",
                                                   .version = k_ledger_version,
-                                                  .create = k_postgres_schema});
+                                                  .create = k_postgres_schema,
+                                                  .upgrades = k_postgres_upgrades});
   CULPRIT_TRY(db.execute("PRAGMA busy_timeout = 30000"));
   CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
   CULPRIT_TRY_ASSIGN(const auto application_id, db.pragma_integer("application_id"));
@@ -388,6 +408,31 @@ Result<std::vector<HandledChange>> Ledger::handled(std::string_view host_id) {
                        .culprit = query.column_text(6),
                        .handled_at = store::from_micros(query.column_int64(7))});
   }
+}
+
+Result<std::optional<SearchMark>> Ledger::last_search(std::string_view scope) {
+  CULPRIT_TRY_ASSIGN(auto query, m_db.prepare("SELECT points, digest, searched_at FROM searches "
+                                              "WHERE scope = ?1"));
+  query.bind(1, scope);
+  CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+  if (!has_row)
+    return std::optional<SearchMark>{};
+  return std::optional<SearchMark>(SearchMark{
+      .scope = std::string(scope),
+      .points = static_cast<std::size_t>(std::max<std::int64_t>(0, query.column_int64(0))),
+      .digest = query.column_text(1),
+      .searched_at = store::from_micros(query.column_int64(2))});
+}
+
+Status Ledger::record_search(const SearchMark& mark) {
+  CULPRIT_TRY_ASSIGN(auto statement,
+                     m_db.prepare("INSERT INTO searches (scope, points, digest, searched_at) "
+                                  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (scope) DO UPDATE SET "
+                                  "points = excluded.points, digest = excluded.digest, "
+                                  "searched_at = excluded.searched_at"));
+  statement.bind_all(mark.scope, static_cast<std::int64_t>(mark.points), mark.digest,
+                     store::to_micros(mark.searched_at));
+  return statement.run();
 }
 
 } // namespace culprit::history

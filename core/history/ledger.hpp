@@ -67,6 +67,16 @@ struct HandledChange {
   store::TimePoint handled_at;
 };
 
+// What triage's last change-point search settled (core/history/search_window.hpp): for one scope
+// (host, metric, cases and the search's settings), how many of the first tracked points need no
+// search again, and their digest, so that the next search can keep what was found among them.
+struct SearchMark {
+  std::string scope;
+  std::size_t points = 0;
+  std::string digest;
+  store::TimePoint searched_at;
+};
+
 class Ledger {
 public:
   // Opens the ledger, creating it and its directory when missing. A file of another program or
@@ -104,6 +114,10 @@ public:
 
   Status record_handled(const HandledChange& change);
   Result<std::vector<HandledChange>> handled(std::string_view host_id);
+
+  // The last search of `scope`, or none; record_search replaces it.
+  Result<std::optional<SearchMark>> last_search(std::string_view scope);
+  Status record_search(const SearchMark& mark);
 
   // Regressions (core/history/regressions.hpp). record_regression adds one that is not held yet
   // (in found.state, with an event by `who`) and returns true. For one it holds, it refreshes the

@@ -233,6 +233,26 @@ std::string finding_lines(const nlohmann::json& finding, const nlohmann::json& r
   return out;
 }
 
+// What the change-point search took, when it kept an earlier search's findings (or, with -v,
+// why it took every point of a long history).
+std::string search_line(const nlohmann::json& search, Detail detail) {
+  const auto count = [&](const char* key) -> std::size_t {
+    const auto& value = doc_member(search, key);
+    return value.is_number_unsigned() ? value.get<std::size_t>() : 0;
+  };
+  const std::size_t points = count("points");
+  const std::size_t searched = count("searched");
+  if (searched > 0 && searched < points)
+    return fmt::format("searched the newest {} of {} points: the {} before were searched by the "
+                       "triage of {} (--full searches them all)\n",
+                       searched, points, points - searched,
+                       terminal_safe(doc_text(search, "since")));
+  const auto why = doc_text(search, "whole_because");
+  if (detail == Detail::verbose && !why.empty())
+    return fmt::format("searched all {} points: {}\n", points, terminal_safe(why));
+  return {};
+}
+
 } // namespace
 
 std::string render_triage_summary(const nlohmann::json& document, const RenderOptions& options) {
@@ -270,6 +290,7 @@ std::string render_triage_summary(const nlohmann::json& document, const RenderOp
     out += fmt::format("went away {} (culprit {} {}): every case within the threshold on either "
                        "side of it as measured now, with no commit to credit\n",
                        doc_text(r, "id"), doc_id(r, "culprit"), doc_text(r, "subject"));
+  out += search_line(doc_member(document, "search"), options.detail);
   const auto& findings = doc_list(document, "findings");
   const auto found = static_cast<std::size_t>(std::ranges::count_if(
       findings, [](const nlohmann::json& f) { return doc_text(f, "kind") == "regression"; }));

@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -330,13 +331,18 @@ Status prepare_postgres_component(sql::Database& db, const PostgresComponent& co
                        component.description, db.name(), version, component.version);
   if (version == component.version)
     return transaction.commit();
-  if (version != 0)
+  const auto created = component.version - static_cast<std::int64_t>(component.upgrades.size());
+  if (version != 0 && version < created)
     return infra_error("the {} in {} has schema version {}, which no culprit writes on "
                        "PostgreSQL; name another store",
                        component.description, db.name(), version);
-  CULPRIT_TRY(db.execute(component.create));
-  CULPRIT_TRY_ASSIGN(auto mark,
-                     db.prepare("INSERT INTO culprit_schema (component, version) VALUES (?1, ?2)"));
+  if (version == 0)
+    CULPRIT_TRY(db.execute(component.create));
+  for (auto step = std::max(version, created); step < component.version; ++step)
+    CULPRIT_TRY(db.execute(component.upgrades[static_cast<std::size_t>(step - created)]));
+  CULPRIT_TRY_ASSIGN(auto mark, db.prepare("INSERT INTO culprit_schema (component, version) "
+                                           "VALUES (?1, ?2) ON CONFLICT (component) DO UPDATE "
+                                           "SET version = excluded.version"));
   mark.bind_all(component.name, component.version);
   CULPRIT_TRY(mark.run());
   return transaction.commit();
@@ -351,7 +357,8 @@ Status prepare_schema(sql::Database& db, std::chrono::milliseconds busy_timeout,
     return prepare_postgres_component(db, {.name = "store",
                                            .description = "results store",
                                            .version = target_version,
-                                           .create = k_postgres_schema});
+                                           .create = k_postgres_schema,
+                                           .upgrades = {}});
   }
   CULPRIT_TRY_ASSIGN(const auto lock, SetupLock::acquire(db.file(), busy_timeout));
   CULPRIT_TRY(db.execute(fmt::format("PRAGMA busy_timeout = {}", busy_timeout.count())));

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "core/store/sql.hpp"
@@ -24,12 +25,16 @@ struct PostgresComponent {
   std::string_view name;
   std::string_view description; // "results store", "history ledger"
   std::int64_t version = 0;
-  std::string_view create; // the tables of `version`, created into an empty database
+  // The tables of version `version - upgrades.size()`, created into an empty database; then
+  // upgrades[i] takes that version + i to the next, in a new database as in an older one.
+  std::string_view create;
+  std::span<const std::string_view> upgrades;
 };
 
 // Creates the component's tables when missing, under the advisory lock of a serialized
-// transaction, so that processes starting at once take turns. Refuses a database that holds
-// tables but no culprit_schema (another application's), and a component of a newer culprit.
+// transaction, so that processes starting at once take turns, and takes an older version up by
+// its upgrades in that transaction. Refuses a database that holds tables but no culprit_schema
+// (another application's), a component of a newer culprit, and a version it has no upgrade for.
 Status prepare_postgres_component(sql::Database& db, const PostgresComponent& component);
 
 Status prepare_schema(sql::Database& db, std::chrono::milliseconds busy_timeout,

@@ -378,6 +378,77 @@ TEST(HistoryWentAway, ARegressionWhoseStepIsGoneWhenMeasuredAgainWentAway) {
   EXPECT_THAT(reopened.out, HasSubstr(id + ": went-away -> bisected"));
 }
 
+// A nightly triage searches the newest points and the 48 before them, and keeps what the triage
+// before it found among the older ones; --full, or a settled point imported again, searches all.
+TEST(HistorySearch, ANightlyTriageSearchesTheNewestPointsAndSaysSo) {
+  TempDir temp{"culprit-history-search"};
+  ScratchRepo scratch{temp / "project"};
+  scratch.write("culprit.toml", "[build]\ncommand = \"true\"\n\n[run]\ncommand = \"true\"\n"
+                                "format = \"culprit\"\n");
+  std::vector<std::string> commits;
+  for (int i = 0; i < 60; ++i) {
+    scratch.write("counter", std::to_string(i) + "\n");
+    commits.push_back(scratch.commit("night " + std::to_string(i)));
+  }
+  const auto cli = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--cache-dir", (temp / "cache").string()});
+    return run_culprit(args, scratch.dir());
+  };
+  // One level with 1% of noise, five samples a night.
+  const auto import = [&](int night, double level) {
+    const auto file = temp / ("night-" + std::to_string(night) + ".jsonl");
+    std::ofstream out(file);
+    for (int s = 0; s < 5; ++s)
+      out << R"({"type":"sample","case":"k","metric":"time","unit":"s","direction":"lower",)"
+          << R"("value":)" << level * (1 + (0.01 * (((night * 7) + (s * 3)) % 5 - 2) / 2)) << "}\n";
+    out.close();
+    const auto imported = cli({"import", file.string(), "--commit", commits.at(night)});
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  };
+  const auto search_of = [](const std::filesystem::path& file) {
+    std::ifstream in(file);
+    return nlohmann::json::parse(in).at("search");
+  };
+  for (int night = 0; night < 56; ++night)
+    import(night, 1e-3);
+  auto first = cli({"-v", "triage", "--json", (temp / "first.json").string()});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_THAT(first.out, HasSubstr("searched all 56 points: no triage searched this history "
+                                   "before"));
+  EXPECT_EQ(search_of(temp / "first.json"),
+            (nlohmann::json{{"points", 56},
+                            {"searched", 56},
+                            {"since", nullptr},
+                            {"whole_because", "no triage searched this history before"}}));
+
+  for (int night = 56; night < 60; ++night)
+    import(night, 1e-3);
+  const auto second_json = temp / "second.json";
+  auto second = cli({"triage", "--json", second_json.string()});
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_THAT(second.out, HasSubstr("searched the newest 52 of 60 points: the 8 before were "
+                                    "searched by the triage of 20"));
+  const auto search = search_of(second_json);
+  EXPECT_EQ(search.at("searched"), 52);
+  EXPECT_TRUE(search.at("since").is_string());
+  // What triage printed is its document's summary.
+  auto summary = cli({"report", second_json.string(), "--format", "summary"});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_EQ(summary.out, second.out);
+
+  auto full = cli({"triage", "--full", "--json", (temp / "full.json").string()});
+  ASSERT_EQ(full.exit_code, 0) << full.out << full.err;
+  EXPECT_THAT(full.out, Not(HasSubstr("searched")));
+  EXPECT_EQ(search_of(temp / "full.json").at("searched"), 60);
+
+  // A settled night imported again: its level may have moved, so everything is searched.
+  import(3, 1.002e-3);
+  auto again = cli({"-v", "triage", "--json", (temp / "again.json").string()});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_THAT(again.out, HasSubstr("searched all 60 points: the points that the triage of"));
+  EXPECT_EQ(search_of(temp / "again.json").at("searched"), 60);
+}
+
 // A record triage left without a culprit (its comparison confirmed the change, its bisection named
 // none) reads as the commits it lies between, in every output, and is open until it is bisected.
 TEST_F(HistoryCli, ARegressionNotBisectedYetShowsTheCommitsItLiesBetween) {
