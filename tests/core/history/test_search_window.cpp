@@ -161,6 +161,42 @@ TEST(SearchWindow, TheWindowFindsTheNewStepsTheWholeSearchFinds) {
   EXPECT_NEAR(found.ratio, 1.10, 0.02);
 }
 
+// Nightly tracking: each night a session of its own, measuring the new commits and an anchor, a
+// commit tracked the night before. The anchor is among the newest points, which the next search
+// takes again, so the settled ones stay as they were; and the window holds both sessions with the
+// anchor that ties them, so a second night 8% slower is no change point there either.
+TEST(SearchWindow, ANightOfTrackingLeavesTheSettledPointsAlone) {
+  testing::SimulatedHistory first_night(62, {testing::fake_case("k", 1e-3, 0.01)});
+  testing::SimulatedHistory second_night(62, {testing::fake_case("k", 1e-3, 0.01)});
+  testing::FakeRig rig;
+  testing::TempDir dir{"culprit-search-nights"};
+  auto ledger = Ledger::open_in(dir.path()).value();
+  testing::FakeBuildProvider builds;
+  const auto range = first_night.range();
+  first_night.install(rig.executor());
+  ASSERT_TRUE(track_commits({range.begin(), range.begin() + 60}, builds,
+                            rig.new_session_sampler("track:night-1"), ledger, {.runs = 5}));
+  const auto before = choose_points(ledger.tracked().value(), {}).value();
+  const auto settled = settled_by_search("scope", before);
+  ASSERT_EQ(settled.points, 60 - k_search_context);
+
+  second_night.install(rig.executor(), 1.08);
+  const auto two =
+      track_commits(range, builds, rig.new_session_sampler("track:night-2"), ledger, {.runs = 5});
+  ASSERT_TRUE(two) << two.error().message;
+  ASSERT_EQ(two->anchors.size(), 1U);
+  const auto after = choose_points(ledger.tracked().value(), {}).value();
+  ASSERT_EQ(after.size(), 62U);
+  const auto window = plan_search(after, settled);
+  ASSERT_EQ(window.first, settled.points) << window.why_whole;
+  const std::vector<TrackedPoint> taken(after.begin() + static_cast<std::ptrdiff_t>(window.first),
+                                        after.end());
+  const auto searched = load_history(rig.store(), taken, {}).value();
+  ASSERT_EQ(searched.series.size(), 1U);
+  EXPECT_EQ(searched.series[0].sessions.size(), 2U);
+  EXPECT_TRUE(searched.change_points.empty());
+}
+
 class SearchLedger : public ::testing::TestWithParam<store::sql::Dialect> {
 protected:
   void SetUp() override { CULPRIT_STORE_LOCATION(m_backend, GetParam(), m_where); }
