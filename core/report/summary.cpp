@@ -238,7 +238,9 @@ std::string finding_lines(const nlohmann::json& finding, const nlohmann::json& r
 std::string search_line(const nlohmann::json& search, Detail detail) {
   const auto count = [&](const char* key) -> std::size_t {
     const auto& value = doc_member(search, key);
-    return value.is_number_unsigned() ? value.get<std::size_t>() : 0;
+    return value.is_number_integer() && value.get<std::int64_t>() > 0
+               ? static_cast<std::size_t>(value.get<std::int64_t>())
+               : 0;
   };
   const std::size_t points = count("points");
   const std::size_t searched = count("searched");

@@ -127,6 +127,28 @@ TEST(TriageSummary, RendersFindingsOpenChangePointsAndRecords) {
                 "findings; evidence: t.json\n");
 }
 
+// The search line: the newest points searched, said always; why all were, only with -v.
+TEST(TriageSummary, SaysHowManyPointsTheSearchTookWhenNotAll) {
+  const nlohmann::json newest = {{"search",
+                                  {{"points", 1001},
+                                   {"searched", 49},
+                                   {"since", "2026-11-29T11:29:07Z"},
+                                   {"whole_because", ""}}}};
+  EXPECT_THAT(render_triage_summary(newest),
+              HasSubstr("searched the newest 49 of 1001 points: the 952 before were searched by "
+                        "the triage of 2026-11-29T11:29:07Z (--full searches them all)\n"));
+  const nlohmann::json whole = {{"search",
+                                 {{"points", 60},
+                                  {"searched", 60},
+                                  {"since", nullptr},
+                                  {"whole_because", "no triage searched this history before"}}}};
+  EXPECT_THAT(render_triage_summary(whole), Not(HasSubstr("searched")));
+  RenderOptions verbose;
+  verbose.detail = Detail::verbose;
+  EXPECT_THAT(render_triage_summary(whole, verbose),
+              HasSubstr("searched all 60 points: no triage searched this history before\n"));
+}
+
 TEST(TriageSummary, KeysOfAnotherTypeReadAsEmptyAndNeverThrow) {
   for (const auto& document :
        {nlohmann::json::array(), nlohmann::json({{"findings", 3}}),
@@ -134,7 +156,9 @@ TEST(TriageSummary, KeysOfAnotherTypeReadAsEmptyAndNeverThrow) {
             {{"findings",
               {{{"kind", 1}, {"bisect", {{"culprits", {{{"cases", {{{"ci", "x"}}}}}}}}}}}}}),
         nlohmann::json({{"change_points", {nullptr, {{"status", "failed"}}}}, {"regressions", 5}}),
-        nlohmann::json({{"regressions", {{"unbisected", {{{"cases", -3}}}}, {"fixed", {1}}}}})}) {
+        nlohmann::json({{"regressions", {{"unbisected", {{{"cases", -3}}}}, {"fixed", {1}}}}}),
+        nlohmann::json({{"search", "all"}}),
+        nlohmann::json({{"search", {{"points", -5}, {"searched", "x"}, {"since", 3}}}})}) {
     std::string text;
     EXPECT_NO_THROW(text = render_triage_summary(document)) << document.dump();
     EXPECT_THAT(text, HasSubstr("change point")) << document.dump();
