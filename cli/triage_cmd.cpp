@@ -141,14 +141,20 @@ private:
 
   // The triage document has keys of its own (change_points, findings, regressions), so it is
   // written here, in the cache unless --json says where; the other formats render its common part
-  // like any evidence.
+  // like any evidence. In the cache, a triage in the same second as another gets a name of its
+  // own (triage-TIME-2.json), so that neither document replaces the other.
   [[nodiscard]] std::filesystem::path document_path(const MeasureContext& ctx) const {
+    const auto& json_flag = m_flags.outputs.json;
+    if (!json_flag.empty() && json_flag != "-")
+      return json_flag;
     auto stamp = utc_now_iso8601();
     std::ranges::replace(stamp, ':', '-');
-    const auto& json_flag = m_flags.outputs.json;
-    return json_flag.empty() || json_flag == "-"
-               ? ctx.cache() / "evidence" / fmt::format("triage-{}.json", stamp)
-               : std::filesystem::path(json_flag);
+    const auto dir = ctx.cache() / "evidence";
+    auto file = dir / fmt::format("triage-{}.json", stamp);
+    std::error_code error;
+    for (int n = 2; std::filesystem::exists(file, error); ++n)
+      file = dir / fmt::format("triage-{}-{}.json", stamp, n);
+    return file;
   }
 
   // Atomically; `show`: also on standard output, when --json says '-'.

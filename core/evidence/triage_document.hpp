@@ -1,6 +1,6 @@
 #pragma once
 // The evidence of a triage (kind "triage"): the document of core/evidence/evidence.hpp, whose
-// top-level "bisect" lists every culprit named (regressions first), plus two keys of its own:
+// top-level "bisect" lists every culprit named (regressions first), plus keys of its own:
 //   "change_points": [{case, metric, unit, before, after, ratio, p_value, kind, status,
 //                      culprits, note}]  every change point looked at, and what became of it;
 //   "findings": [{kind, commit, subject, author, cases, bisect: {good, bad, commits_in_range,

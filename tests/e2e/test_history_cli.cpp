@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -447,6 +448,34 @@ TEST(HistorySearch, ANightlyTriageSearchesTheNewestPointsAndSaysSo) {
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_THAT(again.out, HasSubstr("searched all 60 points: the points that the triage of"));
   EXPECT_EQ(search_of(temp / "again.json").at("searched"), 60);
+}
+
+// Triages in the same second each keep their own document in the cache: none replaces another.
+TEST(HistorySearch, TriagesInOneSecondKeepADocumentEach) {
+  TempDir temp{"culprit-triage-documents"};
+  ScratchRepo scratch{temp / "project"};
+  scratch.write("culprit.toml", "[build]\ncommand = \"true\"\n\n[run]\ncommand = \"true\"\n"
+                                "format = \"culprit\"\n");
+  const auto commit = scratch.commit("one");
+  const auto cli = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--cache-dir", (temp / "cache").string()});
+    return run_culprit(args, scratch.dir());
+  };
+  const auto file = temp / "night.json";
+  std::ofstream(file) << testing::k_nightly_gbench;
+  ASSERT_EQ(cli({"import", file.string(), "--commit", commit}).exit_code, 0);
+  // Five in a row take a second or two: at least two of them start in the same second.
+  std::set<std::string> documents;
+  for (int i = 0; i < 5; ++i) {
+    auto triage = cli({"triage"});
+    ASSERT_EQ(triage.exit_code, 0) << triage.out << triage.err;
+    const auto at = triage.out.find("evidence: ");
+    ASSERT_NE(at, std::string::npos) << triage.out;
+    auto path = triage.out.substr(at + 10);
+    path.erase(path.find_last_not_of('\n') + 1);
+    EXPECT_TRUE(std::filesystem::exists(path)) << path;
+    EXPECT_TRUE(documents.insert(path).second) << path << " was written twice";
+  }
 }
 
 // A record triage left without a culprit (its comparison confirmed the change, its bisection named
