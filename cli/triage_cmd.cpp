@@ -42,7 +42,7 @@ public:
     auto ledger = history::Ledger::open_at(ctx.store());
     if (!ledger)
       return print_failure(ledger.error());
-    auto searched = load_history(ctx, *ledger, m_full);
+    auto searched = load_history(ctx, *ledger, m_full, !m_no_improvements);
     if (!searched)
       return print_failure(searched.error());
     const auto& history = searched->history;
@@ -91,7 +91,7 @@ public:
       return print_failure(regressions.error());
     evidence::add_regressions(*document, *regressions);
     // The next triage keeps what this one found before its newest points.
-    if (auto kept = ledger->record_search(searched->settled); !kept)
+    if (auto kept = ledger->record_search(settled(*searched, *outcome)); !kept)
       return print_failure(kept.error());
     if (auto rewritten = write_document(file, *document, true); !rewritten)
       return print_failure(rewritten.error());
@@ -183,12 +183,26 @@ private:
   struct Searched {
     history::History history;
     history::SearchWindow window;
-    history::SearchMark settled; // what the next search need not take again
+    std::string scope;
+    std::vector<history::TrackedPoint> points; // all of the history
   };
+
+  // What the next triage need not search again: not the newest points, nor those around a change
+  // point this one left open.
+  static history::SearchMark settled(const Searched& searched,
+                                     const history::TriageOutcome& outcome) {
+    std::vector<std::string> open;
+    for (const auto& triaged : outcome.changes)
+      if (triaged.status == history::TriageStatus::inconclusive ||
+          triaged.status == history::TriageStatus::failed)
+        open.push_back(triaged.change.before);
+    return history::settled_by_search(searched.scope, searched.points, open);
+  }
 
   // The change points of this host's tracked history: of its newest points, when the last triage
   // searched the ones before them (core/history/search_window.hpp), else of all.
-  static Result<Searched> load_history(MeasureContext& ctx, history::Ledger& ledger, bool full) {
+  static Result<Searched> load_history(MeasureContext& ctx, history::Ledger& ledger, bool full,
+                                       bool improvements) {
     history::HistoryOptions options;
     options.case_globs = ctx.recipe().run.cases;
     options.metric = ctx.recipe().run.metric;
@@ -201,18 +215,18 @@ private:
                          "first",
                          options.host->substr(0, 12));
     Searched searched;
-    auto scope = history::search_scope(options);
+    searched.scope = history::search_scope(options, improvements);
     if (full) {
       searched.window.points = points.size();
     } else {
-      CULPRIT_TRY_ASSIGN(const auto last, ledger.last_search(scope));
+      CULPRIT_TRY_ASSIGN(const auto last, ledger.last_search(searched.scope));
       searched.window = history::plan_search(points, last);
     }
-    searched.settled = history::settled_by_search(std::move(scope), points);
     const std::vector<history::TrackedPoint> taken(
         points.begin() + static_cast<std::ptrdiff_t>(searched.window.first), points.end());
     CULPRIT_TRY_ASSIGN(searched.history,
                        history::load_history(ctx.session().store(), taken, options));
+    searched.points = points;
     return searched;
   }
 

@@ -1,5 +1,6 @@
 #include "core/history/search_window.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/chrono.h>
@@ -9,9 +10,37 @@
 
 namespace culprit::history {
 
-std::string search_scope(const HistoryOptions& options) {
+namespace {
+
+// Whether tracked point i begins a point of the series: neighbours with the same artifact, host
+// and recipe are one (series.cpp).
+bool begins_point(std::span<const TrackedPoint> points, std::size_t i) {
+  if (i == 0)
+    return true;
+  const auto& before = points[i - 1];
+  const auto& point = points[i];
+  return before.artifact_id != point.artifact_id || before.host_id != point.host_id ||
+         before.recipe_hash != point.recipe_hash;
+}
+
+// The first tracked point of the `count` points of the series that end at tracked point `end`
+// (exclusive): `end` itself for none, 0 when there are fewer.
+std::size_t points_back(std::span<const TrackedPoint> points, std::size_t end, std::size_t count) {
+  if (count == 0)
+    return end;
+  std::size_t seen = 0;
+  for (std::size_t i = end; i-- > 0;)
+    if (begins_point(points, i) && ++seen == count)
+      return i;
+  return 0;
+}
+
+} // namespace
+
+std::string search_scope(const HistoryOptions& options, bool improvements) {
   git::Hasher hasher;
   hasher.add("search 1").add(options.host.value_or("")).add(options.all_hosts ? "all" : "one");
+  hasher.add(improvements ? "improvements" : "regressions only");
   hasher.add(options.metric);
   for (const auto& glob : options.case_globs)
     hasher.add(glob);
@@ -37,20 +66,28 @@ std::string points_digest(std::span<const TrackedPoint> points) {
 SearchWindow plan_search(std::span<const TrackedPoint> points,
                          const std::optional<SearchMark>& last) {
   SearchWindow window{.first = 0, .points = points.size(), .since = std::nullopt, .why_whole = {}};
+  const bool longer = points.size() > k_search_context;
   if (!last) {
-    if (points.size() > k_search_context)
+    if (longer)
       window.why_whole = "no triage searched this history before";
     return window;
   }
-  const auto when = fmt::format("{:%Y-%m-%d %H:%M} UTC",
+  const auto when = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
                                 std::chrono::floor<std::chrono::seconds>(last->searched_at));
   if (last->points == 0) {
-    if (points.size() > k_search_context)
-      window.why_whole = fmt::format("the triage of {} settled no point (it saw {} or fewer)", when,
-                                     k_search_context);
+    if (longer)
+      window.why_whole = fmt::format("the triage of {} settled no point (it saw {} points of the "
+                                     "series or fewer, or left a change point among them open)",
+                                     when, k_search_context);
     return window;
   }
-  if (last->points > points.size() || points_digest(points.first(last->points)) != last->digest) {
+  if (last->points > points.size()) {
+    window.why_whole = fmt::format("the history has fewer points than the {} that the triage of "
+                                   "{} settled (points were removed)",
+                                   last->points, when);
+    return window;
+  }
+  if (points_digest(points.first(last->points)) != last->digest) {
     window.why_whole =
         fmt::format("the points that the triage of {} settled are no longer the history's first "
                     "ones (a commit tracked, imported or measured again among them, or tracked "
@@ -64,10 +101,14 @@ SearchWindow plan_search(std::span<const TrackedPoint> points,
 }
 
 SearchMark settled_by_search(std::string scope, std::span<const TrackedPoint> points,
-                             std::size_t context) {
-  std::size_t settled = points.size() > context ? points.size() - context : 0;
-  while (settled > 0 && points[settled - 1].artifact_id == points[settled].artifact_id)
-    --settled;
+                             std::span<const std::string> open, std::size_t context) {
+  std::size_t settled = points_back(points, points.size(), context);
+  for (const auto& before : open) {
+    const auto at = std::ranges::find(points, before, &TrackedPoint::commit);
+    if (at != points.end())
+      settled = std::min(
+          settled, points_back(points, static_cast<std::size_t>(at - points.begin()) + 1, context));
+  }
   return {.scope = std::move(scope),
           .points = settled,
           .digest = points_digest(points.first(settled)),

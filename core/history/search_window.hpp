@@ -26,14 +26,15 @@
 
 namespace culprit::history {
 
-// How many points searched before a search takes again in front of the new ones: E-divisive sees a
-// step at the first new point with 48 points of the old level before it, and a step whose first
-// new level is at most 45 points old can still be found with three points a side.
+// How many points of the series searched before a search takes again in front of the new ones:
+// E-divisive sees a step at the first new point with 48 points of the old level before it, and a
+// step whose new level began at most 45 points before the newest can still be found with three
+// points a side.
 constexpr std::size_t k_search_context = 48;
 
-// What identifies a search whose findings a later one may keep: the host, the metric, the cases
-// and every setting that changes what the search finds.
-std::string search_scope(const HistoryOptions& options);
+// What identifies a search whose findings a later one may keep: the host, the metric, the cases,
+// whether improvements are triaged too, and every setting that changes what the search finds.
+std::string search_scope(const HistoryOptions& options, bool improvements = true);
 
 // The digest of tracked points in their order: commits, hosts, recipes, artifacts, when each was
 // tracked or imported, and the sessions that measured it.
@@ -53,10 +54,13 @@ struct SearchWindow {
 SearchWindow plan_search(std::span<const TrackedPoint> points,
                          const std::optional<SearchMark>& last);
 
-// What a search of `points` leaves settled for the next one: all but the newest `context` points,
-// never ending inside a run of neighbouring points with the same artifact (they are one point of
-// the series), with their digest.
+// What a search of `points` leaves settled for the next one, with their digest: all but the
+// tracked points of the newest `context` points of the series (neighbouring commits with the same
+// artifact are one), and none from `context` points of the series before a change point the
+// triage left open (inconclusive or failed: the next triage tries it again), given by the last
+// commit of its old level.
 SearchMark settled_by_search(std::string scope, std::span<const TrackedPoint> points,
+                             std::span<const std::string> open = {},
                              std::size_t context = k_search_context);
 
 } // namespace culprit::history

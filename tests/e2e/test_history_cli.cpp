@@ -450,6 +450,45 @@ TEST(HistorySearch, ANightlyTriageSearchesTheNewestPointsAndSaysSo) {
   EXPECT_EQ(search_of(temp / "again.json").at("searched"), 60);
 }
 
+// A change point a triage leaves open (here its bisection fails: the recipe's runs print nothing)
+// is searched again by the next triage, however far before the newest points it lies.
+TEST(HistorySearch, AChangePointLeftOpenIsSearchedAgain) {
+  TempDir temp{"culprit-history-open"};
+  ScratchRepo scratch{temp / "project"};
+  scratch.write("culprit.toml", "[build]\ncommand = \"true\"\n\n[run]\ncommand = \"true\"\n"
+                                "format = \"culprit\"\n");
+  std::vector<std::string> commits;
+  for (int i = 0; i < 100; ++i) {
+    scratch.write("counter", std::to_string(i) + "\n");
+    commits.push_back(scratch.commit("night " + std::to_string(i)));
+  }
+  const auto cli = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--cache-dir", (temp / "cache").string()});
+    return run_culprit(args, scratch.dir());
+  };
+  // 30% slower from night 20 on, 1% of noise.
+  for (int night = 0; night < 100; ++night) {
+    const auto file = temp / ("night-" + std::to_string(night) + ".jsonl");
+    std::ofstream out(file);
+    const double level = night < 20 ? 1e-3 : 1.3e-3;
+    for (int s = 0; s < 5; ++s)
+      out << R"({"type":"sample","case":"k","metric":"time","unit":"s","direction":"lower",)"
+          << R"("value":)" << level * (1 + (0.01 * (((night * 7) + (s * 3)) % 5 - 2) / 2)) << "}\n";
+    out.close();
+    ASSERT_EQ(cli({"import", file.string(), "--commit", commits.at(night)}).exit_code, 0);
+  }
+  const auto failed_line = "failed " + commits.at(19).substr(0, 12) + ".." +
+                           commits.at(20).substr(0, 12) + " [k]: regression";
+  auto first = cli({"triage"});
+  EXPECT_EQ(first.exit_code, 4) << first.out << first.err;
+  EXPECT_THAT(first.out, HasSubstr(failed_line));
+  auto second = cli({"-v", "triage"});
+  EXPECT_EQ(second.exit_code, 4) << second.out << second.err;
+  EXPECT_THAT(second.out, HasSubstr(failed_line)) << "the open change point was not searched again";
+  EXPECT_THAT(second.out, HasSubstr("searched all 100 points: the triage of "));
+  EXPECT_THAT(second.out, HasSubstr("left a change point among them open"));
+}
+
 // Triages in the same second each keep their own document in the cache: none replaces another.
 TEST(HistorySearch, TriagesInOneSecondKeepADocumentEach) {
   TempDir temp{"culprit-triage-documents"};

@@ -50,7 +50,8 @@ TEST(SearchWindow, AHistoryNeverSearchedIsSearchedWholeAndSaysWhyWhenLong) {
   EXPECT_EQ(none_settled.points, 0U);
   const auto grown = plan_search(points_of(60), none_settled);
   EXPECT_TRUE(grown.whole());
-  EXPECT_THAT(grown.why_whole, HasSubstr("settled no point (it saw 48 or fewer)"));
+  EXPECT_THAT(grown.why_whole,
+              HasSubstr("settled no point (it saw 48 points of the series or fewer"));
 }
 
 TEST(SearchWindow, ANightAppendedIsSearchedWithTheContextBeforeIt) {
@@ -94,16 +95,32 @@ TEST(SearchWindow, ASettledPointThatChangedMakesTheSearchWhole) {
   EXPECT_EQ(plan_search(newest_again, settled).first, settled.points);
 }
 
-TEST(SearchWindow, WhatIsSettledNeverEndsInsideAPointOfSeveralCommits) {
+// The context counts points of the series, and neighbouring commits with the same artifact are
+// one: what is settled never ends inside one, and 48 rows of the ledger may be fewer points.
+TEST(SearchWindow, TheContextCountsPointsOfTheSeries) {
   auto points = points_of(100);
-  // Commits 49 to 53 share an artifact: one point of the series.
+  // Commits 49 to 53 share an artifact: one point of the series, so 96 points in all.
   for (std::size_t i = 49; i <= 53; ++i)
     points[i].artifact_id = "shared";
-  const auto settled = settled_by_search("scope", points, 50);
-  EXPECT_EQ(settled.points, 49U);
-  EXPECT_EQ(settled_by_search("scope", points, 47).points, 49U);
-  EXPECT_EQ(settled_by_search("scope", points, 46).points, 54U)
-      << "a boundary just after the shared run stays where it is";
+  // 46 points after the shared one, the shared one, and three more: back to commit 46.
+  EXPECT_EQ(settled_by_search("scope", points, {}, 50).points, 46U);
+  EXPECT_EQ(settled_by_search("scope", points, {}, 47).points, 49U);
+  EXPECT_EQ(settled_by_search("scope", points, {}, 46).points, 54U);
+  EXPECT_EQ(settled_by_search("scope", points, {}, 96).points, 0U);
+  EXPECT_EQ(settled_by_search("scope", points, {}, 0).points, 100U);
+}
+
+// A change point the triage left open (inconclusive, or its commits did not build) is tried again
+// by the next one: nothing from the context before it is settled.
+TEST(SearchWindow, NothingIsSettledNearAChangePointLeftOpen) {
+  const auto points = points_of(200);
+  const std::vector<std::string> open = {"c120"};
+  EXPECT_EQ(settled_by_search("scope", points, open).points, 121 - k_search_context);
+  const std::vector<std::string> two = {"c150", "c60", "not-a-tracked-commit"};
+  EXPECT_EQ(settled_by_search("scope", points, two).points, 61 - k_search_context);
+  const std::vector<std::string> early = {"c10"};
+  EXPECT_EQ(settled_by_search("scope", points, early).points, 0U);
+  EXPECT_EQ(settled_by_search("scope", points, early).digest, points_digest({}));
 }
 
 TEST(SearchWindow, TheScopeTellsSearchesThatMayFindOtherThingsApart) {
@@ -120,6 +137,8 @@ TEST(SearchWindow, TheScopeTellsSearchesThatMayFindOtherThingsApart) {
   EXPECT_EQ(search_scope(base), search_scope(HistoryOptions(base)));
   for (const auto& other : {threshold, host, cases, metric})
     EXPECT_NE(search_scope(other), search_scope(base));
+  // A triage that leaves improvements alone settles points whose improvements nobody bisected.
+  EXPECT_NE(search_scope(base, false), search_scope(base, true));
 }
 
 // A search of the window finds what a search of the whole history finds there: the step among
