@@ -209,7 +209,7 @@ private:
     options.host = ctx.session().sampler().options().host_id;
     options.decide_by(ctx.recipe().decide);
     CULPRIT_TRY_ASSIGN(const auto tracked, ledger.tracked());
-    CULPRIT_TRY_ASSIGN(const auto points, history::choose_points(tracked, options));
+    CULPRIT_TRY_ASSIGN(auto points, history::choose_points(tracked, options));
     if (points.empty())
       return usage_error("nothing is tracked on this host ({}); run 'culprit track OLD..NEW' "
                          "first",
@@ -226,7 +226,7 @@ private:
         points.begin() + static_cast<std::ptrdiff_t>(searched.window.first), points.end());
     CULPRIT_TRY_ASSIGN(searched.history,
                        history::load_history(ctx.session().store(), taken, options));
-    searched.points = points;
+    searched.points = std::move(points);
     return searched;
   }
 

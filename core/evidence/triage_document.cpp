@@ -1,14 +1,12 @@
 #include "core/evidence/triage_document.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <set>
 
-#include <fmt/chrono.h>
-
 #include "core/evidence/culprit_hints.hpp"
 #include "core/evidence/fill.hpp"
+#include "core/util/clock.hpp"
 
 namespace culprit::evidence {
 namespace {
@@ -383,8 +381,7 @@ void add_regressions(TriageDocument& document, const RegressionUpdate& update) {
 void add_search(TriageDocument& document, const history::SearchWindow& window) {
   json since = nullptr;
   if (window.since)
-    since = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                        std::chrono::floor<std::chrono::seconds>(window.since->searched_at));
+    since = utc_iso8601(window.since->searched_at);
   document.json["search"] = {{"points", window.points},
                              {"searched", window.points - window.first},
                              {"since", std::move(since)},

@@ -1,26 +1,19 @@
 #include "core/history/search_window.hpp"
 
 #include <algorithm>
-#include <chrono>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "core/git/hash.hpp"
+#include "core/util/clock.hpp"
 
 namespace culprit::history {
 
 namespace {
 
-// Whether tracked point i begins a point of the series: neighbours with the same artifact, host
-// and recipe are one (series.cpp).
+// Whether tracked point i begins a point of the series.
 bool begins_point(std::span<const TrackedPoint> points, std::size_t i) {
-  if (i == 0)
-    return true;
-  const auto& before = points[i - 1];
-  const auto& point = points[i];
-  return before.artifact_id != point.artifact_id || before.host_id != point.host_id ||
-         before.recipe_hash != point.recipe_hash;
+  return i == 0 || !one_series_point(points[i - 1], points[i]);
 }
 
 // The first tracked point of the `count` points of the series that end at tracked point `end`
@@ -72,8 +65,7 @@ SearchWindow plan_search(std::span<const TrackedPoint> points,
       window.why_whole = "no triage searched this history before";
     return window;
   }
-  const auto when = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                                std::chrono::floor<std::chrono::seconds>(last->searched_at));
+  const auto when = utc_iso8601(last->searched_at);
   if (last->points == 0) {
     if (longer)
       window.why_whole = fmt::format("the triage of {} settled no point (it saw {} points of the "

@@ -48,11 +48,7 @@ std::vector<SessionMark> marks_of(const TrackedPoint& point) {
 std::vector<Group> group_points(const std::vector<TrackedPoint>& points) {
   std::vector<Group> groups;
   for (const auto& point : points) {
-    const bool same = !groups.empty() && [&] {
-      const auto& last = *groups.back().members.back();
-      return last.artifact_id == point.artifact_id && last.host_id == point.host_id &&
-             last.recipe_hash == point.recipe_hash;
-    }();
+    const bool same = !groups.empty() && one_series_point(*groups.back().members.back(), point);
     if (!same)
       groups.emplace_back();
     auto& group = groups.back();
@@ -249,6 +245,11 @@ void PointReplicates::draw_rows(std::size_t begin, std::size_t end, unsigned thr
 std::size_t PointReplicates::rows_held() const {
   return static_cast<std::size_t>(
       std::ranges::count_if(m_rows, [](const std::optional<Row>& row) { return row.has_value(); }));
+}
+
+bool one_series_point(const TrackedPoint& before, const TrackedPoint& point) {
+  return before.artifact_id == point.artifact_id && before.host_id == point.host_id &&
+         before.recipe_hash == point.recipe_hash;
 }
 
 std::string session_label(std::string_view id) {

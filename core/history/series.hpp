@@ -217,6 +217,10 @@ find_change_points_of(std::span<std::pair<Series, PointReplicates>> series,
 std::string no_change_reason(const Series& series, const ChangeOptions& options,
                              const PointReplicates& replicates);
 
+// Whether neighbouring tracked points are one point of a series: the same artifact measured on the
+// same host under the same recipe (commits that changed nothing the benchmark is built from).
+bool one_series_point(const TrackedPoint& before, const TrackedPoint& point);
+
 // The label of a session as people read it: "2026-11-25 02:00:05 UTC" for a track session,
 // "before sessions were kept", "imported".
 std::string session_label(std::string_view id);

@@ -198,6 +198,14 @@ std::string doc_id(const nlohmann::json& object, const char* key) {
   return doc_text(object, key).substr(0, 12);
 }
 
+// A count: a non-negative integer, else 0.
+std::size_t doc_count(const nlohmann::json& object, const char* key) {
+  const auto& value = doc_member(object, key);
+  return value.is_number_integer() && value.get<std::int64_t>() > 0
+             ? static_cast<std::size_t>(value.get<std::int64_t>())
+             : 0;
+}
+
 double doc_number(const nlohmann::json& object, const char* key, double otherwise) {
   const auto& value = doc_member(object, key);
   return value.is_number() ? value.get<double>() : otherwise;
@@ -236,14 +244,8 @@ std::string finding_lines(const nlohmann::json& finding, const nlohmann::json& r
 // What the change-point search took, when it kept an earlier search's findings (or, with -v,
 // why it took every point of a long history).
 std::string search_line(const nlohmann::json& search, Detail detail) {
-  const auto count = [&](const char* key) -> std::size_t {
-    const auto& value = doc_member(search, key);
-    return value.is_number_integer() && value.get<std::int64_t>() > 0
-               ? static_cast<std::size_t>(value.get<std::int64_t>())
-               : 0;
-  };
-  const std::size_t points = count("points");
-  const std::size_t searched = count("searched");
+  const std::size_t points = doc_count(search, "points");
+  const std::size_t searched = doc_count(search, "searched");
   if (searched > 0 && searched < points)
     return fmt::format("searched the newest {} of {} points: the {} before were searched by the "
                        "triage of {} (--full searches them all)\n",
@@ -275,14 +277,10 @@ std::string render_triage_summary(const nlohmann::json& document, const RenderOp
     }
   }
   for (const auto& r : doc_list(regressions, "unbisected")) {
-    const auto& cases = doc_member(r, "cases");
-    out += fmt::format(
-        "{} {}: {} between {} and {}, not bisected{}\n", doc_text(r, "id"), doc_text(r, "state"),
-        counted(cases.is_number_integer() && cases.get<std::int64_t>() > 0
-                    ? cases.get<std::size_t>()
-                    : 0,
-                "case", "cases"),
-        doc_id(r, "before"), doc_id(r, "after"), doc_member(r, "new") == true ? " [new]" : "");
+    out += fmt::format("{} {}: {} between {} and {}, not bisected{}\n", doc_text(r, "id"),
+                       doc_text(r, "state"), counted(doc_count(r, "cases"), "case", "cases"),
+                       doc_id(r, "before"), doc_id(r, "after"),
+                       doc_member(r, "new") == true ? " [new]" : "");
   }
   for (const auto& r : doc_list(regressions, "fixed"))
     out += fmt::format("fixed {} (culprit {} {}): every case back within the threshold after {}\n",

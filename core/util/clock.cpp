@@ -7,9 +7,11 @@
 namespace culprit {
 
 std::string utc_now_iso8601() {
-  const auto now =
-      std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now);
+  return utc_iso8601(std::chrono::system_clock::now());
+}
+
+std::string utc_iso8601(std::chrono::system_clock::time_point time) {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(time));
 }
 
 } // namespace culprit
