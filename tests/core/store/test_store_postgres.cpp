@@ -126,7 +126,8 @@ TEST_F(PostgresStore, AServerRestartedBetweenRunsLosesNothingAndTheStoreGoesOn) 
   ASSERT_TRUE(store) << store.error().message;
   ASSERT_TRUE(store->record_host(make_host(k_key.host_id)));
   ASSERT_TRUE(store->record_run(make_run(k_key, {1.0})));
-  ASSERT_TRUE(m_server->restart());
+  const auto again = m_server->restart();
+  ASSERT_TRUE(again) << again.error().message;
   // The connection was cut: the next statement makes it again.
   const auto after = store->record_run(make_run(k_key, {2.0}));
   ASSERT_TRUE(after) << after.error().message;
@@ -142,7 +143,8 @@ TEST_F(PostgresStore, AServerRestartedWhileRunsGoInKeepsEveryRunItAcknowledgedWh
   std::atomic<bool> restarted = false;
   std::thread restarter([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    EXPECT_TRUE(m_server->restart());
+    const auto again = m_server->restart();
+    EXPECT_TRUE(again) << again.error().message;
     restarted = true;
   });
   int acknowledged = 0;
