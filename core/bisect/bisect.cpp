@@ -5,7 +5,11 @@
 #include <cmath>
 #include <set>
 #include <span>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/bisect/bisection.hpp"
 #include "core/measure/stats_bridge.hpp"
@@ -366,6 +370,20 @@ Result<BisectOutcome> Bisection::run() {
                       "smaller culprit may remain in the range",
                       m_outcome.note.empty() ? "" : "; ", explained * 100, selected.key.case_name);
   }
+  // A case the ends could not tell apart was not bisected: say so beside the culprits of the
+  // others, which would otherwise read as the whole story.
+  std::vector<std::string> untold;
+  for (const auto& verdict : m_outcome.confirmation.cases)
+    if (verdict.verdict == stats::Verdict::inconclusive)
+      untold.push_back(verdict.note.empty()
+                           ? verdict.selected.key.case_name
+                           : fmt::format("{} ({})", verdict.selected.key.case_name, verdict.note));
+  if (!untold.empty())
+    m_outcome.note += fmt::format(
+        "{}the ends could not tell whether {} changed, so {} not bisected; more --max-runs, or "
+        "--case alone, may tell",
+        m_outcome.note.empty() ? "" : "; ", fmt::join(untold, ", "),
+        untold.size() == 1 ? "it was" : "they were");
   return std::move(m_outcome);
 }
 

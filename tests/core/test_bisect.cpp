@@ -95,6 +95,32 @@ TEST(Bisect, AnIntermediateLevelSplitsTheRangeAndFindsBothCulprits) {
       }));
 }
 
+// A case whose ends could not be told apart is not bisected, and the outcome says so beside the
+// culprit of the case that moved: a step right at the threshold leaves its interval across it.
+TEST(Bisect, ACaseTheEndsCouldNotTellApartIsNamedInTheNote) {
+  History history(16);
+  history.plant("sgemm", 5, 1.25);
+  history.plant("softmax", 11, 1.02);
+  FakeRig rig;
+  history.install(rig, {{"sgemm", 1e-3}, {"softmax", 3e-4}}, 0.05);
+  FakeBuildProvider builds;
+  bisect::BisectSettings settings;
+  settings.compare.decide.max_runs = 10;
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), settings);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(to_string(outcome->status), "culprit_found");
+  EXPECT_THAT(culprits(*outcome), ElementsAre("sgemm@c05"));
+  const auto softmax =
+      std::ranges::find(outcome->confirmation.cases, std::string("softmax"),
+                        [](const measure::CaseVerdict& v) { return v.selected.key.case_name; });
+  ASSERT_NE(softmax, outcome->confirmation.cases.end());
+  ASSERT_EQ(softmax->verdict, stats::Verdict::inconclusive);
+  EXPECT_THAT(outcome->note,
+              ::testing::HasSubstr("the ends could not tell whether softmax (could not resolve "
+                                   "changes under "));
+  EXPECT_THAT(outcome->note, ::testing::HasSubstr("so it was not bisected"));
+}
+
 // Culprits that explain less of a case's change than [decide] explained_share say so (the rest
 // came in a step the search did not name), and the share that must be explained is a setting.
 TEST(Bisect, TheShareACulpritMustExplainIsASetting) {

@@ -326,11 +326,13 @@ TEST_F(MeasureCli, ACommitThatSlowedTwoCasesIsOneCulpritWithBothCases) {
   ScratchRepo two(temp / "two-loops");
   two.write("bench.c", k_two_loops);
   two.write("culprit.toml", testing::k_loop_recipe);
-  two.write("work", "300000\n");
+  // Samples well under a scheduler's slice (about 0.4 and 0.9 ms): a sample as long as a slice
+  // on a CPU shared with another test is cut by it every time, and no run's fastest escapes.
+  two.write("work", "100000\n");
   const auto first = two.commit("benchmark");
   two.write("NOTES", "a note\n");
   two.commit("notes");
-  two.write("work", "450000\n");
+  two.write("work", "150000\n");
   const auto slower = two.commit("Do half as much work again in both", "Alan Turing");
   two.write("NOTES", "a later note\n");
   const auto last = two.commit("later");
