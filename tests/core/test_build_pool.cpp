@@ -1,6 +1,7 @@
 #include <fstream>
 #include <set>
 
+#include <fmt/core.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -25,13 +26,16 @@ TEST(BuildPool, BuildsARoundsCommitsAtOnceInSlotsOfTheirOwn) {
     commits.emplace_back(id, id);
   }
   const auto before = testing::snapshot(scratch.dir());
-  // Each build notes when it started and ended and in which slot, and takes a moment.
+  // Each build notes when it started and ended and in which slot, and waits (up to 30 s) until
+  // as many builds as the pool runs at once have started: builds that run at once all get there,
+  // however late the machine starts one of them.
   const auto journal = temp.path() / "journal";
   recipe::BuildRecipe recipe;
-  recipe.command = "echo \"start $(date +%s.%N) {src}\" >> " + journal.string() +
-                   " && sleep 0.4 && cp {src}/bench.sh {build}/bench && echo \"end $(date "
-                   "+%s.%N)\" >> " +
-                   journal.string();
+  recipe.command = fmt::format(
+      "echo \"start $(date +%s.%N) {{src}}\" >> {0} && i=0 && "
+      "while [ $(grep -c start {0}) -lt {1} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); "
+      "done && cp {{src}}/bench.sh {{build}}/bench && echo \"end $(date +%s.%N)\" >> {0}",
+      journal.string(), build::k_max_parallel_builds);
   recipe.artifacts = {"bench"};
   auto repo = git::Repository::open(scratch.dir()).value();
   exec::LocalExecutor executor;

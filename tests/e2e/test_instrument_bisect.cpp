@@ -237,8 +237,9 @@ TEST_F(InstrumentConfirm, ACountedChangeThatCostsNoTimeIsNotCalledSlowerInTime) 
   ASSERT_EQ(moved.in_time.size(), 1U);
   // 20,000 more iterations next to a 40 ms sleep: far under the threshold in time.
   EXPECT_NE(moved.in_time[0].verdict, "slower") << output.out;
-  // Sleeps oversleep by a few percent on a loaded machine: the interval says it is no slower.
-  EXPECT_LT(moved.in_time[0].ci[0], 1.02) << output.out;
+  // Sleeps oversleep by a few percent on a loaded machine: the interval says it is no slower
+  // than the threshold.
+  EXPECT_LT(moved.in_time[0].ci[0], 1.05) << output.out;
 }
 
 TEST_F(InstrumentConfirm, EndsWhoseCountsAgreeAreBisectedByTime) {

@@ -4,6 +4,8 @@
 // CULPRIT_REQUIRE_SLURM=1 turns the skip into a failure.
 #include <chrono>
 #include <csignal>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -46,11 +48,29 @@ protected:
     return run_culprit(args, scratch.dir(), s_cluster->env());
   }
 
-  // Culprit's own jobs still known to the cluster.
+  // Culprit's own jobs still known to the cluster. A job that scancel has just ended shows
+  // COMPLETING for a moment while the node cleans up, as Slurm does for any cancelled job: a
+  // listing of such jobs alone is asked again, for up to ten seconds.
   static std::string jobs_left() {
-    auto listed = testing::run_process({"squeue", "-h", "-n", "culprit", "-o", "%i %T"}, "/",
-                                       s_cluster->env());
-    return listed.out;
+    std::string listed;
+    for (int tries = 0; tries < 100; ++tries) {
+      listed = testing::run_process({"squeue", "-h", "-n", "culprit", "-o", "%i %T"}, "/",
+                                    s_cluster->env())
+                   .out;
+      if (!only_completing(listed))
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return listed;
+  }
+
+  static bool only_completing(const std::string& listed) {
+    std::istringstream lines(listed);
+    bool any = false;
+    for (std::string line; std::getline(lines, line); any = true)
+      if (!line.ends_with(" COMPLETING"))
+        return false;
+    return any;
   }
 
   static std::unique_ptr<SlurmCluster> s_cluster;

@@ -35,7 +35,7 @@ void interrupted_track_resumes(const std::array<std::vector<std::string>, 2>& st
   TempDir temp("culprit-track-resume");
   StepProject project(temp / "project", {.commits = 6, .step_at = 3});
   const auto script = temp / "slow.sh";
-  std::ofstream(script) << "sleep 0.2\nsh \"$(dirname \"$1\")/bench.sh\" \"$1\"\n";
+  std::ofstream(script) << "sleep 0.5\nsh \"$(dirname \"$1\")/bench.sh\" \"$1\"\n";
   const auto cache = temp / "cache";
   const auto command = [&](const std::filesystem::path& cache_dir,
                            const std::vector<std::string>& store) {
