@@ -378,11 +378,17 @@ Result<BisectOutcome> Bisection::run() {
       untold.push_back(verdict.note.empty()
                            ? verdict.selected.key.case_name
                            : fmt::format("{} ({})", verdict.selected.key.case_name, verdict.note));
+  // A library of many kernels names the first few and counts the rest.
+  constexpr std::size_t k_named = 5;
+  const std::size_t more = untold.size() > k_named ? untold.size() - k_named : 0;
+  if (more > 0)
+    untold.resize(k_named);
   if (!untold.empty())
     m_outcome.note += fmt::format(
-        "{}the ends could not tell whether {} changed, so {} not bisected; more --max-runs, or "
+        "{}the ends could not tell whether {}{} changed, so {} not bisected; more --max-runs, or "
         "--case alone, may tell",
         m_outcome.note.empty() ? "" : "; ", fmt::join(untold, ", "),
+        more > 0 ? fmt::format(" and {} more case{}", more, more == 1 ? "" : "s") : "",
         untold.size() == 1 ? "it was" : "they were");
   return std::move(m_outcome);
 }

@@ -1,6 +1,10 @@
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -119,6 +123,31 @@ TEST(Bisect, ACaseTheEndsCouldNotTellApartIsNamedInTheNote) {
               ::testing::HasSubstr("the ends could not tell whether softmax (could not resolve "
                                    "changes under "));
   EXPECT_THAT(outcome->note, ::testing::HasSubstr("so it was not bisected"));
+}
+
+// Of many cases left untold, the note names five and counts the rest.
+TEST(Bisect, ManyCasesTheEndsCouldNotTellApartAreCountedPastTheFirstFive) {
+  History history(8);
+  history.plant("sgemm", 3, 1.25);
+  std::vector<std::pair<std::string, double>> cases = {{"sgemm", 1e-3}};
+  for (int i = 0; i < 7; ++i) {
+    const auto name = "softmax" + std::to_string(i);
+    history.plant(name, 5, 1.02);
+    cases.emplace_back(name, 3e-4);
+  }
+  FakeRig rig;
+  history.install(rig, cases, 0.05);
+  FakeBuildProvider builds;
+  bisect::BisectSettings settings;
+  settings.compare.decide.max_runs = 10;
+  auto outcome = bisect::run_bisect(history.range, builds, rig.sampler(), settings);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_THAT(culprits(*outcome), ::testing::Contains("sgemm@c03"));
+  const auto untold = std::ranges::count(outcome->confirmation.cases, stats::Verdict::inconclusive,
+                                         &measure::CaseVerdict::verdict);
+  ASSERT_GT(untold, 5) << outcome->note;
+  EXPECT_THAT(outcome->note, ::testing::HasSubstr(fmt::format(" and {} more case", untold - 5)));
+  EXPECT_THAT(outcome->note, ::testing::HasSubstr("so they were not bisected"));
 }
 
 // Culprits that explain less of a case's change than [decide] explained_share say so (the rest
