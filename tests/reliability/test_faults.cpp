@@ -79,7 +79,6 @@ TEST_F(Faults, AChildThatOutlivesTheBenchmarkIsKilledWithIt) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(pids_in(pids).size(), 3U);
   expect_all_gone(pids); // a child just killed may wait a moment for a CPU to die on
-
   EXPECT_FALSE(std::filesystem::exists(temp / "leaked"));
 }
 
