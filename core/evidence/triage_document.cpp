@@ -238,6 +238,77 @@ Status record_unbisected(history::Ledger& ledger, const history::TriageOutcome& 
   return {};
 }
 
+using Descends = std::function<Result<bool>(const std::string&, const std::string&)>;
+
+// Whether a record's step still stands in the code: bisected and not closed.
+bool step_stands(history::RegressionState state) {
+  return state == history::RegressionState::bisected ||
+         state == history::RegressionState::acknowledged ||
+         state == history::RegressionState::wontfix;
+}
+
+// The steps a case of `regression` took strictly after its culprit and before `fix`: the change
+// points `history` shows there, and the regressions `held` there that no change point of the
+// history shows (the search no longer looks that far back) and that still stand. Nothing when git
+// cannot place a commit.
+history::StepsBetween steps_between(const history::Regression& regression, const std::string& fix,
+                                    const history::History& history,
+                                    const std::vector<history::Regression>& held,
+                                    const Descends& descends) {
+  return [&regression, fix, &history, &held,
+          &descends](const history::RegressionCase& slowed) -> std::optional<double> {
+    // Whether `a` comes before `b` on the way to it (a proper ancestor).
+    const auto precedes = [&](const std::string& a, const std::string& b) -> std::optional<bool> {
+      if (a == b)
+        return false;
+      const auto ancestor = descends(a, b);
+      return ancestor ? std::optional<bool>(*ancestor) : std::nullopt;
+    };
+    double product = 1;
+    std::vector<const history::ChangePoint*> shown;
+    for (const auto& change : history.change_points) {
+      if (!history::same_case(slowed, change.case_name, change.metric))
+        continue;
+      shown.push_back(&change);
+      // After the culprit: the old level's last commit is the culprit or a later one.
+      const auto after = change.before == regression.culprit
+                             ? std::optional<bool>(true)
+                             : precedes(regression.culprit, change.before);
+      const auto ahead = precedes(change.commit, fix);
+      if (!after || !ahead)
+        return std::nullopt;
+      if (*after && *ahead)
+        product *= change.ratio;
+    }
+    for (const auto& other : held) {
+      if (other.id == regression.id || other.culprit.empty() || !step_stands(other.state))
+        continue;
+      const auto moved = std::ranges::find_if(other.cases, [&](const history::RegressionCase& c) {
+        return c.case_name == slowed.case_name && c.metric == slowed.metric;
+      });
+      if (moved == other.cases.end())
+        continue;
+      const auto after = precedes(regression.culprit, other.culprit);
+      const auto ahead = precedes(other.culprit, fix);
+      if (!after || !ahead)
+        return std::nullopt;
+      if (!*after || !*ahead)
+        continue;
+      bool counted = false;
+      for (const auto* change : shown) {
+        const auto opens = precedes(change->before, other.culprit);
+        const auto within = descends(other.culprit, change->commit);
+        if (!opens || !within)
+          return std::nullopt;
+        counted = counted || (*opens && *within);
+      }
+      if (!counted)
+        product *= moved->ratio;
+    }
+    return product;
+  };
+}
+
 } // namespace
 
 Result<RegressionUpdate> update_regressions(
@@ -284,7 +355,8 @@ Result<RegressionUpdate> update_regressions(
       continue;
     bool closed_now = false;
     for (const auto& improvement : improvements) {
-      if (!fixes(improvement, regression, threshold))
+      if (!fixes(improvement, regression, threshold,
+                 steps_between(regression, improvement.commit, history, held, descends)))
         continue;
       // A culprit no longer in the repository (a rewritten branch) cannot be placed before the
       // fix, and one that a person moved meanwhile is theirs: either stays as it is.

@@ -1,6 +1,7 @@
 #include "core/history/regressions.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/git/hash.hpp"
 #include "core/util/spelling.hpp"
@@ -112,7 +113,8 @@ std::array<double, 2> bounds_of(const RegressionCase& c) {
 
 } // namespace
 
-bool fixes(const Improvement& improvement, const Regression& regression, double threshold) {
+bool fixes(const Improvement& improvement, const Regression& regression, double threshold,
+           const StepsBetween& between) {
   if (regression.cases.empty())
     return false;
   return std::ranges::all_of(regression.cases, [&](const RegressionCase& slowed) {
@@ -121,10 +123,13 @@ bool fixes(const Improvement& improvement, const Regression& regression, double 
     });
     if (back == improvement.cases.end() || !(slowed.ratio > 0) || !(back->ratio > 0))
       return false;
+    const auto stacked = between ? between(slowed) : std::optional<double>(1.0);
+    if (!stacked || !(*stacked > 0) || !std::isfinite(*stacked))
+      return false;
     const auto before = bounds_of(slowed);
     const auto after = bounds_of(*back);
-    const double low = before[0] * after[0];
-    const double high = before[1] * after[1];
+    const double low = before[0] * after[0] * *stacked;
+    const double high = before[1] * after[1] * *stacked;
     return low <= 1 + threshold && high >= 1 / (1 + threshold);
   });
 }

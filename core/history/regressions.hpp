@@ -35,6 +35,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -133,14 +134,22 @@ struct Improvement {
   std::vector<RegressionCase> cases;
 };
 
+// The product of the ratios of the steps a case of a regression took between its culprit and a
+// later fix, besides those two (1 when there were none), or nothing when that cannot be told.
+using StepsBetween = std::function<std::optional<double>(const RegressionCase& slowed)>;
+
 // Whether `improvement` fixes `regression`: every case of the regression is among the
-// improvement's (same name and metric), and the two changes together are consistent with a level
-// back within `threshold` of where it was before the regression: the product of their intervals
-// reaches into [1 / (1 + threshold), 1 + threshold]. Two noisy measurements of one change do not
-// multiply to exactly 1 (a 50% step measured at +41.5% under load, its undoing at -32.8%), while
-// a fix that brought a case only part of the way back stays clear of the band and the regression
-// open. Whether the improvement came after the culprit is the caller's to say.
+// improvement's (same name and metric), and its level after the improvement is back within
+// `threshold` of its level before the regression's culprit. That level is the product of the
+// regression's step, the steps `between` them and the improvement's: when two regressions are
+// stacked (100, then 112, then 124), undoing the second (back to 112) brings the first back to
+// nothing, although its step and the undoing are of one size. The product of the two intervals
+// (the steps between at their estimates) must reach into [1 / (1 + threshold), 1 + threshold]:
+// two noisy measurements of one change do not multiply to exactly 1 (a 50% step measured at
+// +41.5% under load, its undoing at -32.8%), while a fix that brought a case only part of the way
+// back stays clear of the band and the regression open. Whether the improvement came after the
+// culprit is the caller's to say.
 [[nodiscard]] bool fixes(const Improvement& improvement, const Regression& regression,
-                         double threshold);
+                         double threshold, const StepsBetween& between = {});
 
 } // namespace culprit::history

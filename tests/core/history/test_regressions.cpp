@@ -94,6 +94,17 @@ TEST(Regressions, AnImprovementFixesOnlyWhenEveryCaseComesBackWithinTheThreshold
   EXPECT_TRUE(fixes(undone, noisy, 0.05));
   const Improvement part_way{"fix", {{"loop", "", 0.85, {0.83, 0.87}, {}}}};
   EXPECT_FALSE(fixes(part_way, noisy, 0.05)) << "still 1.13 to 1.28 times slower";
+  // Stacked steps (100, then 112 at c10, then 124): undoing the second matches the first's size,
+  // but the level stays 12% above the one before c10 once the step between is counted.
+  const auto first = slowed("c10", {{"k", "", 1.12, {1.11, 1.13}, 1.0}});
+  const Improvement undo_second{"c30", {{"k", "", 112.0 / 124.0, {0.895, 0.91}, {}}}};
+  EXPECT_TRUE(fixes(undo_second, first, 0.02)) << "alone, they look like one step undone";
+  const auto second_between = [](const RegressionCase&) { return std::optional(124.0 / 112.0); };
+  EXPECT_FALSE(fixes(undo_second, first, 0.02, second_between));
+  const Improvement undo_both{"c30", {{"k", "", 100.0 / 124.0, {0.80, 0.81}, {}}}};
+  EXPECT_TRUE(fixes(undo_both, first, 0.02, second_between));
+  const auto unknown = [](const RegressionCase&) -> std::optional<double> { return std::nullopt; };
+  EXPECT_FALSE(fixes(undo_second, first, 0.02, unknown)) << "what git cannot place closes nothing";
 }
 
 // The ledger's regressions on either backend (tests/core/store/store_fixture.hpp).
