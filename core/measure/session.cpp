@@ -65,7 +65,10 @@ Result<std::unique_ptr<MeasureSession>> MeasureSession::open(exec::Executor& exe
   sampler.seed = recipe.decide.seed;
   sampler.scratch_dir = session->m_scratch;
   sampler.gpu = session->m_gpu.get();
-  if (options.fresh)
+  // A label already says which runs count: those of this invocation (--fresh), or of a track
+  // session, which an interrupted track resumes. A time filter as well would drop the runs the
+  // interrupted part of that session made, and measure them again.
+  if (options.fresh && !options.runs_label)
     sampler.freshness.started_after = now;
   sampler.session = options.runs_label;
   sampler.freshness.session = options.runs_label;

@@ -29,9 +29,10 @@ std::int64_t runs_in_cache(const std::filesystem::path& cache,
 }
 
 // The body of the test on either store: `stores` gives the arguments that name the store of the
-// interrupted track and the one of the whole one (none: the cache dir's files).
+// interrupted track and the one of the whole one (none: the cache dir's files); `extra` more
+// arguments of the track command (--fresh).
 void interrupted_track_resumes(const std::array<std::vector<std::string>, 2>& stores,
-                               const CountRuns& count) {
+                               const CountRuns& count, const std::vector<std::string>& extra = {}) {
   TempDir temp("culprit-track-resume");
   StepProject project(temp / "project", {.commits = 6, .step_at = 3});
   const auto script = temp / "slow.sh";
@@ -43,6 +44,7 @@ void interrupted_track_resumes(const std::array<std::vector<std::string>, 2>& st
     args.insert(args.end(), store.begin(), store.end());
     args.insert(args.end(), {"track", project.good() + ".." + project.bad(), "--runs", "3",
                              "--warmup", "0", "--run", "sh " + script.string() + " {build}/value"});
+    args.insert(args.end(), extra.begin(), extra.end());
     return args;
   };
   const auto track = command(cache, stores[0]);
@@ -75,6 +77,8 @@ void interrupted_track_resumes(const std::array<std::vector<std::string>, 2>& st
   EXPECT_THAT(resumed.err, HasSubstr("culprit: note: going on with the interrupted session"));
   EXPECT_EQ(count(cache, stores[0]), expected) << "each run made once";
 
+  if (!extra.empty())
+    return;
   // Finished, the session is closed: a third track is a new session that measures nothing.
   const auto again = run_culprit(track, project.dir());
   ASSERT_EQ(again.exit_code, 0) << again.err;
@@ -84,6 +88,12 @@ void interrupted_track_resumes(const std::array<std::vector<std::string>, 2>& st
 
 TEST(TrackResume, AnInterruptedTrackGoesOnInItsSessionWithoutMeasuringTwice) {
   interrupted_track_resumes({}, runs_in_cache);
+}
+
+// --fresh measures anew what was tracked before, but the runs the interrupted session made are
+// this session's runs all the same.
+TEST(TrackResume, AnInterruptedFreshTrackCountsTheRunsItsSessionMade) {
+  interrupted_track_resumes({}, runs_in_cache, {"--fresh"});
 }
 
 TEST(TrackResume, OnASharedStoreTooAnInterruptedTrackGoesOnWithoutMeasuringTwice) {
