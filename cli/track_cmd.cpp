@@ -167,8 +167,8 @@ private:
     return commits;
   }
 
-  // What the summary does not say: builds that failed, and that --anchors 0 leaves this session
-  // unaligned with the earlier ones.
+  // What the summary does not say: builds that failed, and that --anchors 0 (or anchors that did
+  // not build) leave this session unaligned with the earlier ones.
   void warn_about(const history::TrackOutcome& outcome, Verbosity verbosity) const {
     for (const auto& commit : outcome.commits)
       if (!commit.build.ok())
@@ -182,6 +182,13 @@ private:
         m_anchors == 0 && verbosity != Verbosity::quiet)
       print_warning("--anchors 0: no commit tracked before was measured again, so history "
                     "cannot align this session with the earlier ones");
+    if (outcome.anchors.empty() && !outcome.anchors_not_measured.empty() &&
+        verbosity != Verbosity::quiet)
+      print_warning(fmt::format("the anchor {} could not be measured again (it did not build), so "
+                                "history cannot align this session with the earlier ones; "
+                                "--anchors {} tries more",
+                                outcome.anchors_not_measured.front().substr(0, 12),
+                                m_anchors + outcome.anchors_not_measured.size()));
   }
 
   // The session as evidence: what the summary says, the builds, and where it ran. Its runs stay

@@ -390,6 +390,12 @@ private:
       ordered.push_back(std::move(m_outcome.commits[position]));
     m_outcome.commits = std::move(ordered);
     std::erase_if(m_outcome.noise, [](const TrackNoise& n) { return n.affected == 0; });
+    // An anchor counts as one only when this session measured it again.
+    for (const auto& commit : m_outcome.commits)
+      if (commit.anchor && !commit.measured) {
+        std::erase(m_outcome.anchors, commit.commit);
+        m_outcome.anchors_not_measured.push_back(commit.commit);
+      }
     m_outcome.runs_made = runs;
   }
 

@@ -92,6 +92,8 @@ struct TrackOutcome {
   std::size_t measured = 0;           // new commits measured (anchors not counted)
   std::size_t already_tracked = 0;    // commits of the selection tracked before, left alone
   std::vector<std::string> anchors;   // tracked before and measured again in this session
+  // Anchors chosen that could not be measured again (their build failed).
+  std::vector<std::string> anchors_not_measured;
   std::size_t failed_builds = 0;
   int runs_made = 0;             // new runs, warm-ups included; 0 when everything was in the store
   std::vector<TrackNoise> noise; // cases whose samples showed interference, in case order

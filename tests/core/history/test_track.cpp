@@ -106,6 +106,24 @@ TEST(Track, SkipsCommitsThatDoNotBuild) {
   EXPECT_EQ(r.ledger.tracked()->size(), 3U);
 }
 
+// An anchor that no longer builds was not measured again: the session is not anchored on it.
+TEST(Track, AnAnchorThatDidNotBuildIsNotCalledMeasuredAgain) {
+  SimulatedHistory simulated(6, {fake_case("k", 1e-3)});
+  Rig r;
+  simulated.install(r.rig.executor());
+  const auto range = simulated.range();
+  const std::vector<RangeCommit> first(range.begin(), range.begin() + 4);
+  ASSERT_TRUE(
+      track_commits(first, r.builds, r.rig.new_session_sampler("track:1"), r.ledger, {.runs = 2}));
+  r.builds.fail("c0003");
+  auto outcome = track_commits(range, r.builds, r.rig.new_session_sampler("track:2"), r.ledger,
+                               {.runs = 2, .anchors = 1});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->measured, 2U);
+  EXPECT_TRUE(outcome->anchors.empty()) << "c0003 was not measured in this session";
+  EXPECT_THAT(outcome->anchors_not_measured, ElementsAre("c0003"));
+}
+
 TEST(Track, NothingBuildingIsAnInfrastructureError) {
   SimulatedHistory simulated(2, {fake_case("k", 1e-3)});
   Rig r;
