@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/evidence/keys.hpp"
+#include "core/evidence/raw_parts.hpp"
 #include "core/util/escape.hpp"
 #include "core/util/fs.hpp"
 
@@ -164,6 +165,7 @@ Result<Evidence> evidence_from_json(const nlohmann::json& doc) {
                        schema->get<std::string>(), k_evidence_schema);
   Evidence e;
   CULPRIT_TRY(read_object(doc, "", e));
+  CULPRIT_TRY(check_raw_parts(doc, e.kind));
   if (const auto it = doc.find("host"); it != doc.end() && it->is_object())
     e.host = *it;
   if (const auto it = doc.find("executor"); it != doc.end() && it->is_object())

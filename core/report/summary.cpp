@@ -173,8 +173,9 @@ std::string track_summary(const evidence::Evidence& evidence, const RenderOption
   return out;
 }
 
-// A triage document's own keys, read as they are: a key that is missing or of another type reads
-// as empty (the common part was checked when the evidence was read; these were not).
+// A triage document's own keys, read as they are: a key that is missing reads as empty. Their
+// types were checked when the evidence was read (core/evidence/raw_parts.hpp); a document made
+// in memory is read as safely.
 const nlohmann::json& doc_member(const nlohmann::json& object, const char* key) {
   static const nlohmann::json k_absent;
   if (!object.is_object())

@@ -232,6 +232,60 @@ TEST(Evidence, AnInvariantBrokenIsAUsageErrorNamingTheKey) {
   }
 }
 
+// The parts kept as JSON (the host, a triage document's own keys) are refused with their path
+// when of another type than culprit writes, as every other key is: never an internal error when
+// a renderer reads them, nor a finding rendered as "0 cases".
+TEST(Evidence, TheHostAndTriageKeysOfAnotherTypeAreRefusedWithTheirPath) {
+  const auto refused = [](const nlohmann::json& doc) {
+    auto read = evidence::evidence_from_json(doc);
+    if (read)
+      return std::string("read");
+    EXPECT_EQ(read.error().code, ExitCode::usage);
+    return read.error().message;
+  };
+  auto json = to_json(sample());
+  json["host"] = {{"cpu", "EPYC"}, {"gpus", {{{"name", "H100"}, {"driver_version", "550"}}}}};
+  EXPECT_EQ(refused(json), "read");
+  json["host"]["gpus"][0]["driver_version"] = nlohmann::json::array();
+  EXPECT_THAT(refused(json), HasSubstr("'host.gpus[0].driver_version' in the evidence is []"));
+  json["host"]["gpus"] = 3;
+  EXPECT_THAT(refused(json), HasSubstr("'host.gpus' in the evidence is 3, not an array"));
+
+  auto triage = to_json(sample());
+  triage["kind"] = "triage";
+  triage["status"] = "culprit_found";
+  nlohmann::json culprit = {{"commit", "c4"}, {"cases", nlohmann::json::array()}};
+  nlohmann::json finding = {{"kind", "regression"}, {"commit", "c4"}};
+  finding["cases"] = nlohmann::json::array({"sgemm"});
+  finding["bisect"] = {{"culprits", nlohmann::json::array({culprit})}};
+  triage["findings"] = nlohmann::json::array({finding});
+  triage["change_points"] = nlohmann::json::array();
+  triage["regressions"] = {{"recorded", {{{"id", "R1234567"}, {"culprit", "c4"}}}}};
+  triage["search"] = {{"points", 4}, {"searched", 4}, {"since", nullptr}, {"whole_because", ""}};
+  EXPECT_EQ(refused(triage), "read");
+  auto broken = triage;
+  broken["findings"][0]["bisect"] = 1e308;
+  EXPECT_THAT(refused(broken), HasSubstr("'findings[0].bisect' in the evidence is 1e+308"));
+  broken = triage;
+  broken["findings"][0]["bisect"]["culprits"] = true;
+  EXPECT_THAT(refused(broken), HasSubstr("'findings[0].bisect.culprits' in the evidence is true"));
+  broken = triage;
+  broken["findings"][0]["bisect"]["culprits"][0]["cases"] = {{{"case", "k"}, {"ratio", "x"}}};
+  EXPECT_THAT(refused(broken), HasSubstr("findings[0].bisect.culprits[0].cases[0].ratio"));
+  broken = triage;
+  broken["regressions"]["recorded"][0]["id"] = 7;
+  EXPECT_THAT(refused(broken), HasSubstr("'regressions.recorded[0].id'"));
+  broken = triage;
+  broken["search"]["points"] = -4;
+  EXPECT_THAT(refused(broken), HasSubstr("'search.points'"));
+  broken = triage;
+  broken["change_points"] = {{{"ratio", "1.2"}}};
+  EXPECT_THAT(refused(broken), HasSubstr("'change_points[0].ratio'"));
+  // Another kind's document may hold such keys: they are not its own, and nothing reads them.
+  broken["kind"] = "bisect";
+  EXPECT_EQ(refused(broken), "read");
+}
+
 TEST(Evidence, ACommitFoundForSeveralCasesIsOneCulprit) {
   const auto found = [](std::string commit, std::string case_name, double ratio) {
     evidence::EvidenceCulprit c;
