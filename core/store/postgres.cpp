@@ -19,7 +19,6 @@
 #include "core/store/location.hpp"
 #include "core/store/sql.hpp"
 #include "core/util/error.hpp"
-#include "core/util/escape.hpp"
 #include "core/util/text.hpp"
 
 namespace culprit::store::sql {
@@ -84,13 +83,11 @@ public:
   void bind_int64(int index, std::int64_t value) override { set(index, fmt::format("{}", value)); }
   void bind_double(int index, double value) override { set(index, fmt::format("{}", value)); }
   // The server takes text in UTF-8 without NUL (a parameter is a C string): a run's message that
-  // quotes a benchmark's raw bytes is stored with those bytes replaced by U+FFFD, as evidence
-  // writes it, rather than refused with the run.
+  // quotes a benchmark's raw bytes is stored as stored_text makes it rather than refused with the
+  // run.
   void bind_text(int index, std::string_view text) override {
-    auto valid = valid_utf8(text);
-    for (std::size_t at = valid.find('\0'); at != std::string::npos; at = valid.find('\0', at))
-      valid.replace(at, 1, "\xEF\xBF\xBD");
-    set(index, std::move(valid));
+    auto stored = stored_text(text);
+    set(index, stored ? std::move(*stored) : std::string(text));
   }
   void bind_null(int index) override { set(index, std::nullopt); }
   Result<bool> step() override;

@@ -28,6 +28,12 @@ enum class Dialect : std::uint8_t { sqlite, postgres };
 // spelled out) and culprit starts a new one.
 std::string damaged_store_advice(const std::filesystem::path& file);
 
+// Text as the store keeps it on either backend: UTF-8 without NUL, as PostgreSQL takes it, with
+// each byte that is not part of UTF-8 and each NUL replaced by U+FFFD, as evidence writes them;
+// so a case whose name is not UTF-8 has one name in either store and everywhere it is shown.
+// None when `text` is so already (it is bound as it is).
+std::optional<std::string> stored_text(std::string_view text);
+
 // A backend's prepared statement (internal: Statement is the interface).
 class Cursor {
 public:

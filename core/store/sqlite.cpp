@@ -115,7 +115,11 @@ public:
   void bind_double(int index, double value) override {
     check_bind(sqlite3_bind_double(m_statement, index, value));
   }
+  // Text goes in as stored_text makes it, as on PostgreSQL: one name for one case on either.
   void bind_text(int index, std::string_view text) override {
+    const auto stored = stored_text(text);
+    if (stored)
+      text = *stored;
     // An empty string_view may have a null data(); SQLite would bind that as NULL.
     const char* data = text.data() == nullptr ? "" : text.data();
     check_bind(sqlite3_bind_text(m_statement, index, data, checked_size(text), SQLITE_TRANSIENT));
