@@ -81,11 +81,14 @@ class Statement;
 class Database {
 public:
   // Opens (creating if needed) the SQLite file for reading and writing. SQLite opens lazily: a
-  // file that is not a database is only noticed by the first statement.
-  static Result<Database> open_sqlite(const std::filesystem::path& file);
+  // file that is not a database is only noticed by the first statement. `what` is what messages
+  // call the database ("results store", "history ledger").
+  static Result<Database> open_sqlite(const std::filesystem::path& file,
+                                      std::string_view what = "results store");
   // Connects to a PostgreSQL server (a postgresql:// URL, core/store/location.hpp). An
   // unreachable server or a refused login is one line with what to do.
-  static Result<Database> open_postgres(std::string_view url);
+  static Result<Database> open_postgres(std::string_view url,
+                                        std::string_view what = "results store");
 
   // Runs one or more statements that return no rows (schema, pragmas).
   Status execute(std::string_view sql) { return m_connection->execute(sql); }
