@@ -297,11 +297,11 @@ Result<std::int64_t> checked_sqlite_version(store::sql::Database& db) {
   return version;
 }
 
-const store::PostgresComponent k_postgres_ledger{.name = "ledger",
-                                                 .description = "history ledger",
-                                                 .version = k_ledger_version,
-                                                 .create = k_postgres_schema,
-                                                 .upgrades = k_postgres_upgrades};
+constexpr store::PostgresComponent k_postgres_ledger{.name = "ledger",
+                                                     .description = "history ledger",
+                                                     .version = k_ledger_version,
+                                                     .create = k_postgres_schema,
+                                                     .upgrades = k_postgres_upgrades};
 
 Status prepare(store::sql::Database& db) {
   if (db.dialect() == store::sql::Dialect::postgres) {
