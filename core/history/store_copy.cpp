@@ -225,15 +225,14 @@ void bind_key(store::sql::Statement& exists, const Match& key, const store::sql:
     bind_value(exists, ++parameter, row, first_column + static_cast<int>(i), columns[i].kind);
 }
 
-// The regression's events of the source row `regression`: every one when the target held no
-// record of it, and none when it did (that record and its events are the target's own: events
-// of another history grafted on would tell two stories of one record).
-using CopyEvents = std::function<Status(const store::sql::Statement& row, bool present)>;
+// What copy_table also copies for each source row it reads, in its transaction; `present` says
+// whether the target held that row already.
+using CopyAlso = std::function<Status(const store::sql::Statement& row, bool present)>;
 
 // Copies a table whose rows are known by their key: one transaction for the table, with what
 // `also` copies for each row.
 Status copy_table(store::sql::Database& from, store::sql::Database& to, const Table& table,
-                  CopyCounts& counts, const CopyEvents& also = {}) {
+                  CopyCounts& counts, const CopyAlso& also = {}) {
   const auto columns = names(table.columns);
   CULPRIT_TRY_ASSIGN(auto read, from.prepare(fmt::format("SELECT {} FROM {} ORDER BY {}", columns,
                                                          table.name, table.order)));
@@ -253,19 +252,21 @@ Status copy_table(store::sql::Database& from, store::sql::Database& to, const Ta
     for (std::size_t i = 0; i < table.columns.size(); ++i)
       bind_value(insert, static_cast<int>(i) + 1, read, static_cast<int>(i), table.columns[i].kind);
     CULPRIT_TRY_ASSIGN(const bool present, exists.step());
-    if (present)
+    if (present) {
       ++counts.rows_present;
-    else
+    } else {
       CULPRIT_TRY(insert.run());
-    counts.rows_copied += present ? 0 : 1;
+      ++counts.rows_copied;
+    }
     if (also)
       CULPRIT_TRY(also(read, present));
   }
   return transaction.commit();
 }
 
-// The regressions, each with its events, in one transaction: a record the target holds keeps
-// its own events, and one it did not hold comes over whole.
+// The regressions, each with its events, in one transaction: a record the target did not hold
+// comes over whole, and one it held keeps its own events (another history's grafted on would tell
+// two stories of one record); the source's events of it count as there already.
 Status copy_regressions(store::sql::Database& from, store::sql::Database& to, const Table& table,
                         CopyCounts& counts) {
   const auto& events = event_table();
