@@ -245,7 +245,7 @@ std::unexpected<Error> refuse_damaged_ledger(const store::sql::Database& db, std
                        "and culprit starts a new one (the runs stay in the results store)",
                        db.name(), why);
   return infra_error("the history ledger in {} is damaged ({}); restore its tables from a backup "
-                     "(the runs stay in the results store's)",
+                     "(the runs, in the results store's tables, are untouched)",
                      db.name(), why);
 }
 
