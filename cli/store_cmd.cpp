@@ -13,6 +13,7 @@
 #include "core/history/store_copy.hpp"
 #include "core/store/location.hpp"
 #include "core/store/store.hpp"
+#include "core/util/format.hpp"
 #include "core/util/interrupt.hpp"
 
 namespace culprit::cli {
@@ -41,17 +42,15 @@ public:
     history::CopyOptions options;
     options.on_batch = [&global](const history::CopyCounts& counts) {
       if (global.verbosity == Verbosity::verbose)
-        fmt::print(stderr, "store copy: {} runs so far\n",
-                   counts.runs_copied + counts.runs_present);
+        fmt::print(stderr, "store copy: {} so far\n",
+                   counted(static_cast<std::size_t>(counts.runs_copied + counts.runs_present),
+                           "run", "runs"));
       return !interrupt_requested();
     };
     auto copied = history::copy_store(*from, *to, options);
     if (!copied)
       return print_failure(copied.error());
-    fmt::print("copied {} runs and {} other rows from {} to {} ({} runs and {} rows were there "
-               "already)\n",
-               copied->runs_copied, copied->rows_copied, from->describe(), to->describe(),
-               copied->runs_present, copied->rows_present);
+    fmt::print("{}\n", history::copy_summary(*copied, from->describe(), to->describe()));
     return 0;
   }
 

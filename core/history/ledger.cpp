@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <system_error>
 #include <tuple>
 #include <utility>
@@ -190,16 +191,94 @@ CREATE TABLE searches (
 );
 )sql"};
 
-Status prepare(store::sql::Database& db) {
-  if (db.dialect() == store::sql::Dialect::postgres)
-    return store::prepare_postgres_component(db, {.name = "ledger",
-                                                  .description = "history ledger",
-                                                  .version = k_ledger_version,
-                                                  .create = k_postgres_schema,
-                                                  .upgrades = k_postgres_upgrades});
-  CULPRIT_TRY(db.execute("PRAGMA busy_timeout = 30000"));
-  CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
-  CULPRIT_TRY_ASSIGN(const auto application_id, db.pragma_integer("application_id"));
+// The ledger's tables and the columns each holds (but for regressions' range, which came with
+// version 5).
+struct LedgerTable {
+  std::string_view name;
+  std::vector<std::string_view> columns;
+};
+
+const std::vector<LedgerTable>& ledger_schema_tables() {
+  static const std::vector<LedgerTable> tables = {
+      {"tracked",
+       {"commit_id", "host_id", "recipe_hash", "artifact_id", "source", "file", "commit_time",
+        "tracked_at"}},
+      {"imports", {"commit_id", "host_id", "content_hash", "file", "imported_at"}},
+      {"handled",
+       {"host_id", "case_name", "metric", "before_id", "after_id", "outcome", "culprit",
+        "handled_at"}},
+      {"sessions",
+       {"commit_id", "host_id", "recipe_hash", "session", "artifact_id", "measured_at"}},
+      {"unfinished_sessions", {"command", "session", "started_at"}},
+      {"regressions",
+       {"id", "host_id", "culprit", "subject", "author", "state", "cases", "owners", "evidence",
+        "first_seen", "last_seen", "fixed_by", "range_before", "range_after"}},
+      {"regression_events", {"regression", "at", "state", "who", "note", "commit_id"}},
+      {"searches", {"scope", "points", "digest", "searched_at"}},
+  };
+  return tables;
+}
+
+// Every table of the database and its columns.
+Result<std::map<std::string, std::set<std::string>, std::less<>>>
+columns_held(store::sql::Database& db) {
+  CULPRIT_TRY_ASSIGN(auto query,
+                     db.prepare(db.dialect() == store::sql::Dialect::sqlite
+                                    ? "SELECT m.name, p.name FROM sqlite_master AS m, "
+                                      "pragma_table_info(m.name) AS p WHERE m.type = 'table'"
+                                    : "SELECT table_name, column_name FROM "
+                                      "information_schema.columns WHERE table_schema = "
+                                      "current_schema()"));
+  std::map<std::string, std::set<std::string>, std::less<>> held;
+  for (;;) {
+    CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
+    if (!has_row)
+      return held;
+    held[query.column_text(0)].insert(query.column_text(1));
+  }
+}
+
+// What to do about a ledger whose tables or rows are not what culprit writes.
+std::unexpected<Error> refuse_damaged_ledger(const store::sql::Database& db, std::string_view why) {
+  if (db.dialect() == store::sql::Dialect::sqlite)
+    return infra_error("the history ledger {0} is damaged ({1}); move it away (mv {0} {0}.bad) "
+                       "and culprit starts a new one (the runs stay in the results store)",
+                       db.name(), why);
+  return infra_error("the history ledger in {} is damaged ({}); restore its tables from a backup "
+                     "(the runs, in the results store's tables, are untouched)",
+                     db.name(), why);
+}
+
+// Refuses a ledger whose tables are not those of `version`: a table lacks a column, or a ledger
+// of this culprit's version lacks a table (dropped by hand, or a file put together from pieces).
+// An older ledger gains the tables it lacks when it is opened.
+Status check_tables(store::sql::Database& db, std::int64_t version) {
+  CULPRIT_TRY_ASSIGN(const auto held, columns_held(db));
+  for (const auto& table : ledger_schema_tables()) {
+    const auto it = held.find(table.name);
+    if (it == held.end()) {
+      if (version == k_ledger_version)
+        return refuse_damaged_ledger(db, fmt::format("its table {} is missing", table.name));
+      continue;
+    }
+    for (const auto column : table.columns) {
+      if (version < 5 && column.starts_with("range_"))
+        continue;
+      if (!it->second.contains(std::string(column)))
+        return refuse_damaged_ledger(
+            db, fmt::format("its table {} has no column {}", table.name, column));
+    }
+  }
+  return {};
+}
+
+// Refuses a SQLite ledger of a version no culprit writes, of a newer culprit, or of another
+// program.
+Status check_header(const store::sql::Database& db, std::int64_t version,
+                    std::int64_t application_id) {
+  if (version < 0)
+    return refuse_damaged_ledger(
+        db, fmt::format("its version is {}, which no culprit writes", version));
   if (version > k_ledger_version)
     return infra_error("the history ledger {} was written by a newer culprit (version {}); "
                        "upgrade culprit, or choose another --cache-dir",
@@ -208,11 +287,41 @@ Status prepare(store::sql::Database& db) {
     return infra_error("{} is not a culprit history ledger; move it away or choose another "
                        "--cache-dir",
                        db.name());
+  return {};
+}
+
+Result<std::int64_t> checked_sqlite_version(store::sql::Database& db) {
+  CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
+  CULPRIT_TRY_ASSIGN(const auto application_id, db.pragma_integer("application_id"));
+  CULPRIT_TRY(check_header(db, version, application_id));
+  return version;
+}
+
+constexpr store::PostgresComponent k_postgres_ledger{.name = "ledger",
+                                                     .description = "history ledger",
+                                                     .version = k_ledger_version,
+                                                     .create = k_postgres_schema,
+                                                     .upgrades = k_postgres_upgrades};
+
+Status prepare(store::sql::Database& db) {
+  if (db.dialect() == store::sql::Dialect::postgres) {
+    CULPRIT_TRY(store::prepare_postgres_component(db, k_postgres_ledger));
+    return check_tables(db, k_ledger_version);
+  }
+  CULPRIT_TRY(db.execute("PRAGMA busy_timeout = 30000"));
+  // Looked at before WAL mode is set, so that a file of another program or of a newer culprit
+  // is left as it is; and again under the write lock, which orders this process after another
+  // that is making the ledger at the same time.
+  CULPRIT_TRY(checked_sqlite_version(db));
   {
     CULPRIT_TRY_ASSIGN(auto journal, db.prepare("PRAGMA journal_mode = WAL"));
     CULPRIT_TRY(journal.step());
   }
   CULPRIT_TRY_ASSIGN(auto transaction, store::sql::Transaction::begin(db));
+  CULPRIT_TRY_ASSIGN(const auto version, checked_sqlite_version(db));
+  CULPRIT_TRY(check_tables(db, version));
+  if (version == k_ledger_version)
+    return transaction.commit();
   CULPRIT_TRY(db.execute(k_schema));
   // Version 4 and older kept no range: their regressions all have a culprit.
   if (version != 0 && version < 5) {
@@ -244,7 +353,7 @@ Result<Ledger> Ledger::open(const std::filesystem::path& file) {
                          "permissions or choose another --cache-dir",
                          file.parent_path().string(), error.message());
   }
-  CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_sqlite(file));
+  CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_sqlite(file, "history ledger"));
   CULPRIT_TRY(prepare(db));
   return Ledger(std::move(db));
 }
@@ -256,9 +365,28 @@ Result<Ledger> Ledger::open_in(const std::filesystem::path& cache_dir) {
 Result<Ledger> Ledger::open_at(const store::Location& where) {
   if (!where.shared())
     return open_in(where.cache_dir);
-  CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_postgres(where.url));
+  CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_postgres(where.url, "history ledger"));
   CULPRIT_TRY(prepare(db));
   return Ledger(std::move(db));
+}
+
+Status Ledger::check_at(const store::Location& where) {
+  if (!where.shared()) {
+    const auto file = where.cache_dir / k_ledger_file_name;
+    std::error_code error;
+    if (!std::filesystem::exists(file, error))
+      return {};
+    CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_sqlite(file, "history ledger"));
+    CULPRIT_TRY_ASSIGN(const auto version, checked_sqlite_version(db));
+    return check_tables(db, version);
+  }
+  CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_postgres(where.url, "history ledger"));
+  CULPRIT_TRY_ASSIGN(const auto version, store::check_postgres_component(db, k_postgres_ledger));
+  return version == k_ledger_version ? check_tables(db, version) : Status{};
+}
+
+std::string Ledger::damaged(std::string_view why) const {
+  return refuse_damaged_ledger(m_db, why).error().message;
 }
 
 Status Ledger::record_tracked(const TrackedPoint& point) {

@@ -84,7 +84,12 @@ public:
   static Result<Ledger> open(const std::filesystem::path& file);
   static Result<Ledger> open_in(const std::filesystem::path& cache_dir);
   // The ledger at `where`: the cache dir's file, or the tables beside the store's on PostgreSQL.
+  // A ledger whose version or tables are not those culprit writes (a table or column missing) is
+  // refused as damaged, and left as it is.
   static Result<Ledger> open_at(const store::Location& where);
+  // Whether open_at would refuse the ledger at `where` (of a newer culprit, of another program,
+  // damaged), creating and changing nothing: a ledger not there yet passes.
+  static Status check_at(const store::Location& where);
 
   // Inserts or updates (commit, host, recipe hash): the artifact, source, file and tracked_at
   // are replaced; the order of first insertion is kept for ties of commit_time.
@@ -143,6 +148,9 @@ public:
 
 private:
   explicit Ledger(store::sql::Database db) : m_db(std::move(db)) {}
+  // The message for a ledger whose rows are not what culprit writes: what is wrong, and what to
+  // do.
+  [[nodiscard]] std::string damaged(std::string_view why) const;
   store::sql::Database m_db;
 };
 

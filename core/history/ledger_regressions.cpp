@@ -1,6 +1,7 @@
 // The regressions of the history ledger (core/history/regressions.hpp): their records and
 // events, and how triage and people move them. The tables are in ledger.cpp's schema.
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/history/ledger.hpp"
+#include "core/util/escape.hpp"
 #include "core/util/json_text.hpp"
 
 namespace culprit::history {
@@ -67,14 +69,27 @@ constexpr std::string_view k_regression_columns =
     "id, host_id, culprit, subject, author, state, cases, owners, evidence, first_seen, "
     "last_seen, fixed_by, range_before, range_after";
 
-Regression regression_from(const store::sql::Statement& row) {
+// A state as the ledger keeps it; a state no culprit writes (set by hand, or a damaged row) is
+// refused, never read as another.
+using DamagedLine = std::function<std::string(std::string_view)>;
+
+Result<RegressionState> state_from(std::string_view text, std::string_view id,
+                                   const DamagedLine& damaged) {
+  if (const auto state = parse_regression_state(text))
+    return *state;
+  return infra_error("{}", damaged(fmt::format("regression {} has the state \"{}\", which no "
+                                               "culprit writes",
+                                               excerpt(id), excerpt(text))));
+}
+
+Result<Regression> regression_from(const store::sql::Statement& row, const DamagedLine& damaged) {
   Regression r;
   r.id = row.column_text(0);
   r.host_id = row.column_text(1);
   r.culprit = row.column_text(2);
   r.subject = row.column_text(3);
   r.author = row.column_text(4);
-  r.state = parse_regression_state(row.column_text(5)).value_or(RegressionState::bisected);
+  CULPRIT_TRY_ASSIGN(r.state, state_from(row.column_view(5), r.id, damaged));
   r.cases = cases_from(row.column_text(6));
   r.owners = strings_from(row.column_text(7));
   r.evidence = strings_from(row.column_text(8));
@@ -198,6 +213,7 @@ Result<std::optional<Regression>> Ledger::regression_of_culprit(std::string_view
 }
 
 Result<std::vector<Regression>> Ledger::regressions(std::optional<std::string_view> host_id) {
+  const DamagedLine damaged_line = [this](std::string_view why) { return damaged(why); };
   CULPRIT_TRY_ASSIGN(auto query,
                      m_db.prepare(fmt::format("SELECT {} FROM regressions WHERE host_id = "
                                               "coalesce(?1, host_id) ORDER BY first_seen, "
@@ -209,7 +225,8 @@ Result<std::vector<Regression>> Ledger::regressions(std::optional<std::string_vi
     CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
     if (!has_row)
       break;
-    out.push_back(regression_from(query));
+    CULPRIT_TRY_ASSIGN(auto one, regression_from(query, damaged_line));
+    out.push_back(std::move(one));
   }
   CULPRIT_TRY_ASSIGN(auto events, m_db.prepare("SELECT regression, at, state, who, note, "
                                                "commit_id FROM regression_events ORDER BY at, "
@@ -222,16 +239,17 @@ Result<std::vector<Regression>> Ledger::regressions(std::optional<std::string_vi
     const auto owner = std::ranges::find(out, id, &Regression::id);
     if (owner == out.end())
       continue;
-    owner->events.push_back(
-        {.at = store::from_micros(events.column_int64(1)),
-         .state = parse_regression_state(events.column_text(2)).value_or(RegressionState::bisected),
-         .who = events.column_text(3),
-         .note = events.column_text(4),
-         .commit = events.column_text(5)});
+    CULPRIT_TRY_ASSIGN(const auto state, state_from(events.column_view(2), id, damaged_line));
+    owner->events.push_back({.at = store::from_micros(events.column_int64(1)),
+                             .state = state,
+                             .who = events.column_text(3),
+                             .note = events.column_text(4),
+                             .commit = events.column_text(5)});
   }
 }
 
 Result<std::optional<Regression>> Ledger::regression(std::string_view id) {
+  const DamagedLine damaged_line = [this](std::string_view why) { return damaged(why); };
   CULPRIT_TRY_ASSIGN(auto query, m_db.prepare(fmt::format("SELECT {} FROM regressions WHERE id = "
                                                           "?1",
                                                           k_regression_columns)));
@@ -239,7 +257,7 @@ Result<std::optional<Regression>> Ledger::regression(std::string_view id) {
   CULPRIT_TRY_ASSIGN(const bool has_row, query.step());
   if (!has_row)
     return std::optional<Regression>();
-  auto found = regression_from(query);
+  CULPRIT_TRY_ASSIGN(auto found, regression_from(query, damaged_line));
   CULPRIT_TRY_ASSIGN(auto events, m_db.prepare("SELECT at, state, who, note, commit_id FROM "
                                                "regression_events WHERE regression = ?1 ORDER "
                                                "BY at, rowid"));
@@ -248,12 +266,12 @@ Result<std::optional<Regression>> Ledger::regression(std::string_view id) {
     CULPRIT_TRY_ASSIGN(const bool has_event, events.step());
     if (!has_event)
       return std::optional<Regression>(std::move(found));
-    found.events.push_back(
-        {.at = store::from_micros(events.column_int64(0)),
-         .state = parse_regression_state(events.column_text(1)).value_or(RegressionState::bisected),
-         .who = events.column_text(2),
-         .note = events.column_text(3),
-         .commit = events.column_text(4)});
+    CULPRIT_TRY_ASSIGN(const auto state, state_from(events.column_view(1), found.id, damaged_line));
+    found.events.push_back({.at = store::from_micros(events.column_int64(0)),
+                            .state = state,
+                            .who = events.column_text(2),
+                            .note = events.column_text(3),
+                            .commit = events.column_text(4)});
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -13,6 +14,7 @@
 #include "core/history/ledger.hpp"
 #include "core/store/sql.hpp"
 #include "core/store/store.hpp"
+#include "core/util/format.hpp"
 
 namespace culprit::history {
 namespace {
@@ -129,11 +131,17 @@ std::vector<Table> ledger_tables() {
         {"range_after", T}},
        {"id"},
        "rowid"},
-      {"regression_events",
-       {{"regression", T}, {"at", I}, {"state", T}, {"who", T}, {"note", T}, {"commit_id", T}},
-       {},
-       "rowid"},
   };
+}
+
+// A regression's events, copied with their regression (copy_regressions), never apart.
+const Table& event_table() {
+  static const Table table = {
+      "regression_events",
+      {{"regression", T}, {"at", I}, {"state", T}, {"who", T}, {"note", T}, {"commit_id", T}},
+      {},
+      "at, rowid"};
+  return table;
 }
 
 const std::vector<Column>& run_columns() {
@@ -217,9 +225,14 @@ void bind_key(store::sql::Statement& exists, const Match& key, const store::sql:
     bind_value(exists, ++parameter, row, first_column + static_cast<int>(i), columns[i].kind);
 }
 
-// Copies a table whose rows are known by their key: one transaction for the table.
+// What copy_table also copies for each source row it reads, in its transaction; `present` says
+// whether the target held that row already.
+using CopyAlso = std::function<Status(const store::sql::Statement& row, bool present)>;
+
+// Copies a table whose rows are known by their key: one transaction for the table, with what
+// `also` copies for each row.
 Status copy_table(store::sql::Database& from, store::sql::Database& to, const Table& table,
-                  CopyCounts& counts) {
+                  CopyCounts& counts, const CopyAlso& also = {}) {
   const auto columns = names(table.columns);
   CULPRIT_TRY_ASSIGN(auto read, from.prepare(fmt::format("SELECT {} FROM {} ORDER BY {}", columns,
                                                          table.name, table.order)));
@@ -241,12 +254,49 @@ Status copy_table(store::sql::Database& from, store::sql::Database& to, const Ta
     CULPRIT_TRY_ASSIGN(const bool present, exists.step());
     if (present) {
       ++counts.rows_present;
-      continue;
+    } else {
+      CULPRIT_TRY(insert.run());
+      ++counts.rows_copied;
     }
-    CULPRIT_TRY(insert.run());
-    ++counts.rows_copied;
+    if (also)
+      CULPRIT_TRY(also(read, present));
   }
   return transaction.commit();
+}
+
+// The regressions, each with its events, in one transaction: a record the target did not hold
+// comes over whole, and one it held keeps its own events (another history's grafted on would tell
+// two stories of one record); the source's events of it count as there already.
+Status copy_regressions(store::sql::Database& from, store::sql::Database& to, const Table& table,
+                        CopyCounts& counts) {
+  const auto& events = event_table();
+  CULPRIT_TRY_ASSIGN(auto read_events,
+                     from.prepare(fmt::format("SELECT {} FROM {} WHERE "
+                                              "regression = ?1 ORDER BY {}",
+                                              names(events.columns), events.name, events.order)));
+  CULPRIT_TRY_ASSIGN(auto insert, to.prepare(fmt::format("INSERT INTO {} ({}) VALUES ({})",
+                                                         events.name, names(events.columns),
+                                                         placeholders(events.columns.size()))));
+  const auto copy_events = [&](const store::sql::Statement& regression, bool present) -> Status {
+    read_events.reset();
+    read_events.bind(1, regression.column_view(0)); // id, the first column
+    for (;;) {
+      CULPRIT_TRY_ASSIGN(const bool has_row, read_events.step());
+      if (!has_row)
+        return {};
+      if (present) {
+        ++counts.rows_present;
+        continue;
+      }
+      insert.reset();
+      for (std::size_t i = 0; i < events.columns.size(); ++i)
+        bind_value(insert, static_cast<int>(i) + 1, read_events, static_cast<int>(i),
+                   events.columns[i].kind);
+      CULPRIT_TRY(insert.run());
+      ++counts.rows_copied;
+    }
+  };
+  return copy_table(from, to, table, counts, copy_events);
 }
 
 // The runs, in batches of options.batch a transaction, each with its samples.
@@ -314,9 +364,11 @@ Status copy_runs(store::sql::Database& from, store::sql::Database& to, const Cop
     }
     CULPRIT_TRY(transaction.commit());
     if (options.on_batch && !options.on_batch(counts))
-      return fail(ExitCode::interrupted,
-                  fmt::format("interrupted after {} runs; the same command goes on from there",
-                              counts.runs_copied + counts.runs_present));
+      return fail(
+          ExitCode::interrupted,
+          fmt::format("interrupted after {}; the same command goes on from there",
+                      counted(static_cast<std::size_t>(counts.runs_copied + counts.runs_present),
+                              "run", "runs")));
   }
   return {};
 }
@@ -337,6 +389,10 @@ Result<CopyCounts> copy_store(const store::Location& from, const store::Location
                        to.describe());
   CULPRIT_TRY_ASSIGN(auto source, store::Store::open_at(from));
   CULPRIT_TRY_ASSIGN(auto source_ledger, Ledger::open_at(from));
+  // Either part of the target may refuse (a newer culprit's, a damaged one): both are asked
+  // before either is made, so that a refused copy leaves the target as it was.
+  CULPRIT_TRY(store::Store::check_at(to));
+  CULPRIT_TRY(Ledger::check_at(to));
   CULPRIT_TRY_ASSIGN(auto target, store::Store::open_at(to));
   CULPRIT_TRY_ASSIGN(auto target_ledger, Ledger::open_at(to));
   CopyCounts counts;
@@ -345,8 +401,23 @@ Result<CopyCounts> copy_store(const store::Location& from, const store::Location
     CULPRIT_TRY(copy_table(source.database(), target.database(), table, counts));
   CULPRIT_TRY(copy_runs(source.database(), target.database(), options, counts));
   for (const auto& table : ledger_tables())
-    CULPRIT_TRY(copy_table(source_ledger.database(), target_ledger.database(), table, counts));
+    CULPRIT_TRY(
+        table.name == "regressions"
+            ? copy_regressions(source_ledger.database(), target_ledger.database(), table, counts)
+            : copy_table(source_ledger.database(), target_ledger.database(), table, counts));
   return counts;
+}
+
+std::string copy_summary(const CopyCounts& counts, std::string_view from, std::string_view to) {
+  const auto count = [](std::int64_t n, std::string_view one, std::string_view many) {
+    return counted(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)), one, many);
+  };
+  return fmt::format("copied {} and {} from {} to {} ({} and {} {} there already)",
+                     count(counts.runs_copied, "run", "runs"),
+                     count(counts.rows_copied, "other row", "other rows"), from, to,
+                     count(counts.runs_present, "run", "runs"),
+                     count(counts.rows_present, "row", "rows"),
+                     counts.runs_present + counts.rows_present == 1 ? "was" : "were");
 }
 
 } // namespace culprit::history

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <string_view>
 
 #include "core/store/location.hpp"
 #include "core/util/error.hpp"
@@ -31,7 +33,15 @@ struct CopyOptions {
   std::function<bool(const CopyCounts&)> on_batch;
 };
 
+// Refuses, before it makes anything there, a target whose store or ledger the target's culprit
+// would refuse (a newer culprit's, another program's, a damaged one). A regression the target
+// holds already (by its id) keeps the target's record and events: the source's events of it are
+// not copied (they count as there already).
 Result<CopyCounts> copy_store(const store::Location& from, const store::Location& to,
                               const CopyOptions& options = {});
+
+// The line that ends a copy: "copied 1 run and 37 other rows from A to B (0 runs and 0 rows were
+// there already)", each count in the number it needs.
+std::string copy_summary(const CopyCounts& counts, std::string_view from, std::string_view to);
 
 } // namespace culprit::history

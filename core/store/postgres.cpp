@@ -3,8 +3,14 @@
 // back exactly, as the server writes float8 too). A connection lost between transactions (the
 // server restarted) is made again at the next statement; one lost inside a transaction fails
 // that transaction, which then rolls back whole.
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,7 +25,6 @@
 #include "core/store/location.hpp"
 #include "core/store/sql.hpp"
 #include "core/util/error.hpp"
-#include "core/util/escape.hpp"
 #include "core/util/text.hpp"
 
 namespace culprit::store::sql {
@@ -84,13 +89,11 @@ public:
   void bind_int64(int index, std::int64_t value) override { set(index, fmt::format("{}", value)); }
   void bind_double(int index, double value) override { set(index, fmt::format("{}", value)); }
   // The server takes text in UTF-8 without NUL (a parameter is a C string): a run's message that
-  // quotes a benchmark's raw bytes is stored with those bytes replaced by U+FFFD, as evidence
-  // writes it, rather than refused with the run.
+  // quotes a benchmark's raw bytes is stored as stored_text makes it rather than refused with the
+  // run.
   void bind_text(int index, std::string_view text) override {
-    auto valid = valid_utf8(text);
-    for (std::size_t at = valid.find('\0'); at != std::string::npos; at = valid.find('\0', at))
-      valid.replace(at, 1, "\xEF\xBF\xBD");
-    set(index, std::move(valid));
+    auto stored = stored_text(text);
+    set(index, stored ? std::move(*stored) : std::string(text));
   }
   void bind_null(int index) override { set(index, std::nullopt); }
   Result<bool> step() override;
@@ -140,8 +143,8 @@ private:
 
 class PostgresConnection final : public Connection {
 public:
-  PostgresConnection(PGconn* connection, std::string name)
-      : m_connection(connection), m_name(std::move(name)) {}
+  PostgresConnection(PGconn* connection, std::string name, std::string what)
+      : m_connection(connection), m_name(std::move(name)), m_what(std::move(what)) {}
   PostgresConnection(const PostgresConnection&) = delete;
   PostgresConnection& operator=(const PostgresConnection&) = delete;
   PostgresConnection(PostgresConnection&&) = delete;
@@ -154,9 +157,9 @@ public:
       CULPRIT_TRY(check(result.get(), "a statement"));
       // COMMIT of a transaction that failed inside rolls it back and says so only here.
       if (std::string_view(PQcmdStatus(result.get())) == "ROLLBACK" && sql == "COMMIT")
-        return infra_error("results store {}: the transaction was rolled back by the server; "
-                           "run the command again",
-                           m_name);
+        return infra_error("{} {}: the transaction was rolled back by the server; run the "
+                           "command again",
+                           m_what, m_name);
       return {};
     });
   }
@@ -230,7 +233,7 @@ private:
     const std::string_view code = state != nullptr                          ? state
                                   : PQstatus(m_connection) != CONNECTION_OK ? "08006"
                                                                             : "";
-    return infra_error("results store {}: {} failed: {}; {}", m_name, doing, message, advice(code));
+    return infra_error("{} {}: {} failed: {}; {}", m_what, m_name, doing, message, advice(code));
   }
 
   // A connection the server dropped (a restart) is made again between transactions; the
@@ -241,13 +244,14 @@ private:
     PQreset(m_connection);
     m_prepared.clear();
     if (PQstatus(m_connection) != CONNECTION_OK)
-      return infra_error("cannot reach the results store {}: {}; {}", m_name,
+      return infra_error("cannot reach the {} {}: {}; {}", m_what, m_name,
                          one_line(PQerrorMessage(m_connection)), advice("08006"));
     return {};
   }
 
   PGconn* m_connection;
   std::string m_name;
+  std::string m_what;                                      // "results store", "history ledger"
   std::unordered_map<std::string, std::string> m_prepared; // text -> server-side name
   int m_changes = 0;
 };
@@ -263,29 +267,86 @@ Result<bool> PostgresCursor::step() {
 
 void ignore_notice(void* /*unused*/, const char* /*message*/) {}
 
+// The password file libpq would read for `url` but ignore, saying so on stderr itself, outside
+// culprit's messages: one that is not a plain file, or that others may read. libpq reads the file
+// (passfile= in the URL, else PGPASSFILE, else ~/.pgpass) only when neither the URL nor
+// PGPASSWORD gives a password.
+std::optional<std::string> ignored_password_file(const std::string& url) {
+  char* message = nullptr;
+  const std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> options(
+      PQconninfoParse(url.c_str(), &message), PQconninfoFree);
+  PQfreemem(message);
+  if (options == nullptr)
+    return std::nullopt;
+  std::string file;
+  for (const auto* option = options.get(); option->keyword != nullptr; ++option) {
+    if (option->val == nullptr || *option->val == '\0')
+      continue;
+    if (std::string_view(option->keyword) == "password")
+      return std::nullopt;
+    if (std::string_view(option->keyword) == "passfile")
+      file = option->val;
+  }
+  if (const char* password = std::getenv("PGPASSWORD"); password != nullptr && *password != '\0')
+    return std::nullopt;
+  if (const char* env = std::getenv("PGPASSFILE"); file.empty() && env != nullptr && *env != '\0')
+    file = env;
+  if (file.empty()) {
+    const char* home = std::getenv("HOME");
+    if (home == nullptr || *home == '\0') {
+      const passwd* user = ::getpwuid(::geteuid());
+      home = user != nullptr ? user->pw_dir : nullptr;
+    }
+    if (home == nullptr)
+      return std::nullopt;
+    file = (std::filesystem::path(home) / ".pgpass").string();
+  }
+  struct stat status{};
+  if (::stat(file.c_str(), &status) != 0)
+    return std::nullopt;
+  if (S_ISREG(status.st_mode) && (status.st_mode & (S_IRWXG | S_IRWXO)) == 0)
+    return std::nullopt;
+  return file;
+}
+
+// A password file no one can have: libpq looks for it, finds nothing and says nothing.
+constexpr const char* k_no_password_file = "/dev/null/culprit-reads-no-password-file";
+
 } // namespace
 
-Result<Database> Database::open_postgres(std::string_view url) {
+Result<Database> Database::open_postgres(std::string_view url, std::string_view what) {
   CULPRIT_TRY(store::check_store_url(url));
   const std::string text(url);
   const std::string name = store::masked_url(url);
+  const auto ignored_file = ignored_password_file(text);
   // Later keywords override earlier ones, and the URL's own expand into place: a
-  // connect_timeout in the URL wins over this default.
-  const char* keywords[] = {"connect_timeout", "fallback_application_name", "client_encoding",
-                            "dbname", nullptr};
-  const char* values[] = {"10", "culprit", "UTF8", text.c_str(), nullptr};
-  PGconn* raw = PQconnectdbParams(keywords, values, 1);
+  // connect_timeout in the URL wins over this default. The password file libpq would ignore
+  // aloud is not looked for: a refused login says why instead.
+  std::vector<const char*> keywords = {"connect_timeout", "fallback_application_name",
+                                       "client_encoding", "dbname"};
+  std::vector<const char*> values = {"10", "culprit", "UTF8", text.c_str()};
+  if (ignored_file) {
+    keywords.push_back("passfile");
+    values.push_back(k_no_password_file);
+  }
+  keywords.push_back(nullptr);
+  values.push_back(nullptr);
+  PGconn* raw = PQconnectdbParams(keywords.data(), values.data(), 1);
   if (raw == nullptr)
-    return infra_error("cannot reach the results store {}: out of memory", name);
-  auto connection = std::make_unique<PostgresConnection>(raw, name);
+    return infra_error("cannot reach the {} {}: out of memory", what, name);
+  auto connection = std::make_unique<PostgresConnection>(raw, name, std::string(what));
   if (PQstatus(raw) != CONNECTION_OK) {
     const std::string message = one_line(PQerrorMessage(raw));
     const bool login = message.find("authentication") != std::string::npos ||
                        message.find("password") != std::string::npos;
-    return infra_error("cannot reach the results store {}: {}; {}", name, message,
-                       login ? advice("28000")
-                             : "check that the server is running and that the URL names its "
-                               "host, port and database");
+    std::string why = login ? advice("28000")
+                            : "check that the server is running and that the URL names its "
+                              "host, port and database";
+    if (login && ignored_file)
+      why += fmt::format(" (libpq reads the password file {0} only when no one else may read it "
+                         "and it is a plain file: chmod 600 {0})",
+                         *ignored_file);
+    return infra_error("cannot reach the {} {}: {}; {}", what, name, message, why);
   }
   PQsetNoticeProcessor(raw, ignore_notice, nullptr);
   return Database(std::move(connection), {});

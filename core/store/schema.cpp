@@ -240,6 +240,16 @@ std::unexpected<Error> refuse_damaged(const sql::Database& db, std::string_view 
                      sql::damaged_store_advice(db.file()));
 }
 
+// Refuses a store of a version no culprit writes, of a newer culprit, or of another program.
+Status check_version(sql::Database& db, std::int64_t version, std::int64_t target_version) {
+  if (version < 0)
+    return refuse_damaged(
+        db, fmt::format("its schema version is {}, which no culprit writes", version));
+  if (version > target_version)
+    return refuse_newer(db, version, target_version);
+  return check_owner(db, version);
+}
+
 Status migrate(sql::Database& db, std::int64_t version, std::int64_t target_version) {
   CULPRIT_TRY_ASSIGN(auto transaction, sql::Transaction::begin(db));
   for (auto step = version; step < target_version; ++step) {
@@ -300,45 +310,71 @@ private:
 
 } // namespace
 
-Status prepare_postgres_component(sql::Database& db, const PostgresComponent& component) {
-  CULPRIT_TRY_ASSIGN(auto transaction,
-                     sql::Transaction::begin(db, sql::Transaction::Kind::serialized));
+namespace {
+
+// What the database holds of the component: whether culprit_schema is there, and the
+// component's version (0: none). Refuses a database of another application, a component of a
+// newer culprit and a version no culprit writes on PostgreSQL.
+struct ComponentState {
+  bool marked = false;
+  std::int64_t version = 0;
+};
+
+Result<ComponentState> component_state(sql::Database& db, const PostgresComponent& component) {
   CULPRIT_TRY_ASSIGN(auto marked, db.prepare("SELECT to_regclass('culprit_schema') IS NOT NULL, "
                                              "(SELECT count(*) FROM information_schema.tables "
                                              "WHERE table_schema = current_schema())"));
   CULPRIT_TRY(marked.step());
-  const bool has_marker = marked.column_bool(0);
+  ComponentState state{.marked = marked.column_bool(0), .version = 0};
   const auto tables = marked.column_int64(1);
   marked.reset();
-  if (!has_marker) {
+  if (!state.marked) {
     if (tables != 0)
       return infra_error("the database of {} holds tables of another application (no "
                          "culprit_schema table); name an empty database, or a schema of its own "
                          "(options=-csearch_path%3Dculprit in the URL)",
                          db.name());
-    CULPRIT_TRY(db.execute("CREATE TABLE culprit_schema (component TEXT PRIMARY KEY, "
-                           "version BIGINT NOT NULL)"));
+    return state;
   }
   CULPRIT_TRY_ASSIGN(auto current,
                      db.prepare("SELECT version FROM culprit_schema WHERE component = ?1"));
   current.bind(1, component.name);
   CULPRIT_TRY_ASSIGN(const bool known, current.step());
-  const std::int64_t version = known ? current.column_int64(0) : 0;
+  state.version = known ? current.column_int64(0) : 0;
   current.reset();
-  if (version > component.version)
+  if (state.version > component.version)
     return infra_error("the {} in {} was written by a newer culprit (schema version {}, this "
                        "culprit knows up to {}); upgrade culprit, or name another store",
-                       component.description, db.name(), version, component.version);
-  if (version == component.version)
-    return transaction.commit();
+                       component.description, db.name(), state.version, component.version);
   const auto created = component.version - static_cast<std::int64_t>(component.upgrades.size());
-  if (version != 0 && version < created)
+  if (state.version != 0 && state.version < created)
     return infra_error("the {} in {} has schema version {}, which no culprit writes on "
                        "PostgreSQL; name another store",
-                       component.description, db.name(), version);
-  if (version == 0)
+                       component.description, db.name(), state.version);
+  return state;
+}
+
+} // namespace
+
+Result<std::int64_t> check_postgres_component(sql::Database& db,
+                                              const PostgresComponent& component) {
+  CULPRIT_TRY_ASSIGN(const auto state, component_state(db, component));
+  return state.version;
+}
+
+Status prepare_postgres_component(sql::Database& db, const PostgresComponent& component) {
+  CULPRIT_TRY_ASSIGN(auto transaction,
+                     sql::Transaction::begin(db, sql::Transaction::Kind::serialized));
+  CULPRIT_TRY_ASSIGN(const auto state, component_state(db, component));
+  if (state.version == component.version)
+    return transaction.commit();
+  if (!state.marked)
+    CULPRIT_TRY(db.execute("CREATE TABLE culprit_schema (component TEXT PRIMARY KEY, "
+                           "version BIGINT NOT NULL)"));
+  const auto created = component.version - static_cast<std::int64_t>(component.upgrades.size());
+  if (state.version == 0)
     CULPRIT_TRY(db.execute(component.create));
-  for (auto step = std::max(version, created); step < component.version; ++step)
+  for (auto step = std::max(state.version, created); step < component.version; ++step)
     CULPRIT_TRY(db.execute(component.upgrades[static_cast<std::size_t>(step - created)]));
   CULPRIT_TRY_ASSIGN(auto mark, db.prepare("INSERT INTO culprit_schema (component, version) "
                                            "VALUES (?1, ?2) ON CONFLICT (component) DO UPDATE "
@@ -346,6 +382,19 @@ Status prepare_postgres_component(sql::Database& db, const PostgresComponent& co
   mark.bind_all(component.name, component.version);
   CULPRIT_TRY(mark.run());
   return transaction.commit();
+}
+
+Status check_schema(sql::Database& db, std::int64_t target_version) {
+  if (db.dialect() == sql::Dialect::postgres) {
+    CULPRIT_TRY(check_postgres_component(db, {.name = "store",
+                                              .description = "results store",
+                                              .version = target_version,
+                                              .create = k_postgres_schema,
+                                              .upgrades = {}}));
+    return {};
+  }
+  CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
+  return check_version(db, version, target_version);
 }
 
 Status prepare_schema(sql::Database& db, std::chrono::milliseconds busy_timeout,
@@ -364,12 +413,7 @@ Status prepare_schema(sql::Database& db, std::chrono::milliseconds busy_timeout,
   CULPRIT_TRY(db.execute(fmt::format("PRAGMA busy_timeout = {}", busy_timeout.count())));
   // The first read of the file: a damaged or foreign file is noticed here.
   CULPRIT_TRY_ASSIGN(const auto version, db.pragma_integer("user_version"));
-  if (version < 0)
-    return refuse_damaged(
-        db, fmt::format("its schema version is {}, which no culprit writes", version));
-  if (version > target_version)
-    return refuse_newer(db, version, target_version);
-  CULPRIT_TRY(check_owner(db, version));
+  CULPRIT_TRY(check_version(db, version, target_version));
   CULPRIT_TRY(db.execute("PRAGMA foreign_keys = ON"));
   {
     CULPRIT_TRY_ASSIGN(auto journal, db.prepare("PRAGMA journal_mode = WAL"));

@@ -36,6 +36,14 @@ struct PostgresComponent {
 // its upgrades in that transaction. Refuses a database that holds tables but no culprit_schema
 // (another application's), a component of a newer culprit, and a version it has no upgrade for.
 Status prepare_postgres_component(sql::Database& db, const PostgresComponent& component);
+// The refusals of prepare_postgres_component, made without changing anything: the component's
+// version, 0 when the database holds none.
+Result<std::int64_t> check_postgres_component(sql::Database& db,
+                                              const PostgresComponent& component);
+
+// The refusals of prepare_schema (a store of a newer culprit, of another program, of a version no
+// culprit writes), made without changing anything.
+Status check_schema(sql::Database& db, std::int64_t target_version);
 
 Status prepare_schema(sql::Database& db, std::chrono::milliseconds busy_timeout,
                       std::int64_t target_version);

@@ -1,6 +1,7 @@
 // What the two backends of core/store/sql.hpp share: statements' conveniences and transactions.
 #include "core/store/sql.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "core/util/error.hpp"
+#include "core/util/escape.hpp"
 
 namespace culprit::store::sql {
 namespace {
@@ -17,6 +19,17 @@ namespace {
 constexpr std::int64_t k_serialized_lock = 0x43554c50;
 
 } // namespace
+
+std::optional<std::string> stored_text(std::string_view text) {
+  if (std::ranges::all_of(text, [](char c) { return c != '\0' && (c & 0x80) == 0; }))
+    return std::nullopt;
+  auto valid = valid_utf8(text);
+  for (std::size_t at = valid.find('\0'); at != std::string::npos; at = valid.find('\0', at))
+    valid.replace(at, 1, "\xEF\xBF\xBD");
+  if (valid == text)
+    return std::nullopt;
+  return valid;
+}
 
 Result<Statement> Database::prepare(std::string_view sql) {
   CULPRIT_TRY_ASSIGN(auto cursor, m_connection->prepare(sql));

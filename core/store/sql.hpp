@@ -28,6 +28,12 @@ enum class Dialect : std::uint8_t { sqlite, postgres };
 // spelled out) and culprit starts a new one.
 std::string damaged_store_advice(const std::filesystem::path& file);
 
+// Text as the store keeps it on either backend: UTF-8 without NUL, as PostgreSQL takes it, with
+// each byte that is not part of UTF-8 and each NUL replaced by U+FFFD, as evidence writes them;
+// so a case whose name is not UTF-8 has one name in either store and everywhere it is shown.
+// None when `text` is so already (it is bound as it is).
+std::optional<std::string> stored_text(std::string_view text);
+
 // A backend's prepared statement (internal: Statement is the interface).
 class Cursor {
 public:
@@ -75,11 +81,14 @@ class Statement;
 class Database {
 public:
   // Opens (creating if needed) the SQLite file for reading and writing. SQLite opens lazily: a
-  // file that is not a database is only noticed by the first statement.
-  static Result<Database> open_sqlite(const std::filesystem::path& file);
+  // file that is not a database is only noticed by the first statement. `what` is what messages
+  // call the database ("results store", "history ledger").
+  static Result<Database> open_sqlite(const std::filesystem::path& file,
+                                      std::string_view what = "results store");
   // Connects to a PostgreSQL server (a postgresql:// URL, core/store/location.hpp). An
   // unreachable server or a refused login is one line with what to do.
-  static Result<Database> open_postgres(std::string_view url);
+  static Result<Database> open_postgres(std::string_view url,
+                                        std::string_view what = "results store");
 
   // Runs one or more statements that return no rows (schema, pragmas).
   Status execute(std::string_view sql) { return m_connection->execute(sql); }

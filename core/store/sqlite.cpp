@@ -115,7 +115,11 @@ public:
   void bind_double(int index, double value) override {
     check_bind(sqlite3_bind_double(m_statement, index, value));
   }
+  // Text goes in as stored_text makes it, as on PostgreSQL: one name for one case on either.
   void bind_text(int index, std::string_view text) override {
+    const auto stored = stored_text(text);
+    if (stored)
+      text = *stored;
     // An empty string_view may have a null data(); SQLite would bind that as NULL.
     const char* data = text.data() == nullptr ? "" : text.data();
     check_bind(sqlite3_bind_text(m_statement, index, data, checked_size(text), SQLITE_TRANSIENT));
@@ -157,8 +161,8 @@ private:
 
 class SqliteConnection final : public Connection {
 public:
-  SqliteConnection(sqlite3* db, std::filesystem::path file)
-      : m_db(db), m_file(std::move(file)), m_name(m_file.string()) {}
+  SqliteConnection(sqlite3* db, std::filesystem::path file, std::string what)
+      : m_db(db), m_file(std::move(file)), m_name(m_file.string()), m_what(std::move(what)) {}
   SqliteConnection(const SqliteConnection&) = delete;
   SqliteConnection& operator=(const SqliteConnection&) = delete;
   SqliteConnection(SqliteConnection&&) = delete;
@@ -202,14 +206,15 @@ public:
   [[nodiscard]] Error error(int code, std::string_view doing) const {
     const char* message = m_db != nullptr ? sqlite3_errmsg(m_db) : sqlite3_errstr(code);
     return Error{.code = ExitCode::infrastructure,
-                 .message = fmt::format("results store {}: {} failed: {}; {}", m_name, doing,
-                                        message, advice(code, m_file))};
+                 .message = fmt::format("{} {}: {} failed: {}; {}", m_what, m_name, doing, message,
+                                        advice(code, m_file))};
   }
 
 private:
   sqlite3* m_db;
   std::filesystem::path m_file;
   std::string m_name;
+  std::string m_what; // "results store", "history ledger"
   std::unique_ptr<IdleStatements> m_idle = std::make_unique<IdleStatements>();
 };
 
@@ -232,14 +237,14 @@ std::string damaged_store_advice(const std::filesystem::path& file) {
                      file.string());
 }
 
-Result<Database> Database::open_sqlite(const std::filesystem::path& file) {
+Result<Database> Database::open_sqlite(const std::filesystem::path& file, std::string_view what) {
   sqlite3* raw = nullptr;
   const int code =
       sqlite3_open_v2(file.c_str(), &raw,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (raw == nullptr)
-    return infra_error("cannot open the results store {}: out of memory", file.string());
-  auto connection = std::make_unique<SqliteConnection>(raw, file);
+    return infra_error("cannot open the {} {}: out of memory", what, file.string());
+  auto connection = std::make_unique<SqliteConnection>(raw, file, std::string(what));
   if (code != SQLITE_OK)
     return std::unexpected(connection->error(code, "open"));
   sqlite3_extended_result_codes(raw, 1);

@@ -42,6 +42,19 @@ Result<Store> Store::open_at(const Location& where, StoreOptions options) {
   return Store(std::move(db));
 }
 
+Status Store::check_at(const Location& where) {
+  if (!where.shared()) {
+    const auto file = where.cache_dir / k_store_file_name;
+    std::error_code error;
+    if (!std::filesystem::exists(file, error))
+      return {};
+    CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_sqlite(file));
+    return check_schema(db, k_schema_version);
+  }
+  CULPRIT_TRY_ASSIGN(auto db, sql::Database::open_postgres(where.url));
+  return check_schema(db, k_schema_version);
+}
+
 Status Store::record_host(const HostRecord& host) {
   CULPRIT_TRY_ASSIGN(auto statement,
                      m_db.prepare("INSERT INTO hosts (host_id, fingerprint, first_seen, last_seen) "

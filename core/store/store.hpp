@@ -49,6 +49,9 @@ public:
   // The store at `where`: the cache dir's file, or the PostgreSQL database of its URL (its tables
   // created or migrated under a lock, so that several processes may start at once).
   static Result<Store> open_at(const Location& where, StoreOptions options = {});
+  // Whether open_at would refuse the store at `where` (of a newer culprit, of another program, of
+  // a version no culprit writes), creating and changing nothing: a store not there yet passes.
+  static Status check_at(const Location& where);
 
   // The SQLite file; empty for a store on PostgreSQL.
   [[nodiscard]] const std::filesystem::path& file() const { return m_db.file(); }

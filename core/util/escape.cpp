@@ -164,6 +164,73 @@ std::string terminal_safe(std::string_view text, std::size_t max_bytes) {
   return transform(text, {}, max_bytes);
 }
 
+namespace {
+
+// The columns one code point takes: Markus Kuhn's wcwidth, in short (combining marks 0; East
+// Asian wide and fullwidth 2).
+std::size_t code_point_width(char32_t cp) {
+  constexpr std::array<std::pair<char32_t, char32_t>, 9> k_combining = {{{0x0300, 0x036F},
+                                                                         {0x0483, 0x0489},
+                                                                         {0x0591, 0x05BD},
+                                                                         {0x0610, 0x061A},
+                                                                         {0x064B, 0x065F},
+                                                                         {0x200B, 0x200F},
+                                                                         {0x20D0, 0x20FF},
+                                                                         {0xFE00, 0xFE0F},
+                                                                         {0xFE20, 0xFE2F}}};
+  constexpr std::array<std::pair<char32_t, char32_t>, 10> k_wide = {{{0x1100, 0x115F},
+                                                                     {0x2E80, 0x303E},
+                                                                     {0x3041, 0x33FF},
+                                                                     {0x3400, 0x4DBF},
+                                                                     {0x4E00, 0x9FFF},
+                                                                     {0xA000, 0xA4CF},
+                                                                     {0xAC00, 0xD7A3},
+                                                                     {0xF900, 0xFAFF},
+                                                                     {0xFE30, 0xFE4F},
+                                                                     {0xFF00, 0xFF60}}};
+  const auto in = [cp](const auto& ranges) {
+    return std::ranges::any_of(ranges,
+                               [cp](const auto& r) { return cp >= r.first && cp <= r.second; });
+  };
+  if (in(k_combining))
+    return 0;
+  if (in(k_wide) || (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+      (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+} // namespace
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  while (!text.empty()) {
+    char32_t cp = 0;
+    const std::size_t length = decode_utf8(text, cp);
+    width += length == 0 ? 1 : code_point_width(cp);
+    text.remove_prefix(std::max<std::size_t>(length, 1));
+  }
+  return width;
+}
+
+std::string terminal_cell(std::string_view text, std::size_t columns) {
+  std::string out;
+  std::size_t width = 0;
+  while (!text.empty()) {
+    char32_t cp = 0;
+    const std::size_t length = std::max<std::size_t>(decode_utf8(text, cp), 1);
+    const auto piece = transform(text.substr(0, length), {});
+    const auto piece_width = display_width(piece);
+    if (width + piece_width > columns)
+      break;
+    out += piece;
+    width += piece_width;
+    text.remove_prefix(length);
+  }
+  out.append(columns - width, ' ');
+  return out;
+}
+
 std::size_t character_boundary(std::string_view text, std::size_t at) {
   while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0U) == 0x80U)
     --at;

@@ -20,6 +20,15 @@ std::string terminal_safe(std::string_view text);
 // pass them, as excerpt cuts but without its note: a table cell.
 std::string terminal_safe(std::string_view text, std::size_t max_bytes);
 
+// The columns `text` takes on a terminal: two for a wide character (CJK, Hangul, fullwidth
+// forms, most emoji), none for a combining mark, one for any other character and for each byte
+// that is not UTF-8.
+std::size_t display_width(std::string_view text);
+// terminal_safe, cut before the character (or escape) that would make it wider than `columns`,
+// then padded with spaces to `columns`: a left-aligned cell of a table whose columns are counted
+// on the screen, not in bytes.
+std::string terminal_cell(std::string_view text, std::size_t columns);
+
 // The largest n <= `at` that does not fall inside a UTF-8 sequence of `text`.
 std::size_t character_boundary(std::string_view text, std::size_t at);
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/history/ledger.hpp"
 #include "tests/core/store/store_fixture.hpp"
 
@@ -172,6 +174,106 @@ TEST_F(StoreCopy, AnInterruptedCopyKeepsItsBatchesAndTheSameCommandGoesOn) {
   EXPECT_EQ(resumed->runs_present, 4);
   EXPECT_EQ(resumed->runs_copied, 5);
   EXPECT_EQ(look(m_shared).samples, look(m_local).samples);
+}
+
+// The source and target hold the record of one regression, each with events of its own: the
+// target's record keeps its events, and none of the source's is grafted onto it.
+void expect_regression_kept(const store::Location& from, const store::Location& to) {
+  fill(from, 1);
+  fill(to, 1);
+  const auto id = regression_id(k_key.host_id, "c1");
+  {
+    auto ledger = Ledger::open_at(to);
+    ASSERT_TRUE(ledger) << ledger.error().message;
+    ASSERT_TRUE(
+        ledger->transition(id, RegressionState::bisected,
+                           {store::now(), RegressionState::acknowledged, "ada", "mine", ""}));
+  }
+  const auto copied = copy_store(from, to);
+  ASSERT_TRUE(copied) << copied.error().message;
+  auto ledger = Ledger::open_at(to);
+  ASSERT_TRUE(ledger) << ledger.error().message;
+  const auto held = ledger->regression(id);
+  ASSERT_TRUE(held && *held) << (held ? "none" : held.error().message);
+  EXPECT_EQ((*held)->state, RegressionState::acknowledged);
+  ASSERT_EQ((*held)->events.size(), 2U);
+  EXPECT_EQ((*held)->events[1].note, "mine");
+}
+
+// A target whose ledger the target's culprit refuses (a newer one's): the copy is refused before
+// it makes anything there.
+void expect_refused_target_left_alone(const store::Location& from, const store::Location& to) {
+  fill(from, 1);
+  {
+    auto ledger = Ledger::open_at(to);
+    ASSERT_TRUE(ledger) << ledger.error().message;
+  }
+  {
+    auto db = to.shared() ? store::sql::Database::open_postgres(to.url)
+                          : store::sql::Database::open_sqlite(to.cache_dir / k_ledger_file_name);
+    ASSERT_TRUE(db) << db.error().message;
+    ASSERT_TRUE(db->execute(to.shared() ? "UPDATE culprit_schema SET version = 99 WHERE "
+                                          "component = 'ledger'"
+                                        : "PRAGMA user_version = 99"));
+  }
+  const auto refused = copy_store(from, to);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ExitCode::infrastructure);
+  EXPECT_NE(refused.error().message.find("newer culprit"), std::string::npos)
+      << refused.error().message;
+  if (!to.shared()) {
+    EXPECT_FALSE(std::filesystem::exists(to.cache_dir / store::k_store_file_name));
+    return;
+  }
+  auto db = store::sql::Database::open_postgres(to.url);
+  ASSERT_TRUE(db) << db.error().message;
+  auto runs = db->prepare("SELECT to_regclass('runs') IS NULL");
+  ASSERT_TRUE(runs);
+  ASSERT_TRUE(runs->step().value());
+  EXPECT_TRUE(runs->column_bool(0)) << "the store's tables were made";
+}
+
+TEST_F(StoreCopy, ARegressionTheTargetHoldsKeepsItsOwnEvents) {
+  expect_regression_kept(m_local, m_shared);
+}
+
+TEST_F(StoreCopy, ARefusedCopyLeavesTheTargetAsItWas) {
+  expect_refused_target_left_alone(m_local, m_shared);
+}
+
+TEST(StoreCopyFiles, ARegressionTheTargetHoldsKeepsItsOwnEvents) {
+  culprit::testing::TempDir dir("culprit-copy-kept");
+  expect_regression_kept({.cache_dir = dir / "a", .url = {}}, {.cache_dir = dir / "b", .url = {}});
+}
+
+TEST(StoreCopyFiles, ARefusedCopyLeavesTheTargetAsItWas) {
+  culprit::testing::TempDir dir("culprit-copy-refused");
+  expect_refused_target_left_alone({.cache_dir = dir / "a", .url = {}},
+                                   {.cache_dir = dir / "b", .url = {}});
+}
+
+TEST(StoreCopyFiles, ItsCountsAreInTheNumberTheyNeed) {
+  culprit::testing::TempDir dir("culprit-copy-counts");
+  const store::Location from{.cache_dir = dir / "a", .url = {}};
+  fill(from, 1);
+  const auto stopped =
+      copy_store(from, {.cache_dir = dir / "b", .url = {}},
+                 {.batch = 1, .on_batch = [](const CopyCounts&) { return false; }});
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().code, ExitCode::interrupted);
+  EXPECT_EQ(stopped.error().message,
+            "interrupted after 1 run; the same command goes on from there");
+}
+
+TEST(StoreCopySummary, SaysEachCountInTheNumberItNeeds) {
+  EXPECT_EQ(copy_summary({.runs_copied = 1, .runs_present = 0, .rows_copied = 1, .rows_present = 1},
+                         "A", "B"),
+            "copied 1 run and 1 other row from A to B (0 runs and 1 row was there already)");
+  EXPECT_EQ(
+      copy_summary({.runs_copied = 1200, .runs_present = 2, .rows_copied = 37, .rows_present = 0},
+                   "A", "B"),
+      "copied 1200 runs and 37 other rows from A to B (2 runs and 0 rows were there "
+      "already)");
 }
 
 TEST_F(StoreCopy, CopyingAStoreOntoItselfIsRefused) {

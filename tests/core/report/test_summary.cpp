@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/report/report.hpp"
+#include "core/util/escape.hpp"
 #include "tests/support/evidence_samples.hpp"
 
 namespace culprit::report {
@@ -76,6 +77,46 @@ TEST(Summary, QuietLeavesOutTheLinesAfterTheTable) {
   EXPECT_THAT(short_one, Not(HasSubstr("stored:")));
   EXPECT_THAT(short_one, StartsWith("case  "));
   EXPECT_THAT(short_one, HasSubstr("  v1.4  "));
+}
+
+// The columns of the run table line up on a terminal whatever the case names hold: a name is cut
+// and padded by the columns it takes on the screen (two for a wide character, one for U+FFFD,
+// four for an escape), not by its bytes.
+TEST(Summary, TheRunTableCountsColumnsOnTheScreenNotBytes) {
+  auto e = testing::run_sample();
+  ASSERT_FALSE(e.measurements.empty());
+  const auto model = e.measurements.front();
+  e.measurements.clear();
+  const std::vector<std::string> names = {
+      "sgemm/M=128",
+      "conv\xEF\xBF\xBD\xEF\xBF\xBD/N=8",                     // U+FFFD: 3 bytes, 1 column
+      "\xC3\xA9l\xC3\xA9ment/" + std::string(20, 'x'),        // é: 2 bytes, 1 column
+      "\xE8\xA1\x8C\xE5\x88\x97/" + std::string(40, 'y'),     // 行列: 2 columns each
+      "\xE8\xA1\x8C\xE5\x88\x97\xE8\xA1\x8C\xE5\x88\x97/N=8", // wide, short
+      std::string(30, 'z') + "\x1b[31m"};                     // an escape: 4 columns
+  for (const auto& name : names) {
+    auto m = model;
+    m.case_name = name;
+    e.measurements.push_back(m);
+  }
+  RenderOptions quiet;
+  quiet.detail = Detail::quiet;
+  const auto text = render_summary(e, quiet);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto end = text.find('\n', at);
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  ASSERT_EQ(lines.size(), names.size() + 1) << text;
+  // Every row holds the same measurement: after its 40 columns of name, the same text.
+  const auto suffix = lines[1].substr(40);
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    ASSERT_TRUE(lines[i].ends_with(suffix)) << lines[i];
+    EXPECT_EQ(display_width(lines[i].substr(0, lines[i].size() - suffix.size())), 40U) << lines[i];
+  }
+  EXPECT_TRUE(lines[4].starts_with("\xE8\xA1\x8C\xE5\x88\x97/" + std::string(35, 'y') + "  "))
+      << lines[4];
 }
 
 TEST(TriageSummary, RendersFindingsOpenChangePointsAndRecords) {

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -102,6 +104,40 @@ TEST_F(PostgresStore, AWrongPasswordIsOneLineWithoutThePassword) {
   EXPECT_EQ(opened.error().message.find("not-the-password"), std::string::npos)
       << opened.error().message;
   EXPECT_NE(opened.error().message.find("password"), std::string::npos) << opened.error().message;
+}
+
+TEST_F(PostgresStore, APasswordFileOthersMayReadIsNamedInTheMessageNotWarnedAboutByLibpq) {
+  auto where = m_where;
+  where.url.erase(where.url.find(':' + m_server->password()), m_server->password().size() + 1);
+  const auto file = m_dir.path() / "pgpass";
+  std::ofstream(file) << "*:*:*:*:" << m_server->password() << "\n";
+  std::filesystem::permissions(
+      file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                std::filesystem::perms::group_read | std::filesystem::perms::others_read);
+  const std::string old_password = std::getenv("PGPASSWORD") ? std::getenv("PGPASSWORD") : "";
+  ::unsetenv("PGPASSWORD");
+  ::setenv("PGPASSFILE", file.c_str(), 1);
+  ::testing::internal::CaptureStderr();
+  const auto opened = Store::open_at(where);
+  const auto said = ::testing::internal::GetCapturedStderr();
+  ::unsetenv("PGPASSFILE");
+  if (!old_password.empty())
+    ::setenv("PGPASSWORD", old_password.c_str(), 1);
+  EXPECT_EQ(said, "") << "libpq spoke on stderr";
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code, ExitCode::infrastructure);
+  EXPECT_EQ(opened.error().message.find('\n'), std::string::npos) << opened.error().message;
+  EXPECT_NE(opened.error().message.find("chmod 600 " + file.string()), std::string::npos)
+      << opened.error().message;
+  EXPECT_EQ(opened.error().message.find(m_server->password()), std::string::npos);
+
+  // Once only its owner may read it, libpq reads it and the login succeeds.
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::owner_write);
+  ::setenv("PGPASSFILE", file.c_str(), 1);
+  const auto again = Store::open_at(where);
+  ::unsetenv("PGPASSFILE");
+  EXPECT_TRUE(again) << again.error().message;
 }
 
 TEST_F(PostgresStore, AServerThatIsNotThereIsOneLineAndExit4) {
@@ -257,6 +293,52 @@ TEST(StoreUrl, AMalformedUrlIsAUsageErrorWithoutThePassword) {
     EXPECT_NE(checked.error().message.find("postgresql://USER@HOST"), std::string::npos);
   }
   EXPECT_TRUE(check_store_url("postgresql://ci@db.example:5432/perf?sslmode=require"));
+}
+
+TEST(StoreUrl, APasswordParameterInAnyCaseOrSpellingIsMasked) {
+  EXPECT_EQ(masked_url("postgresql://ci@db/k?PASSWORD=Sekr3tQ"),
+            "postgresql://ci@db/k?PASSWORD=***");
+  EXPECT_EQ(masked_url("postgresql://ci@db/k?sslmode=require&sslpassword=Sekr3tQ"),
+            "postgresql://ci@db/k?sslmode=require&sslpassword=***");
+  EXPECT_EQ(masked_url("postgresql://ci@db/k?pass%77ord=Sekr3tQ"),
+            "postgresql://ci@db/k?pass%77ord=***");
+  for (const char* url :
+       {"postgresql://ci@db/k?PASSWORD=Sekr3tQ", "postgresql://ci:Sekr3tQ%zz@db/k",
+        "postgresql://ci@db/k?password=Sekr3tQ%zz", "postgresql://ci@db/k?Password=Sekr3tQ"}) {
+    const auto checked = check_store_url(url);
+    ASSERT_FALSE(checked) << url;
+    EXPECT_EQ(checked.error().code, ExitCode::usage);
+    EXPECT_EQ(checked.error().message.find("Sekr3tQ"), std::string::npos)
+        << checked.error().message;
+  }
+}
+
+TEST(StoreUrl, KeyValueParametersAreRefusedWithTheUrlToWriteAndWithoutThePassword) {
+  const auto checked =
+      check_store_url("host=127.0.0.1 port=5432 user=ci password=WrongPass99 dbname=k");
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.error().code, ExitCode::usage);
+  EXPECT_EQ(checked.error().message.find("WrongPass99"), std::string::npos)
+      << checked.error().message;
+  EXPECT_NE(checked.error().message.find("postgresql://ci@127.0.0.1:5432/k"), std::string::npos)
+      << checked.error().message;
+  EXPECT_EQ(checked.error().message.find('\n'), std::string::npos);
+  for (const char* text : {"host=db password = 'Wrong Pass99' dbname=k",
+                           "host=db PASSWORD=WrongPass99", "password=WrongPass99"}) {
+    const auto refused = check_store_url(text);
+    ASSERT_FALSE(refused) << text;
+    EXPECT_EQ(refused.error().code, ExitCode::usage);
+    EXPECT_EQ(refused.error().message.find("Pass99"), std::string::npos) << refused.error().message;
+  }
+  // The same through the environment.
+  ::setenv(std::string(k_store_env).c_str(), "host=db user=ci password=WrongPass99 dbname=k", 1);
+  const auto chosen = choose_store_url(std::nullopt, std::nullopt);
+  ::unsetenv(std::string(k_store_env).c_str());
+  ASSERT_FALSE(chosen);
+  EXPECT_EQ(chosen.error().message.find("WrongPass99"), std::string::npos)
+      << chosen.error().message;
+  EXPECT_NE(chosen.error().message.find("postgresql://ci@db/k"), std::string::npos)
+      << chosen.error().message;
 }
 
 TEST(StoreUrl, TheFlagWinsOverTheEnvironmentWhichWinsOverTheRecipe) {

@@ -240,6 +240,25 @@ TEST_P(StoreTest, ARunWhoseMessageQuotesRawBytesIsRecorded) {
   EXPECT_TRUE(message.ends_with(" of the output")) << message;
 }
 
+// A case whose name is not UTF-8 (a benchmark's raw bytes) is one case with one name on either
+// backend: its bytes replaced by U+FFFD, as PostgreSQL must and evidence does, and found by the
+// name as reported or as stored.
+TEST_P(StoreTest, ACaseNameThatIsNotUtf8HasOneNameOnEitherBackend) {
+  const std::string reported = "conv\xff/\xfe\xfeN=8";
+  const std::string stored = "conv\xEF\xBF\xBD/\xEF\xBF\xBD\xEF\xBF\xBDN=8";
+  record(make_run(k_key, {1.0, 2.0}, reported));
+  record(make_run(k_key, {3.0}, stored));
+  const auto cases = m_store->measured_cases(k_key);
+  ASSERT_TRUE(cases) << cases.error().message;
+  ASSERT_EQ(cases->size(), 1U);
+  EXPECT_EQ((*cases)[0].case_name, stored);
+  for (const auto& name : {reported, stored}) {
+    const auto runs = m_store->counted_runs(k_key, name, "time");
+    ASSERT_TRUE(runs) << runs.error().message;
+    EXPECT_EQ(runs->samples, (std::vector<std::vector<double>>{{1.0, 2.0}, {3.0}}));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
                          ::testing::Values(store::sql::Dialect::sqlite,
                                            store::sql::Dialect::postgres),
