@@ -59,7 +59,7 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
     : m_pid(std::exchange(other.m_pid, -1)), m_pidfd(std::move(other.m_pidfd)),
       m_reaped(std::exchange(other.m_reaped, true)), m_keeper(std::exchange(other.m_keeper, -1)),
       m_keeper_pidfd(std::move(other.m_keeper_pidfd)), m_report(std::move(other.m_report)),
-      m_exit(std::move(other.m_exit)) {}
+      m_exit(other.m_exit) {}
 
 ChildProcess::~ChildProcess() {
   if (m_pid <= 0 || m_reaped)
