@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "core/git/handles.hpp"
 #include "core/git/hash.hpp"
 #include "core/recipe/command_template.hpp"
 #include "core/util/fs.hpp"
@@ -27,6 +28,42 @@ void add_ptxas_report(std::map<std::string, std::string>& env) {
     flags += flags.empty() ? "-Xptxas -v" : " -Xptxas -v";
   env["NVCC_APPEND_FLAGS"] = flags;
 }
+
+using TreeEntryPtr =
+    std::unique_ptr<git_tree_entry, git::Deleter<git_tree_entry, git_tree_entry_free>>;
+
+// What the tree of a commit tracks, for in-source artifacts: a path that is one of its files or
+// links, or lies inside one of its submodules (whose own trees are not looked into: what is there
+// stays), and the slot's .git. A tree that cannot be read tracks everything, so that nothing is
+// removed on a guess.
+class TrackedPaths {
+public:
+  TrackedPaths(git_repository* repo, const std::string& tree_id) {
+    git_oid oid;
+    git_tree* tree = nullptr;
+    if (git_oid_fromstr(&oid, tree_id.c_str()) == 0 && git_tree_lookup(&tree, repo, &oid) == 0)
+      m_tree.reset(tree);
+  }
+
+  [[nodiscard]] bool tracks(const std::filesystem::path& relative) const {
+    if (!m_tree || relative == ".git")
+      return true; // the slot's own link to its git directory stays too
+    std::filesystem::path prefix;
+    for (const auto& part : relative) {
+      prefix /= part;
+      git_tree_entry* raw = nullptr;
+      if (git_tree_entry_bypath(&raw, m_tree.get(), prefix.generic_string().c_str()) != 0)
+        return false;
+      const TreeEntryPtr entry(raw);
+      if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE)
+        return true; // the file or link itself, or a submodule on the way
+    }
+    return false; // a directory of the tree is no file of it
+  }
+
+private:
+  git::TreePtr m_tree;
+};
 
 } // namespace
 
@@ -91,6 +128,13 @@ Result<BuildResult> Builder::run_build(const git::CommitInfo& commit, BuildResul
   CULPRIT_TRY(m_slot->checkout(m_repo, commit));
   CULPRIT_TRY(ensure_writable_dir(m_slot->build_dir(), "cache directory"));
   CULPRIT_TRY(ensure_writable_dir(result.log.parent_path(), "cache directory"));
+  // The build directory persists from one commit to the next, so that builds stay incremental;
+  // the artifacts themselves are made anew by every build (cache.hpp), so that none holds what a
+  // build of another commit left in the slot.
+  const ArtifactSources sources{m_slot->build_dir(), m_slot->source_dir(), m_recipe.artifacts};
+  const TrackedPaths tracked(m_repo.raw(), commit.tree);
+  CULPRIT_TRY(clear_artifact_outputs(
+      sources, [&](const std::filesystem::path& path) { return tracked.tracks(path); }));
 
   const recipe::TemplateValues values{m_slot->source_dir().string(), m_slot->build_dir().string(),
                                       commit.id, result.rev};
@@ -127,7 +171,6 @@ Result<BuildResult> Builder::run_build(const git::CommitInfo& commit, BuildResul
       log += fmt::format("\n# [log truncated: {} bytes in all]\n", ran->out_bytes);
     CULPRIT_TRY(write_file_atomic(result.log, log));
     if (ran->succeeded()) {
-      const ArtifactSources sources{m_slot->build_dir(), m_slot->source_dir(), m_recipe.artifacts};
       auto stored = m_cache.store_artifacts(sources);
       if (stored) {
         result.status = BuildStatus::built;

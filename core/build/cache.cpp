@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <map>
+#include <vector>
 
 #include <fnmatch.h>
 #include <nlohmann/json.hpp>
@@ -86,10 +88,11 @@ std::optional<fs::path> link_on_the_way(const fs::path& base, const fs::path& re
   return std::nullopt;
 }
 
-Status match_glob(Manifest& manifest, const fs::path& base, std::string_view glob) {
+// What `glob` matches under `base`: files, links and directories, none reached through a link.
+Result<std::vector<fs::path>> matched_paths(const fs::path& base, std::string_view glob) {
   const bool any_depth = glob.find("**") != std::string_view::npos;
   const std::string pattern(glob);
-  bool matched = false;
+  std::vector<fs::path> matched;
   std::error_code ec;
   if (pattern.find_first_of("*?[") == std::string::npos) {
     if (const auto link = link_on_the_way(base, pattern))
@@ -97,27 +100,31 @@ Status match_glob(Manifest& manifest, const fs::path& base, std::string_view glo
                          "follows no link out of the build: list the link itself, or files that "
                          "lie inside",
                          glob, base.string(), link->generic_string());
-    if (fs::exists(fs::symlink_status(base / pattern, ec))) {
-      CULPRIT_TRY(add_path(manifest, base, base / pattern));
-      matched = true;
-    }
-  } else {
-    for (auto it = fs::recursive_directory_iterator(base, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      const auto relative = it->path().lexically_relative(base).generic_string();
-      const int flags = any_depth ? 0 : FNM_PATHNAME;
-      if (fnmatch(pattern.c_str(), relative.c_str(), flags) == 0) {
-        CULPRIT_TRY(add_path(manifest, base, it->path()));
-        matched = true;
-        if (it->is_directory(ec) && !it->is_symlink(ec))
-          it.disable_recursion_pending();
-      }
+    if (fs::exists(fs::symlink_status(base / pattern, ec)))
+      matched.push_back(base / pattern);
+    return matched;
+  }
+  for (auto it = fs::recursive_directory_iterator(base, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const auto relative = it->path().lexically_relative(base).generic_string();
+    const int flags = any_depth ? 0 : FNM_PATHNAME;
+    if (fnmatch(pattern.c_str(), relative.c_str(), flags) == 0) {
+      matched.push_back(it->path());
+      if (it->is_directory(ec) && !it->is_symlink(ec))
+        it.disable_recursion_pending();
     }
   }
-  if (!matched)
+  return matched;
+}
+
+Status match_glob(Manifest& manifest, const fs::path& base, std::string_view glob) {
+  CULPRIT_TRY_ASSIGN(const auto matched, matched_paths(base, glob));
+  if (matched.empty())
     return usage_error("artifact glob '{}' matched nothing in {}; fix [build] artifacts or the "
                        "build command",
                        glob, base.string());
+  for (const auto& path : matched)
+    CULPRIT_TRY(add_path(manifest, base, path));
   return {};
 }
 
@@ -384,6 +391,52 @@ Result<std::string> BuildCache::store_artifacts(const ArtifactSources& sources) 
   if (assembled)
     CULPRIT_TRY(write_file_atomic(state_file(artifact_id), to_text(*assembled)));
   return artifact_id;
+}
+
+Status clear_artifact_outputs(const ArtifactSources& sources,
+                              const std::function<bool(const fs::path&)>& tracked) {
+  std::error_code ec;
+  const auto remove = [&](const fs::path& path) -> Status {
+    if (fs::is_symlink(fs::symlink_status(path, ec)) || !fs::is_directory(path, ec))
+      fs::remove(path, ec);
+    else
+      remove_tree(path);
+    if (fs::exists(fs::symlink_status(path, ec)))
+      return infra_error("cannot remove {} before the build; remove it by hand, or the slot "
+                         "{} with it",
+                         path.string(), sources.build_dir.parent_path().string());
+    return {};
+  };
+  if (sources.globs.empty()) {
+    for (auto it = fs::directory_iterator(sources.build_dir, ec);
+         !ec && it != fs::directory_iterator(); it.increment(ec))
+      CULPRIT_TRY(remove(it->path()));
+    return {};
+  }
+  constexpr std::string_view k_src_prefix = "{src}/";
+  for (const auto& glob : sources.globs) {
+    if (has_dot_dot(glob) || glob.starts_with("/"))
+      continue; // refused after the build, with the reason
+    const bool in_source = glob.starts_with(k_src_prefix);
+    const auto& base = in_source ? sources.source_dir : sources.build_dir;
+    auto matched = matched_paths(base, in_source ? glob.substr(k_src_prefix.size()) : glob);
+    if (!matched)
+      continue; // likewise
+    for (const auto& path : *matched) {
+      if (!in_source) {
+        CULPRIT_TRY(remove(path));
+        continue;
+      }
+      // In the sources, only what the commit does not track: the checkout made the rest.
+      Manifest files;
+      if (!add_path(files, base, path))
+        continue;
+      for (const auto& [relative, entry] : files)
+        if (!tracked(relative))
+          CULPRIT_TRY(remove(entry.source));
+    }
+  }
+  return {};
 }
 
 } // namespace culprit::build

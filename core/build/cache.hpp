@@ -19,6 +19,7 @@
 // and the sampler stops a run that changed its artifacts (measure/sampler.hpp).
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,20 @@ struct ArtifactSources {
   std::filesystem::path source_dir;
   std::vector<std::string> globs; // empty: the whole build directory
 };
+
+// Removes from the slot, before a build, what store_artifacts would take from `sources` after it:
+// what the globs match under the build directory (all of the build directory when there are no
+// globs), and the files they match under the source directory that the commit does not track
+// (`tracked` says, given a path relative to the source directory). The build must then write
+// every artifact anew, so an artifact holds what this commit's build produced and nothing a build
+// of another commit left in the slot: make, ninja and CMake rewrite no output they find up to
+// date, and remove none that the commit no longer builds, so neither the files' times nor their
+// presence tell a leftover from an output. Whatever else the build directory holds (objects,
+// dependency files, CMake's cache) persists, and the build stays incremental: only the artifacts
+// themselves are made again (a link, a copy). A glob that is refused or matches a link on the way
+// removes nothing here; storing the artifacts says why.
+Status clear_artifact_outputs(const ArtifactSources& sources,
+                              const std::function<bool(const std::filesystem::path&)>& tracked);
 
 class BuildCache {
 public:

@@ -129,9 +129,11 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
   while (true) {
     if (!exited && child.has_exited()) {
       exited = true;
-      child.signal_group(SIGKILL); // whatever it left running in its group
+      // Whatever it left running in its group; in a contained run, everything below its keeper
+      // too, orphans included.
+      child.signal_group(SIGKILL);
       if (!token.empty())
-        kill_strays(token); // and whatever left the group
+        kill_strays(token); // and whatever left the group but carries the token
       drain_until = Clock::now() + k_drain_grace;
     }
     if (exited && !out.open() && !err.open())
@@ -147,7 +149,7 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
       else if (now >= deadline)
         supervision.stop = StopReason::timeout;
       if (supervision.stop != StopReason::none) {
-        stopped = descendants_of(child.pid());
+        stopped = child.descendants();
         child.signal_group(SIGTERM);
         signal_each(stopped, SIGTERM);
         kill_at = grace > Clock::duration::zero() ? now + grace : now;
@@ -155,7 +157,7 @@ Supervision supervise(ChildProcess& child, CapturedStream& out, CapturedStream& 
     }
     if (!exited && now >= kill_at) {
       // Those asked to stop that have since lost their parent are no longer in the tree.
-      for (const pid_t pid : descendants_of(child.pid()))
+      for (const pid_t pid : child.descendants())
         if (std::ranges::find(stopped, pid) == stopped.end())
           stopped.push_back(pid);
       child.signal_group(SIGKILL);
@@ -217,7 +219,8 @@ Result<ExecResult> LocalExecutor::run(const ExecRequest& request) {
 
   const auto start = Clock::now();
   CULPRIT_TRY_ASSIGN(ChildProcess child,
-                     spawn_child(plan, marked, out_pipe.write_end.get(), err_pipe.write_end.get()));
+                     spawn_child(plan, marked, out_pipe.write_end.get(), err_pipe.write_end.get(),
+                                 request.contain ? Keeping::yes : Keeping::no));
   out_pipe.write_end.reset();
   err_pipe.write_end.reset();
   CapturedStream out(std::move(out_pipe.read_end), request.output_limit);

@@ -10,11 +10,13 @@
 //   is stopped the same way and run() returns an error with ExitCode::interrupted.
 // - When the command itself exits, anything left in its group (background processes) gets
 //   SIGKILL: a benchmark must not leave load behind for the next run. In a contained run
-//   (request.contain: the benchmark runs) so does every process that left the group (setpgid,
-//   setsid) but carries the run's token (core/exec/strays.hpp), at the timeout and at the end.
-//   One that escaped that (an uncontained run's daemon, or a process that cleared its
-//   environment) and still holds the output open is waited for at most half a second; then
-//   reading stops and a note says so.
+//   (request.contain: the benchmark runs) so does every process of the run, wherever it went: the
+//   command is started under a keeper, a child subreaper that every orphan of the run is handed
+//   to (core/exec/child_process.hpp), so a daemon that forked twice, called setsid and cleared its
+//   environment is still found below it; and every process that carries the run's token
+//   (core/exec/strays.hpp). Both at the timeout and at the end; run() returns once they are gone.
+//   A process that escaped that (an uncontained run's daemon) and still holds the output open is
+//   waited for at most half a second; then reading stops and a note says so.
 // - Output: stdout and stderr are read concurrently as they come (no deadlock however much is
 //   written); the first output_limit bytes of each are kept, the rest is read, counted and
 //   dropped, and the result says it was truncated.

@@ -3,10 +3,15 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <csignal>
 #include <iterator>
 #include <map>
@@ -15,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "core/exec/unique_fd.hpp"
 #include "core/util/escape.hpp"
 
 extern char** environ; // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
@@ -150,6 +156,126 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   return pointers;
 }
 
+// Writes one report record; a culprit that has gone (EPIPE: SIGPIPE is blocked) is no matter.
+void write_report(int fd, const KeeperReport& report) {
+  while (::write(fd, &report, sizeof report) < 0 && errno == EINTR) {
+  }
+}
+
+// Closes the descriptors from `low` to `high` (close_range, or one by one where the kernel
+// lacks it, up to `open_max`).
+void close_between(unsigned low, unsigned high, long open_max) {
+  if (low > high)
+    return;
+  if (::syscall(SYS_close_range, low, high, 0U) == 0)
+    return;
+  for (long fd = low; fd <= static_cast<long>(high) && fd < open_max; ++fd)
+    ::close(static_cast<int>(fd));
+}
+
+// What the keeper needs, made before the fork: after it only system calls are made, since another
+// thread of culprit may have held any lock at that moment.
+struct KeeperPlan {
+  const char* program = nullptr;
+  posix_spawn_file_actions_t* actions = nullptr;
+  posix_spawnattr_t* attributes = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  std::array<int, 3> kept_fds{}; // sorted: the run's stdout and stderr, and the report pipe
+  int out_fd = -1;
+  int err_fd = -1;
+  int report_fd = -1;
+  long open_max = 0;
+};
+
+// The keeper (child_process.hpp): a subreaper that starts the command, reports it, and reaps
+// everything below it until nothing is left. It holds no descriptor of culprit's but the run's
+// own: another run's pipe held open here would never reach end of file.
+[[noreturn]] void keep_run(const KeeperPlan& plan) {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
+  ::setpgid(0, 0); // apart from the run's group, which is killed before the keeper is done
+  sigset_t all;
+  ::sigfillset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, nullptr); // the command's mask is set by the attributes
+  // Nor culprit's standard streams: a culprit killed while the run goes on must not leave its
+  // reader waiting for the end of its output.
+  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd <= 2 && null_fd >= 0; ++fd)
+    if (fd != null_fd && std::ranges::find(plan.kept_fds, fd) == plan.kept_fds.end())
+      ::dup2(null_fd, fd);
+  unsigned low = 3;
+  for (const int fd : plan.kept_fds) {
+    if (fd < 0 || static_cast<unsigned>(fd) < low)
+      continue;
+    if (static_cast<unsigned>(fd) > low)
+      close_between(low, static_cast<unsigned>(fd) - 1, plan.open_max);
+    low = static_cast<unsigned>(fd) + 1;
+  }
+  close_between(low, ~0U, plan.open_max);
+
+  KeeperReport report;
+  pid_t command = -1;
+  const int error =
+      ::posix_spawn(&command, plan.program, plan.actions, plan.attributes, plan.argv, plan.envp);
+  if (error != 0) {
+    report.kind = KeeperReport::failed;
+    report.value = error;
+    write_report(plan.report_fd, report);
+    ::_exit(127);
+  }
+  ::close(plan.out_fd);
+  ::close(plan.err_fd);
+  report.kind = KeeperReport::started;
+  report.value = command;
+  write_report(plan.report_fd, report);
+  while (true) {
+    int status = 0;
+    rusage usage{};
+    const pid_t done = ::wait4(-1, &status, 0, &usage);
+    if (done == command) {
+      report.kind = KeeperReport::exited;
+      report.status = status;
+      report.usage = usage;
+      write_report(plan.report_fd, report);
+    } else if (done < 0 && errno != EINTR) {
+      ::_exit(0); // nothing of the run is left
+    }
+  }
+}
+
+// Starts the keeper, which starts the command; returns once the keeper said whether it could.
+Result<ChildProcess> spawn_kept(const LaunchPlan& launch, const ExecRequest& request,
+                                KeeperPlan plan) {
+  std::array<int, 2> fds{-1, -1};
+  if (::pipe2(fds.data(), O_CLOEXEC) != 0)
+    return infra_error("cannot create a pipe to start '{}': {}", launch.program, errno_text(errno));
+  UniqueFd report_read(fds[0]);
+  UniqueFd report_write(fds[1]);
+  plan.report_fd = report_write.get();
+  plan.kept_fds = {plan.out_fd, plan.err_fd, plan.report_fd};
+  std::ranges::sort(plan.kept_fds);
+  plan.open_max = ::sysconf(_SC_OPEN_MAX);
+  const pid_t keeper = ::fork();
+  if (keeper < 0)
+    return infra_error("cannot start a process to run '{}': {}", launch.program, errno_text(errno));
+  if (keeper == 0)
+    keep_run(plan);
+  report_write.reset();
+  KeeperReport first;
+  ssize_t got = -1;
+  do {
+    got = ::read(report_read.get(), &first, sizeof first);
+  } while (got < 0 && errno == EINTR);
+  if (got != static_cast<ssize_t>(sizeof first) || first.kind != KeeperReport::started) {
+    while (::waitpid(keeper, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    const std::string where = request.cwd.empty() ? std::string() : " in " + request.cwd.string();
+    const int error = got == static_cast<ssize_t>(sizeof first) ? first.value : ECHILD;
+    return infra_error("cannot run '{}'{}: {}", launch.program, where, errno_text(error));
+  }
+  return ChildProcess(keeper, first.value, std::move(report_read));
+}
+
 } // namespace
 
 Result<LaunchPlan> plan_launch(const ExecRequest& request) {
@@ -216,7 +342,7 @@ Result<LaunchPlan> plan_launch(const ExecRequest& request) {
 }
 
 Result<ChildProcess> spawn_child(const LaunchPlan& plan, const ExecRequest& request, int out_fd,
-                                 int err_fd) {
+                                 int err_fd, Keeping keeping) {
   SpawnAttributes attributes;
   sigset_t defaults;
   sigemptyset(&defaults);
@@ -240,6 +366,15 @@ Result<ChildProcess> spawn_child(const LaunchPlan& plan, const ExecRequest& requ
   CULPRIT_TRY_ASSIGN(const SpawnAffinity affinity, SpawnAffinity::pin(request.cpus));
   auto argv = c_strings(plan.argv);
   auto envp = c_strings(plan.environ);
+  if (keeping == Keeping::yes)
+    return spawn_kept(plan, request,
+                      KeeperPlan{.program = plan.program.c_str(),
+                                 .actions = actions.get(),
+                                 .attributes = attributes.get(),
+                                 .argv = argv.data(),
+                                 .envp = envp.data(),
+                                 .out_fd = out_fd,
+                                 .err_fd = err_fd});
   pid_t pid = -1;
   const int error = posix_spawn(&pid, plan.program.c_str(), actions.get(), attributes.get(),
                                 argv.data(), envp.data());

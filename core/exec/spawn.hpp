@@ -47,9 +47,14 @@ inline constexpr std::string_view k_git_repository_variables[] = {
 // and the CPU list.
 Result<LaunchPlan> plan_launch(const ExecRequest& request);
 
+// Whether the child is started under a keeper that holds every process of the run, orphans
+// included (child_process.hpp): for contained runs, whose leftovers are killed. A build's
+// daemons (a compiler server) are meant to outlive it, so builds are not kept.
+enum class Keeping { no, yes };
+
 // Starts `plan` in a new process group with stdin on /dev/null, stdout and stderr on the given
 // descriptors, signal dispositions and mask reset, in request.cwd, pinned to request.cpus.
 Result<ChildProcess> spawn_child(const LaunchPlan& plan, const ExecRequest& request, int out_fd,
-                                 int err_fd);
+                                 int err_fd, Keeping keeping = Keeping::no);
 
 } // namespace culprit::exec

@@ -305,9 +305,13 @@ counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const auto name = it->path().filename().string();
-    // callgrind.out.<pid>, and its numbered dumps callgrind.out.<pid>.<n>, read with it.
+    // callgrind.out.<pid>, and its numbered dumps callgrind.out.<pid>.<n>, read with it. Callgrind
+    // creates the file when the process starts and fills it when it ends: an empty one is a
+    // process killed first (a daemon of the run, killed when the run ended), which counts nothing.
+    std::error_code size_error;
     if (name.starts_with(k_profile_prefix) &&
-        name.find('.', k_profile_prefix.size()) == std::string::npos)
+        name.find('.', k_profile_prefix.size()) == std::string::npos &&
+        it->file_size(size_error) != 0)
       profiles.push_back(it->path());
   }
   if (profiles.empty())

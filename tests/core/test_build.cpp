@@ -190,5 +190,74 @@ TEST_F(BuildTest, ADiskThatFillsUpLeavesNoPartialCacheEntry) {
     EXPECT_FALSE(it->path().filename().string().starts_with(".tmp-")) << it->path();
 }
 
+// A later commit adds a program to the build. Built after it in the same slot, an earlier commit's
+// artifacts hold what its own build made and not the later program that the slot kept: the ends
+// of a range would otherwise share an artifact id, and be called identical without a run.
+class LeftoversTest : public BuildTest {
+protected:
+  void SetUp() override {
+    BuildTest::SetUp();
+    scratch.write("tool.sh", "#!/bin/sh\necho tool\n", true);
+    c4 = scratch.commit("add a tool");
+  }
+  // The artifact id of `commit` built alone, in a cache and slot of its own.
+  std::string clean_artifact_id(const std::string& commit) {
+    auto built = build::Builder(repo, recipe, temp / "clean-cache", executor).build(commit, "");
+    EXPECT_TRUE(built && built->ok());
+    return built ? built->artifact_id : std::string();
+  }
+  std::string c4;
+};
+
+TEST_F(LeftoversTest, TheWholeBuildDirectoryHoldsOnlyWhatThisCommitBuilt) {
+  recipe.command = "cp {src}/bench.sh {build}/bench && if [ -f {src}/tool.sh ]; then "
+                   "cp {src}/tool.sh {build}/tool; fi";
+  recipe.artifacts = {};
+  auto builder = make_builder();
+  const auto later = builder.build(c4, "").value();
+  const auto earlier = builder.build(c3, "").value();
+  ASSERT_TRUE(later.ok() && earlier.ok()) << later.message << earlier.message;
+  EXPECT_TRUE(std::filesystem::exists(later.artifact_dir / "tool"));
+  EXPECT_FALSE(std::filesystem::exists(earlier.artifact_dir / "tool"));
+  EXPECT_NE(earlier.artifact_id, later.artifact_id);
+  EXPECT_EQ(earlier.artifact_id, clean_artifact_id(c3));
+}
+
+TEST_F(LeftoversTest, NamedArtifactsAreMadeAnewWhileTheRestOfTheBuildDirectoryPersists) {
+  recipe.command = "mkdir -p {build}/bin && echo built >> {build}/objects && "
+                   "cp {src}/bench.sh {build}/bin/bench && if [ -f {src}/tool.sh ]; then "
+                   "cp {src}/tool.sh {build}/bin/tool; fi";
+  recipe.artifacts = {"bin"};
+  auto builder = make_builder();
+  const auto later = builder.build(c4, "").value();
+  const auto earlier = builder.build(c3, "").value();
+  ASSERT_TRUE(later.ok() && earlier.ok()) << later.message << earlier.message;
+  EXPECT_TRUE(std::filesystem::exists(later.artifact_dir / "bin/tool"));
+  EXPECT_FALSE(std::filesystem::exists(earlier.artifact_dir / "bin/tool"));
+  EXPECT_NE(earlier.artifact_id, later.artifact_id);
+  EXPECT_EQ(earlier.artifact_id, clean_artifact_id(c3));
+  EXPECT_EQ(contents(temp / "cache/slots/0/build/objects"), "built\nbuilt\n")
+      << "the build directory persists: builds stay incremental";
+}
+
+TEST_F(LeftoversTest, InSourceArtifactsLoseWhatTheCommitDoesNotTrackAndKeepWhatItDoes) {
+  scratch.write("out/README", "tracked\n");
+  const auto c5 = scratch.commit("a tracked file among the outputs");
+  recipe.command = "cp bench.sh out/bench && if [ -f tool.sh ]; then cp tool.sh out/tool; fi";
+  recipe.artifacts = {"{src}/out"};
+  auto builder = make_builder();
+  const auto later = builder.build(c5, "").value();
+  ASSERT_TRUE(later.ok()) << later.message;
+  EXPECT_TRUE(std::filesystem::exists(later.artifact_dir / "out/tool"));
+  // The earlier commit without the tool, with out/README still tracked: rebased onto c5's tree.
+  scratch.remove("tool.sh");
+  const auto without_tool = scratch.commit("drop the tool");
+  const auto earlier = builder.build(without_tool, "").value();
+  ASSERT_TRUE(earlier.ok()) << earlier.message;
+  EXPECT_FALSE(std::filesystem::exists(earlier.artifact_dir / "out/tool"));
+  EXPECT_EQ(contents(earlier.artifact_dir / "out/README"), "tracked\n");
+  EXPECT_EQ(earlier.artifact_id, clean_artifact_id(without_tool));
+}
+
 } // namespace
 } // namespace culprit

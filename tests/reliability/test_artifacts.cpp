@@ -102,5 +102,34 @@ TEST(TreeState, TellsAddedRemovedAndChangedEntriesAndReadsItsText) {
   EXPECT_FALSE(tree_state_from_text("[1]"));
 }
 
+// A later commit adds a program to the build; an earlier one built after it, in the same slot,
+// holds none of it: the two have artifacts of their own, not one id for both.
+TEST(ArtifactLeftovers, AnEarlierCommitBuiltAfterALaterOneHoldsNoneOfItsPrograms) {
+  TempDir temp("culprit-artifact-leftovers");
+  ScratchRepo repo(temp / "project");
+  repo.write("culprit.toml", R"([build]
+command = "cp {src}/bench.sh {build}/bench && if [ -f {src}/tool.sh ]; then cp {src}/tool.sh {build}/tool; fi"
+[run]
+command = "sh {build}/bench"
+format = "culprit"
+)");
+  repo.write("bench.sh", "echo bench\n");
+  const auto early = repo.commit("a benchmark");
+  repo.write("tool.sh", "echo tool\n");
+  const auto late = repo.commit("a tool beside it");
+  const auto built =
+      run_culprit({"--cache-dir", (temp / "cache").string(), "build", late, early}, repo.dir());
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  std::istringstream lines(built.out);
+  std::string late_line;
+  std::string early_line;
+  ASSERT_TRUE(std::getline(lines, late_line) && std::getline(lines, early_line)) << built.out;
+  const auto late_dir = artifact_dir_of(late_line);
+  const auto early_dir = artifact_dir_of(early_line);
+  EXPECT_NE(late_dir, early_dir) << "the builds differ, and so do their artifact ids";
+  EXPECT_TRUE(std::filesystem::exists(late_dir / "tool"));
+  EXPECT_FALSE(std::filesystem::exists(early_dir / "tool")) << "the later commit's program";
+}
+
 } // namespace
 } // namespace culprit::testing

@@ -166,5 +166,46 @@ TEST_F(Processes, AHangupUnderNohupIsIgnored) {
   EXPECT_TRUE(std::filesystem::exists(json));
 }
 
+// A benchmark that starts a daemon the classic way before it prints its sample: a subshell forks
+// it and exits at once (so the daemon is orphaned), the daemon calls setsid and runs without the
+// run's token, and the benchmark waits until it is up and writes its pid to PIDS. Few programs
+// and no shell of its own beyond the first, since Valgrind starts with each.
+std::string daemonizing_benchmark(const std::filesystem::path& dir,
+                                  const std::filesystem::path& pids) {
+  return "f=" + (dir / "fifo").string() +
+         ".$$\nmkfifo \"$f\" || exit 1\n"
+         "(env -u CULPRIT_RUN_TOKEN setsid /bin/sh -c 'echo $$ > \"$0\"; exec sleep 30' \"$f\" "
+         "> /dev/null 2>&1 &)\n"
+         "read pid < \"$f\"\necho $pid >> " +
+         pids.string() +
+         "\nprintf '%s\\n' "
+         "'{\"type\":\"sample\",\"case\":\"k\",\"metric\":\"time\",\"unit\":\"ms\","
+         "\"direction\":\"lower\",\"value\":1}'\n";
+}
+
+// Nothing of such a daemon outlives its run, in the timed lane and under Valgrind, whose every
+// later run a daemon left alive used to spoil.
+TEST_F(Processes, ADaemonThatForkedTwiceCalledSetsidAndDroppedTheTokenDiesWithItsRun) {
+  const auto program = script("daemon.sh", daemonizing_benchmark(temp.path(), pids));
+  const auto result = run_process(
+      culprit({"run", "HEAD", "--min-runs", "2", "--max-runs", "2", "--run", "sh " + program}),
+      project.dir());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(pids_in(pids).size(), 2U);
+  expect_all_gone(pids);
+}
+
+TEST_F(Processes, ADaemonThatForkedTwiceCalledSetsidAndDroppedTheTokenDiesWithItsRunUnderValgrind) {
+  if (run_process({"sh", "-c", "command -v valgrind"}, temp.path()).exit_code != 0)
+    GTEST_SKIP() << "valgrind is not installed";
+  const auto program = script("daemon.sh", daemonizing_benchmark(temp.path(), pids));
+  const auto result = run_process(culprit({"run", "HEAD", "--instrument", "valgrind", "--min-runs",
+                                           "2", "--max-runs", "2", "--run", "sh " + program}),
+                                  project.dir());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_FALSE(pids_in(pids).empty());
+  expect_all_gone(pids);
+}
+
 } // namespace
 } // namespace culprit::testing

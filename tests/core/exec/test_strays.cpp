@@ -26,6 +26,7 @@ namespace culprit {
 namespace {
 
 using testing::argv_request;
+using testing::has_no_children;
 using testing::process_gone;
 using testing::shell_request;
 using testing::TempDir;
@@ -112,6 +113,77 @@ TEST(Strays, ABackgroundProcessThatLeftTheGroupAndClearedItsEnvironmentDiesAtThe
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(result->timed_out);
   EXPECT_TRUE(process_gone(std::stoi(result->out)));
+}
+
+// A benchmark that starts a daemon the classic way: a subshell forks it and exits at once (so the
+// daemon is orphaned), the daemon calls setsid and runs without the run's token, and the benchmark
+// waits until it is up. No group, token or parent link of the command leads to it once it runs.
+std::string daemonizing_command(const std::filesystem::path& fifo) {
+  return "mkfifo '" + fifo.string() +
+         "' && (env -u CULPRIT_RUN_TOKEN setsid /bin/sh -c 'echo $$ > \"$0\"; exec sleep 30' '" +
+         fifo.string() + "' > /dev/null 2>&1 &) && read pid < '" + fifo.string() + "' && echo $pid";
+}
+
+// The daemon's pid from the run's output; a daemon that outlived the test is killed here.
+bool daemon_gone(const std::string& out) {
+  const pid_t daemon = std::stoi(out);
+  const bool gone = process_gone(daemon);
+  if (!gone)
+    ::kill(daemon, SIGKILL);
+  return gone;
+}
+
+TEST(Strays, ADaemonThatForkedTwiceCalledSetsidAndDroppedTheTokenDiesWhenTheRunEnds) {
+  TempDir temp("culprit-strays");
+  auto request = shell_request(daemonizing_command(temp / "fifo"));
+  request.contain = true;
+  const auto result = exec::LocalExecutor().run(request);
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_TRUE(result->succeeded()) << result->err;
+  EXPECT_TRUE(daemon_gone(result->out)) << "the daemon outlived its run";
+  EXPECT_TRUE(result->notes.empty());
+  EXPECT_TRUE(has_no_children()) << "everything of the run is reaped when run() returns";
+}
+
+TEST(Strays, ADaemonThatForkedTwiceCalledSetsidAndDroppedTheTokenDiesAtTheTimeout) {
+  TempDir temp("culprit-strays");
+  auto request = shell_request(daemonizing_command(temp / "fifo") + "; sleep 30");
+  request.contain = true;
+  request.timeout = exec::Seconds(0.5);
+  request.kill_grace = exec::Seconds(0.1);
+  const auto result = exec::LocalExecutor().run(request);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->timed_out);
+  EXPECT_TRUE(daemon_gone(result->out)) << "the daemon outlived its run";
+}
+
+// Runs made at once (lanes, duets) each kill their own daemons, and the processes are reaped by
+// their keepers alone: a child this process started itself keeps its exit status for it.
+TEST(Strays, RunsAtOnceEachKillTheirOwnDaemonsAndTakeNoOtherChildsStatus) {
+  TempDir temp("culprit-strays");
+  const pid_t own = ::fork();
+  ASSERT_GE(own, 0);
+  if (own == 0) {
+    ::pause(); // until the test has run, then killed
+    ::_exit(0);
+  }
+  std::vector<std::future<Result<exec::ExecResult>>> runs;
+  for (int i = 0; i < 2; ++i) {
+    auto request = shell_request(daemonizing_command(temp / ("fifo" + std::to_string(i))));
+    request.contain = true;
+    runs.push_back(
+        std::async(std::launch::async, [request] { return exec::LocalExecutor().run(request); }));
+  }
+  for (auto& run : runs) {
+    const auto result = run.get();
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_TRUE(daemon_gone(result->out)) << "the daemon outlived its run";
+  }
+  ::kill(own, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(own, &status, 0), own);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  EXPECT_TRUE(has_no_children());
 }
 
 } // namespace
