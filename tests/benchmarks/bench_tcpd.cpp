@@ -24,9 +24,9 @@
 //    series with 1 to 3 planted steps of 3% to 15% give the share of steps with a change point
 //    within 5 commits, and the same F1 and cover with the planted steps as the one annotator.
 //
-// Usage: bench_tcpd TCPD_DIR [trials per configuration of the simulated part, default 8]
-//        bench_tcpd --simulated [trials]
-// TCPD_DIR holds annotations.json and datasets/<name>/<name>.json.
+// Usage: bench_tcpd [TCPD_DIR [trials per configuration of the simulated part, default 8]]
+// TCPD_DIR holds annotations.json and datasets/<name>/<name>.json; without it, or with "-", only
+// the simulated part runs (as scripts/bench.sh runs every benchmark without arguments).
 
 #include <algorithm>
 #include <cmath>
@@ -391,14 +391,15 @@ void simulated(int trials) {
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2)
-    fail("usage: bench_tcpd TCPD_DIR [trials] | bench_tcpd --simulated [trials]");
-  const std::string first = argv[1];
+  const std::string dir = argc > 1 ? argv[1] : "-";
   const int trials = argc > 2 ? std::atoi(argv[2]) : 8;
   if (trials < 1)
-    fail("trials must be a positive number");
-  if (first != "--simulated")
-    tcpd(first);
+    fail("usage: bench_tcpd [TCPD_DIR|- [TRIALS]]; TRIALS is a positive number");
+  if (dir == "-")
+    std::printf("TCPD: not run (give the directory of alan-turing-institute/TCPD, which holds "
+                "annotations.json and datasets/)\n");
+  else
+    tcpd(dir);
   simulated(trials);
   return 0;
 }
