@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
+#include <vector>
 
 #include "core/measure/stats_bridge.hpp"
 #include "core/util/clock.hpp"
@@ -14,6 +16,27 @@ namespace {
 
 // Of the interval on a measurement's median: it describes one side and decides nothing.
 constexpr std::size_t k_summary_resamples = 2000;
+
+// The coefficient of variation of the run medians: their standard deviation over the magnitude of
+// their mean, taken of the medians divided by the largest magnitude among them, which changes
+// nothing in the ratio and keeps the sums finite for counts near the largest double; 0 when the
+// mean is 0.
+double run_median_cv(std::span<const double> medians) {
+  double largest = 0;
+  for (const double value : medians)
+    largest = std::max(largest, std::abs(value));
+  if (!(largest > 0) || !std::isfinite(largest))
+    return 0;
+  std::vector<double> scaled;
+  scaled.reserve(medians.size());
+  for (const double value : medians)
+    scaled.push_back(value / largest);
+  const auto spread = stats::summarize(scaled);
+  if (!spread || !spread->coefficient_of_variation ||
+      !std::isfinite(*spread->coefficient_of_variation))
+    return 0;
+  return std::abs(*spread->coefficient_of_variation);
+}
 
 } // namespace
 
@@ -130,8 +153,7 @@ Result<EvidenceMeasurement> measurement_entry(measure::Sampler& sampler,
   if (auto outliers = stats::classify_outliers(pooled))
     m.summary.outliers = static_cast<int>(outliers->mild.size() + outliers->severe.size());
   if (run_medians.size() >= 2) {
-    if (auto spread = stats::summarize(run_medians); spread && spread->coefficient_of_variation)
-      m.summary.cv = *spread->coefficient_of_variation;
+    m.summary.cv = run_median_cv(run_medians);
     if (auto interval = stats::level_interval(
             m.runs, stats::Statistic::median,
             measure::level_interval_options(confidence, seed, k_summary_resamples)))

@@ -10,6 +10,9 @@
 #include <variant>
 #include <vector>
 
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -18,6 +21,7 @@
 #include "core/parsers/perf_stat.hpp"
 #include "core/parsers/valgrind_counts.hpp"
 #include "core/util/escape.hpp"
+#include "core/util/format.hpp"
 #include "core/util/fs.hpp"
 
 namespace culprit::measure {
@@ -210,6 +214,14 @@ Result<exec::ExecRequest> under_valgrind(exec::ExecRequest request,
   // with it): counts take one iteration whatever it says.
   request.env.insert_or_assign("BENCHMARK_MIN_TIME", "0");
   request.env.try_emplace("LD_BIND_NOW", "1");
+  // The paths in the environment that depend on where the cache is, at a length that does not
+  // (see k_counted_path_length): the run's directory as a shell would export it (the shell keeps a
+  // PWD that names its directory), and the cache as the ceiling of git's search for a repository.
+  if (!request.cwd.empty())
+    request.env.insert_or_assign("PWD", fixed_length_path(request.cwd));
+  if (const auto ceiling = request.env.find("GIT_CEILING_DIRECTORIES");
+      ceiling != request.env.end())
+    ceiling->second = fixed_length_path(ceiling->second);
   return request;
 }
 
@@ -298,9 +310,10 @@ gbench_samples(std::span<const parsers::ValgrindCounts> dumps,
 
 } // namespace
 
-Result<std::vector<parsers::CaseSamples>>
-counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
-                std::span<const parsers::IterationRow> rows) {
+namespace {
+
+// Every dump of every Callgrind profile in `dir`, in the order of the processes' pids.
+Result<std::vector<parsers::ValgrindCounts>> profile_dumps(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> profiles;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -319,14 +332,55 @@ counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
                        "valgrind.log.* there)",
                        dir.string());
   std::ranges::sort(profiles);
-  std::map<std::string, std::map<std::string, double>> by_case; // case -> metric -> total
-  std::vector<std::string> order;
   std::vector<parsers::ValgrindCounts> dumps;
   for (const auto& profile : profiles) {
     CULPRIT_TRY_ASSIGN(auto more, parsers::read_callgrind_dumps(profile));
     dumps.insert(dumps.end(), std::make_move_iterator(more.begin()),
                  std::make_move_iterator(more.end()));
   }
+  return dumps;
+}
+
+} // namespace
+
+std::optional<DiskRoom> disk_room(const std::filesystem::path& dir) {
+  struct statvfs fs{};
+  if (statvfs(dir.c_str(), &fs) != 0)
+    return std::nullopt;
+  // root may also write into the blocks kept back for it.
+  const auto blocks = geteuid() == 0 ? fs.f_bfree : fs.f_bavail;
+  DiskRoom room;
+  room.bytes = static_cast<std::uint64_t>(blocks) * fs.f_frsize;
+  if (fs.f_files != 0) // a filesystem without a limit on its files says 0
+    room.files = static_cast<std::uint64_t>(fs.f_favail);
+  return room;
+}
+
+Result<std::vector<parsers::CaseSamples>>
+counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
+                std::span<const parsers::IterationRow> rows, DiskRoomProbe room) {
+  auto read = profile_dumps(dir);
+  if (!read) {
+    // Callgrind says nothing when it cannot write its profile: a file cut short, or none, on a
+    // disk with no room left is the disk's doing, not the program's.
+    const auto left = room != nullptr ? room(dir) : std::nullopt;
+    if (left && (left->bytes < k_full_disk_bytes || left->files == 0))
+      return infra_error("the disk is full: Callgrind could not write the run's whole profile in "
+                         "{} ({} left there; {}); free space on that disk, or give culprit a "
+                         "--cache-dir on another",
+                         dir.string(),
+                         left->files == 0 ? std::string("no files")
+                                          : format_bytes(static_cast<std::int64_t>(left->bytes)),
+                         read.error().message);
+    return std::unexpected(read.error());
+  }
+  const auto& dumps = *read;
+  // A dump the program named with nothing would be a case without a name: refused, never
+  // dropped or folded into another case.
+  if (std::ranges::any_of(dumps, [](const auto& d) { return d.named && d.name.empty(); }))
+    return usage_error("the program asked Callgrind for a dump with an empty name "
+                       "(CALLGRIND_DUMP_STATS_AT(\"\")), which names no case: give each "
+                       "CALLGRIND_DUMP_STATS_AT the name of its case");
   // A program that names its cases: only their dumps count (what ran outside them, the shell
   // that started it included, is set-up); any other: every dump of every process, as one case.
   const bool named = std::ranges::any_of(dumps, [](const auto& d) { return !d.name.empty(); });
@@ -335,6 +389,8 @@ counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
     if (loops)
       return std::move(*loops);
   }
+  std::map<std::string, std::map<std::string, double>> by_case; // case -> metric -> total
+  std::vector<std::string> order;
   for (const auto& dump : dumps) {
     if (named && dump.name.empty())
       continue;
@@ -376,33 +432,88 @@ instrument_samples(const exec::ExecRequest& request, std::string_view whole_case
   return std::vector<parsers::CaseSamples>{};
 }
 
-ValgrindFailure valgrind_failure(const exec::ExecResult& ran, const exec::ExecRequest& original,
-                                 const std::filesystem::path& dir) {
-  constexpr std::size_t k_tail_lines = 3;
+std::optional<double> timeout_scale(const exec::ExecRequest& request) {
+  if (counts_dir(request))
+    return k_valgrind_slowdown;
+  if (ncu_counts_file(request))
+    return k_ncu_slowdown;
+  return std::nullopt;
+}
+
+std::string instrumented_outcome(const exec::ExecResult& ran, const exec::ExecRequest& request) {
+  const char* tool = counts_dir(request)         ? "Valgrind"
+                     : ncu_counts_file(request)  ? "ncu"
+                     : perf_counts_file(request) ? "perf"
+                                                 : nullptr;
+  if (tool == nullptr)
+    return exec::describe_outcome(ran, request);
+  const auto original = unwrapped(request);
+  const auto scale = timeout_scale(request);
+  if (ran.timed_out && scale)
+    return fmt::format("{} under {}, {:g} times the run timeout of {:g} s",
+                       exec::describe_outcome(ran, request), tool, *scale,
+                       original.timeout.count());
+  return fmt::format("{} under {}", exec::describe_outcome(ran, original), tool);
+}
+
+namespace {
+
+// What a Valgrind log says besides its banner, Callgrind's statistics at the end ("Events :",
+// "Collected :", the refs, misses and branches that follow) and its notes ("For interactive
+// control", the "--pid--" lines on the cache simulation): a fatal signal and the stack where it
+// came, an error of Valgrind's own.
+std::vector<std::string> valgrind_log_messages(const std::string& text) {
+  constexpr std::array<std::string_view, 6> k_notes = {
+      "Callgrind, a call-graph", "Copyright (C)", "Using Valgrind-", "Command: ", "Parent PID: ",
+      "For interactive control"};
+  std::vector<std::string> messages;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\n', start);
+    auto line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    if (line.starts_with("--"))
+      continue;
+    // "==1234== message": the message.
+    if (line.starts_with("==")) {
+      const auto mark = line.find("==", 2);
+      line = mark == std::string::npos ? std::string() : line.substr(mark + 2);
+    }
+    const auto first = line.find_first_not_of(' ');
+    line = first == std::string::npos ? std::string() : line.substr(first);
+    if (line.starts_with("Events    :") || line.starts_with("Events :"))
+      break;
+    if (line.empty() ||
+        std::ranges::any_of(k_notes, [&](std::string_view note) { return line.starts_with(note); }))
+      continue;
+    messages.push_back(std::move(line));
+  }
+  return messages;
+}
+
+} // namespace
+
+ValgrindFailure valgrind_failure(const exec::ExecResult& ran, const exec::ExecRequest& request) {
+  constexpr std::size_t k_log_lines = 3;
+  constexpr std::size_t k_stderr_tail = 300;
   std::vector<std::string> lines;
   bool unhandled = false;
-  std::error_code ec;
   std::vector<std::filesystem::path> logs;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().filename().string().starts_with("valgrind.log."))
-      logs.push_back(it->path());
+  if (const auto dir = counts_dir(request)) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(*dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().starts_with("valgrind.log."))
+        logs.push_back(it->path());
+  }
   std::ranges::sort(logs);
   for (const auto& log : logs) {
     const auto text = read_file(log).value_or("");
     unhandled = unhandled || text.find("unhandled instruction") != std::string::npos;
-    std::size_t start = 0;
-    while (start < text.size()) {
-      const auto end = text.find('\n', start);
-      auto line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      start = end == std::string::npos ? text.size() : end + 1;
-      // "==1234== message": the message; blank ones say nothing.
-      if (const auto mark = line.find("== "); line.starts_with("==") && mark != std::string::npos)
-        line = line.substr(mark + 3);
-      if (!line.empty())
-        lines.push_back(std::move(line));
-    }
+    auto messages = valgrind_log_messages(text);
+    lines.insert(lines.end(), std::make_move_iterator(messages.begin()),
+                 std::make_move_iterator(messages.end()));
   }
-  const auto program = exec::command_name(original);
+  const auto program = exec::command_name(unwrapped(request));
   if (unhandled)
     return {.message = fmt::format("Valgrind cannot run {}: it uses an instruction that "
                                    "Valgrind's simulated CPU lacks (AVX-512 or a newer "
@@ -410,12 +521,26 @@ ValgrindFailure valgrind_failure(const exec::ExecResult& ran, const exec::ExecRe
                                    "use --instrument time",
                                    program),
             .unsupported_instruction = true};
-  const auto first = lines.size() > k_tail_lines ? lines.end() - k_tail_lines : lines.begin();
-  std::vector<std::string> tail(first, lines.end());
-  return {.message = fmt::format("the benchmark {} under Valgrind{}{}",
-                                 exec::describe_outcome(ran, original),
-                                 tail.empty() ? "" : "; its log ends: ", fmt::join(tail, " | ")),
+  if (lines.size() > k_log_lines)
+    lines.resize(k_log_lines);
+  // The program's own words (Valgrind writes to its log, not to the program's stderr).
+  auto err = ran.err;
+  while (!err.empty() && (err.back() == '\n' || err.back() == ' '))
+    err.pop_back();
+  if (err.size() > k_stderr_tail)
+    err = err.substr(err.size() - k_stderr_tail);
+  return {.message =
+              fmt::format("the benchmark {} {}{}{}{}{}", program,
+                          instrumented_outcome(ran, request), err.empty() ? "" : ": ", err,
+                          lines.empty() ? "" : "; Valgrind's log: ", fmt::join(lines, " | ")),
           .unsupported_instruction = false};
+}
+
+std::string fixed_length_path(const std::filesystem::path& dir) {
+  auto text = dir.string();
+  if (text.size() < k_counted_path_length)
+    text.append(k_counted_path_length - text.size(), '/');
+  return text;
 }
 
 } // namespace culprit::measure

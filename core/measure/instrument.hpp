@@ -102,22 +102,56 @@ instrument_samples(const exec::ExecRequest& request, std::string_view whole_case
 // timeout; any other as it is.
 exec::ExecRequest unwrapped(const exec::ExecRequest& request);
 
+// What the run's user may still write on the filesystem that holds a directory: bytes, and files
+// where the filesystem limits them; none when statvfs(3) cannot tell.
+struct DiskRoom {
+  std::uint64_t bytes = 0;
+  std::optional<std::uint64_t> files;
+};
+std::optional<DiskRoom> disk_room(const std::filesystem::path& dir);
+using DiskRoomProbe = std::optional<DiskRoom> (*)(const std::filesystem::path& dir);
+// Less room than this (or no file left) is a full disk: Callgrind writes its profile in buffers
+// far smaller, so a write it could not finish leaves a disk about this empty.
+inline constexpr std::uint64_t k_full_disk_bytes = std::uint64_t{1} << 20;
+
 // What the profiles in `dir` counted, as samples: per case named by a dump (one value each), per
 // Google Benchmark case when its timed loops match `rows` one to one (a value per repetition),
 // else the whole run as `whole_case`. Errors: no profile (the program did not run under
-// Valgrind), or one that cannot be read.
+// Valgrind), or one that cannot be read, said to be the disk's doing when `room` finds the disk
+// that holds `dir` full (Callgrind itself says nothing when a write fails); a usage error for a
+// dump named with an empty name (CALLGRIND_DUMP_STATS_AT("")), which names no case.
 Result<std::vector<parsers::CaseSamples>>
 counted_samples(const std::filesystem::path& dir, std::string_view whole_case,
-                std::span<const parsers::IterationRow> rows = {});
+                std::span<const parsers::IterationRow> rows = {}, DiskRoomProbe room = disk_room);
 
-// Why a run under Valgrind failed, for its record: the outcome of `original` (the command it
-// wrapped) and the last lines of Valgrind's logs in `dir`; an instruction the simulated CPU lacks
-// is named as such, with what to do, and no other run of the program can succeed.
+// How much an instrument scaled the timeout of a request made by under_valgrind or under_ncu
+// (k_valgrind_slowdown, k_ncu_slowdown); none for any other request.
+std::optional<double> timeout_scale(const exec::ExecRequest& request);
+
+// How a run of `request` ended, as exec::describe_outcome says it of the command the instrument
+// wrapped, followed by the instrument ("exited with status 3 under Valgrind"); a timeout is the
+// one the run had, with the run timeout it was scaled from ("timed out after 5 s under Valgrind,
+// 50 times the run timeout of 0.1 s"). Any other request: exec::describe_outcome.
+std::string instrumented_outcome(const exec::ExecResult& ran, const exec::ExecRequest& request);
+
+// Why a run made by under_valgrind failed, for its record: its outcome (instrumented_outcome), the
+// end of the program's own stderr, and what Valgrind's logs in the run's directory say besides
+// their banner and statistics (a fatal signal with its stack, an error of Valgrind's own); an
+// instruction the simulated CPU lacks is named as such, with what to do, and no other run of the
+// program can succeed.
 struct ValgrindFailure {
   std::string message;
   bool unsupported_instruction = false;
 };
-ValgrindFailure valgrind_failure(const exec::ExecResult& ran, const exec::ExecRequest& original,
-                                 const std::filesystem::path& dir);
+ValgrindFailure valgrind_failure(const exec::ExecResult& ran, const exec::ExecRequest& request);
+
+// Under Valgrind the length of the run's arguments and environment changes what the shell, the
+// dynamic loader and libc execute before main, so a path that depends on where the cache is (the
+// artifacts as {build} and {src}, the run's directory as PWD, the cache as
+// GIT_CEILING_DIRECTORIES) is padded with slashes to this length. What is left is libc reading the
+// program's path, whose characters still differ between cache directories: a few instructions.
+inline constexpr std::size_t k_counted_path_length = 512;
+// `dir` with slashes added at its end up to k_counted_path_length characters; as it is when longer.
+std::string fixed_length_path(const std::filesystem::path& dir);
 
 } // namespace culprit::measure

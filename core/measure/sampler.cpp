@@ -235,8 +235,12 @@ Result<BlockRuns> Sampler::block_runs(std::span<const Subject* const> group, con
 }
 
 Result<exec::ExecRequest> Sampler::request_for(const Subject& subject) const {
-  const recipe::TemplateValues values{subject.artifact_dir.string(), subject.artifact_dir.string(),
-                                      subject.commit, subject.rev};
+  // Under Valgrind the artifacts' path, in the run's arguments and environment, has one length
+  // wherever the cache is, so that counts do not depend on it (see k_counted_path_length).
+  const auto artifacts = m_options.run.instrument == recipe::Instrument::valgrind
+                             ? fixed_length_path(subject.artifact_dir)
+                             : subject.artifact_dir.string();
+  const recipe::TemplateValues values{artifacts, artifacts, subject.commit, subject.rev};
   exec::ExecRequest request;
   if (const auto* shell = std::get_if<std::string>(&m_options.run.command)) {
     CULPRIT_TRY_ASSIGN(auto command,
@@ -348,21 +352,29 @@ std::optional<Error> Sampler::fill_record(store::RunRecord& record,
       }
     }
   } else if (counts_dir(request)) {
-    auto failure = valgrind_failure(ran, unwrapped(request), *counted);
+    auto failure = valgrind_failure(ran, request);
     record.message = std::move(failure.message);
     if (failure.unsupported_instruction) // no run of this program can succeed under Valgrind
       wrong_command = Error{ExitCode::infrastructure, record.message};
   } else {
     const auto tail = ran.err.size() > 300 ? ran.err.substr(ran.err.size() - 300) : ran.err;
-    record.message =
-        fmt::format("the benchmark {}{}{}", exec::describe_outcome(ran, unwrapped(request)),
-                    tail.empty() ? "" : ": ", tail);
+    record.message = fmt::format("the benchmark {}{}{}", instrumented_outcome(ran, request),
+                                 tail.empty() ? "" : ": ", tail);
   }
   if (counted) {
     std::error_code ignored;
     std::filesystem::remove_all(*counted, ignored);
   }
   std::replace(record.message.begin(), record.message.end(), '\n', ' ');
+  // Under an instrument that scales the timeout the program does the same work every run, so one
+  // that timed out would time out again, each time after the scaled limit: it is not tried again.
+  if (ran.timed_out && timeout_scale(request) && !wrong_command)
+    wrong_command =
+        Error{ExitCode::infrastructure,
+              fmt::format("{}; a run that times out under {} is not tried again: give the "
+                          "program a longer --timeout (run.timeout), or measure time "
+                          "(--instrument time)",
+                          record.message, counts_dir(request) ? "Valgrind" : "ncu")};
   return wrong_command;
 }
 

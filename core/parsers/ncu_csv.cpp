@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <vector>
@@ -31,33 +32,81 @@ constexpr std::array<NcuMetric, 6> k_metrics = {{
     {"sm__cycles_elapsed.avg", "sm_cycles", "", Direction::lower_is_better},
 }};
 
-// "void saxpy_kernel<4>(int, float*)" -> "saxpy_kernel<4>": no return type, no parameters.
+bool is_word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// The length of an operator's symbol that starts at `at`, just after the word "operator", blanks
+// before it included: "()" and "[]", a run of operator characters (">>", "<=>", "->*"; the
+// demangler writes "operator< <int>" for a template of operator<, so a run stops at a blank), or
+// the words of "new", "delete[]" and a conversion to a named type; with the blanks before a
+// template argument list of the operator's own.
+std::size_t operator_symbol(std::string_view name, std::size_t at) {
+  std::size_t i = at;
+  while (i < name.size() && name[i] == ' ')
+    ++i;
+  const auto rest = name.substr(i);
+  if (rest.starts_with("()") || rest.starts_with("[]"))
+    return i + 2 - at;
+  if (i < name.size() && is_word_char(name[i])) {
+    while (i < name.size() && is_word_char(name[i]))
+      ++i;
+    if (name.substr(i).starts_with("[]"))
+      i += 2;
+    return i - at;
+  }
+  while (i < name.size() &&
+         std::string_view("+-*/%^&|~!=<>,").find(name[i]) != std::string_view::npos)
+    ++i;
+  // The blank the demangler puts between "operator<" and its template arguments is the name's.
+  auto after = i;
+  while (after < name.size() && name[after] == ' ')
+    ++after;
+  if (after > i && after < name.size() && name[after] == '<')
+    i = after;
+  return i - at;
+}
+
+// "void saxpy_kernel<4>(int, float*)" -> "saxpy_kernel<4>": no return type, no parameters. The
+// parameters start at the first parenthesis outside template arguments, the return type ends at
+// the last blank outside them before it; an operator's symbol ("operator>>", "operator()") and
+// "(anonymous namespace)" are part of the name, whatever brackets they hold.
 std::string kernel_case(std::string_view name) {
+  constexpr std::string_view k_operator = "operator";
+  constexpr std::string_view k_anonymous = "(anonymous namespace)";
   int depth = 0;
+  std::size_t start = 0;
   std::size_t end = name.size();
   for (std::size_t i = 0; i < name.size(); ++i) {
-    if (name[i] == '<')
-      ++depth;
-    else if (name[i] == '>')
-      --depth;
-    else if (name[i] == '(' && depth == 0) {
+    const auto rest = name.substr(i);
+    if (rest.starts_with(k_operator) && (i == 0 || !is_word_char(name[i - 1])) &&
+        (rest.size() == k_operator.size() || !is_word_char(rest[k_operator.size()]))) {
+      i += k_operator.size() + operator_symbol(name, i + k_operator.size()) - 1;
+      continue;
+    }
+    if (rest.starts_with(k_anonymous)) {
+      i += k_anonymous.size() - 1;
+      continue;
+    }
+    const char c = name[i];
+    if (c == '(' && depth == 0) {
       end = i;
       break;
     }
-  }
-  name = name.substr(0, end);
-  // The return type ends at the last blank outside template arguments.
-  depth = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    if (name[i] == '<')
+    if (c == '<' || c == '(' || c == '[')
       ++depth;
-    else if (name[i] == '>')
+    else if (c == '>' || c == ')' || c == ']')
       --depth;
-    else if (name[i] == ' ' && depth == 0)
+    else if (c == ' ' && depth == 0)
       start = i + 1;
   }
-  return std::string(name.substr(start));
+  if (start > end)
+    start = end;
+  const auto kept = name.substr(start, end - start);
+  const auto first = kept.find_first_not_of(' ');
+  if (first == std::string_view::npos)
+    return {};
+  return std::string(kept.substr(first, kept.find_last_not_of(' ') - first + 1));
 }
 
 // "1,234,567.50" in `unit` as a number of the metric's base unit.
@@ -65,7 +114,9 @@ std::optional<double> value_of(std::string text, std::string_view unit) {
   std::erase(text, ',');
   double value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+  // from_chars reads "nan" and "inf", which no metric can be.
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
+      !std::isfinite(value))
     return std::nullopt;
   constexpr std::array<std::pair<std::string_view, double>, 3> prefixes = {
       {{"Kbyte", 1e3}, {"Mbyte", 1e6}, {"Gbyte", 1e9}}};
@@ -150,8 +201,17 @@ Result<std::vector<CaseSamples>> parse_ncu_csv(std::string_view text) {
     const auto number = value_of(row[*value], row[*unit]);
     if (!number)
       return infra_error("ncu's CSV row {}: {} of {} is '{}', not a number", line_of(i), row[*name],
-                         row[*kernel], row[*value].substr(0, 40));
+                         row[*kernel].substr(0, 80), row[*value].substr(0, 40));
+    // Every metric culprit asks for is a count, a number of bytes or a percentage.
+    if (*number < 0)
+      return infra_error("ncu's CSV row {}: {} of {} is '{}', a negative count, which no kernel "
+                         "can have",
+                         line_of(i), row[*name], row[*kernel].substr(0, 80),
+                         row[*value].substr(0, 40));
     const auto kernel_name = kernel_case(row[*kernel]);
+    if (kernel_name.empty())
+      return infra_error("ncu's CSV row {} names no kernel (its \"Kernel Name\" is '{}')",
+                         line_of(i), row[*kernel].substr(0, 80));
     if (!by_kernel.contains(kernel_name))
       order.push_back(kernel_name);
     auto& [sum, launches] = by_kernel[kernel_name][metric->name];

@@ -8,8 +8,9 @@
 // without --print-units base) are scaled to bytes.
 //
 // A case per kernel: its name without the return type and parameter list ("void
-// saxpy_kernel<4>(int, float, const float *, float *)" is "saxpy_kernel<4>"), each metric the
-// mean over its launches in the run. Metrics:
+// saxpy_kernel<4>(int, float, const float *, float *)" is "saxpy_kernel<4>", "void
+// ns::operator>>(int)" is "ns::operator>>": an operator's symbol and "(anonymous namespace)" are
+// part of the name), each metric the mean over its launches in the run. Metrics:
 //   gpu_instructions    smsp__inst_executed.sum                          (count, lower)
 //   dram_bytes_read     dram__bytes_read.sum                             (bytes, lower)
 //   dram_bytes_written  dram__bytes_write.sum                            (bytes, lower)
@@ -28,9 +29,10 @@ namespace culprit::parsers {
 // The ncu metrics culprit asks for, comma-separated, as `ncu --metrics` takes them.
 [[nodiscard]] std::string_view ncu_metrics();
 
-// The samples (one value each) of every kernel in an ncu CSV log. Errors: no header row; a row
-// with another number of fields or a value that is not a number (with its line); no launch of
-// any kernel (the program launched none, or ncu could not profile: its "==ERROR==" line).
+// The samples (one value each) of every kernel in an ncu CSV log. Errors (with the row): no
+// header row; a row with another number of fields, a value that is not a finite number ("nan",
+// "inf") or is negative, or no kernel name; no launch of any kernel (the program launched none,
+// or ncu could not profile: its "==ERROR==" line).
 [[nodiscard]] Result<std::vector<CaseSamples>> parse_ncu_csv(std::string_view text);
 
 // Whether `metric` is one of those above.

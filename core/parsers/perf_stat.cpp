@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
@@ -81,7 +82,8 @@ Result<std::map<std::string, double>> parse_perf_stat(std::string_view text) {
                          event);
     double parsed = 0;
     const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-    if (ec != std::errc() || ptr != value.data() + value.size() || !(parsed >= 0))
+    if (ec != std::errc() || ptr != value.data() + value.size() || !(parsed >= 0) ||
+        !std::isfinite(parsed))
       return infra_error("perf stat output line {}: '{}' is not a count", number,
                          value.substr(0, 40));
     counts[std::string(known->second)] += parsed;

@@ -29,8 +29,9 @@ namespace culprit::parsers {
 // The perf events culprit asks for, comma-separated, as `perf stat -e` takes them.
 [[nodiscard]] std::string_view perf_events();
 
-// The metrics of a `perf stat -x ,` output. Errors: a line that is not that format; an event
-// that was not supported or not counted (naming it, with what to do); no event at all.
+// The metrics of a `perf stat -x ,` output. Errors: a line that is not that format or whose
+// value is not a count (negative, infinite, not a number); an event that was not supported or
+// not counted (naming it, with what to do); no event at all.
 [[nodiscard]] Result<std::map<std::string, double>> parse_perf_stat(std::string_view text);
 
 // Whether `metric` is one of the metrics above.

@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::string_view k_callgrind_format = "Valgrind";
 constexpr std::string_view k_blanks = " \t";
-constexpr std::string_view k_client_request = "Client Request: ";
+constexpr std::string_view k_client_request_named = "Client Request:";
 
 using Costs = std::vector<std::uint64_t>;
 
@@ -321,8 +321,12 @@ private:
     CULPRIT_TRY_ASSIGN(const Costs totals, checked_totals(m_part));
     ValgrindCounts counts;
     counts.trigger = m_part.trigger;
-    if (m_part.trigger.starts_with(k_client_request))
-      counts.name = m_part.trigger.substr(k_client_request.size());
+    // CALLGRIND_DUMP_STATS_AT("name") writes "Client Request: name", CALLGRIND_DUMP_STATS
+    // "Client Request"; the trigger is trimmed, so an empty name leaves "Client Request:".
+    if (m_part.trigger.starts_with(k_client_request_named)) {
+      counts.named = true;
+      counts.name = trim(m_part.trigger.substr(k_client_request_named.size()), k_blanks);
+    }
     counts.part = m_part.number;
     counts.events = by_event(m_part.events, totals);
     counts.counts = valgrind_metrics(counts.events);

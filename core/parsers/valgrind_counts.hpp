@@ -65,6 +65,7 @@ struct ValgrindFunctionCounts {
 // One part (one dump) of a profile file.
 struct ValgrindCounts {
   std::string name;        // the name given to CALLGRIND_DUMP_STATS_AT ("case_a"), else ""
+  bool named = false;      // made by CALLGRIND_DUMP_STATS_AT, even with an empty name
   std::string trigger;     // why Callgrind dumped ("Client Request: case_a", "Program termination")
   std::optional<int> part; // Callgrind's dump number
   std::map<std::string, double> events; // the totals, by Valgrind's event names (Ir, Dr, ...)

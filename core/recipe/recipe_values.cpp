@@ -91,7 +91,7 @@ std::string build_recipe_hash(const BuildRecipe& build) {
 
 // Raised whenever what an instrument counts of the same run changes, so that counts stored the
 // earlier way are not compared with new ones as if they were the same measurement.
-constexpr int k_counting_revision = 2;
+constexpr int k_counting_revision = 3;
 
 std::string run_recipe_hash(const RunRecipe& run) {
   nlohmann::json command;
@@ -106,7 +106,9 @@ std::string run_recipe_hash(const RunRecipe& run) {
   if (run.instrument != Instrument::time) {
     part["instrument"] = to_string(run.instrument);
     // What a counted run counts, by revision: 2 starts a simple string command's program without
-    // a shell under the instrument (the shell's own counts are no longer in the whole program's).
+    // a shell under the instrument (the shell's own counts are no longer in the whole program's);
+    // 3 pads the paths of the cache in the run's arguments and environment under Valgrind to one
+    // length (what the loader and libc execute no longer depends on where the cache is).
     part["counting"] = k_counting_revision;
   }
   return git::hash_bytes(part.dump());

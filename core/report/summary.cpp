@@ -38,11 +38,11 @@ std::string run_summary(const evidence::Evidence& evidence, const RenderOptions&
                                 fmt::format("{:.0f}% CI", evidence.settings.confidence * 100),
                                 "runs", "cv", "outliers");
   for (const auto& m : evidence.measurements)
-    out += fmt::format("{}  {:>12}  {:>27}  {:>5}  {:>5.1f}%  {}\n", terminal_cell(m.case_name, 40),
+    out += fmt::format("{}  {:>12}  {:>27}  {:>5}  {:>6}  {}\n", terminal_cell(m.case_name, 40),
                        format_quantity(m.summary.median, m.unit),
                        fmt::format("[{}, {}]", format_quantity(m.summary.ci[0], m.unit),
                                    format_quantity(m.summary.ci[1], m.unit)),
-                       m.runs.size(), m.summary.cv * 100, m.summary.outliers);
+                       m.runs.size(), format_cv(m.summary.cv), m.summary.outliers);
   if (options.detail != Detail::quiet)
     out += render_roofline_table(evidence, options.detail == Detail::verbose) +
            render_noise_lines(evidence);

@@ -134,7 +134,7 @@ void write_measurements(Writer& w, const evidence::Evidence& e, const ReportView
                     terminal_safe(format_quantity(m.summary.median, m.unit)),
                     terminal_safe(fmt::format("[{}, {}]", format_quantity(m.summary.ci[0], m.unit),
                                               format_quantity(m.summary.ci[1], m.unit))),
-                    format_percent(m.summary.cv)});
+                    format_cv(m.summary.cv)});
   w.table(rows, {false, false, true, true, false, true});
 }
 

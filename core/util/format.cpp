@@ -41,6 +41,12 @@ std::string format_percent(double fraction) {
   return text + "%";
 }
 
+std::string format_cv(double cv) {
+  if (!std::isfinite(cv))
+    return "n/a";
+  return fmt::format("{:.1f}%", std::abs(cv) * 100.0);
+}
+
 std::optional<std::array<double, 2>> share_interval(double share, double ratio,
                                                     const std::array<double, 2>& ci) {
   if (!(share != 0) || !(ratio > 0) || !(ci[0] > 0) || !(ci[1] > 0) || ratio == 1)

@@ -23,6 +23,9 @@ std::string format_change(double ratio);
 std::string format_change_ci(const std::array<double, 2>& ci);
 // A fraction as a percentage without trailing zeros: 0.02 -> "2%", 0.955 -> "95.5%".
 std::string format_percent(double fraction);
+// A coefficient of variation as a percentage with one decimal: 0.006 -> "0.6%", 0 -> "0.0%";
+// never negative ("-0.0%"), and "n/a" for one that is not a number.
+std::string format_cv(double cv);
 // A culprit's share of a case's whole change, in whole percent, explained where it is outside
 // [0, 100%]: "60% of the whole change"; "107% of the whole change: more than the range as a whole,
 // which other commits (or noise) moved back"; "-12% of the whole change: it moved the case

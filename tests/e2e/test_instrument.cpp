@@ -120,14 +120,94 @@ TEST_F(InstrumentCli, BadInputIsOneLineAndNothingIsBuilt) {
   EXPECT_FALSE(std::filesystem::exists(temp / "cache" / "artifacts"));
 }
 
-TEST_F(InstrumentCli, AProgramThatCrashesUnderValgrindSaysWhatItsLogSaid) {
-  repo.write("bench.c", "#include <stdlib.h>\nint main(void) { abort(); }\n");
+// A program that fails under Valgrind: its signal or status and its own stderr, with what
+// Valgrind's log says of the signal, never Valgrind's statistics.
+TEST_F(InstrumentCli, AProgramThatCrashesUnderValgrindSaysItsSignalAndWhatItPrinted) {
+  repo.write("bench.c",
+             "#include <stdio.h>\n#include <stdlib.h>\n"
+             "int main(void) { fputs(\"bad input: no matrix\\n\", stderr); abort(); }\n");
   const auto crashing = repo.commit("a benchmark that aborts");
   const auto run = culprit_cli(
       {"run", crashing, "--instrument", "valgrind", "--min-runs", "2", "--max-runs", "2"});
   EXPECT_EQ(run.exit_code, 4) << run.out << run.err;
-  EXPECT_THAT(run.err, HasSubstr("under Valgrind"));
-  EXPECT_THAT(run.err, HasSubstr("its log ends:"));
+  EXPECT_THAT(run.err, HasSubstr("killed by signal 6"));
+  EXPECT_THAT(run.err, HasSubstr("under Valgrind: bad input: no matrix"));
+  EXPECT_THAT(run.err, HasSubstr("Process terminating with default action of signal 6"));
+  EXPECT_THAT(run.err, ::testing::Not(HasSubstr("Mispred")));
+  EXPECT_THAT(run.err, ::testing::Not(HasSubstr("refs:")));
+}
+
+// A benchmark that hangs under Valgrind is stopped at the scaled timeout, which the message gives
+// with the run timeout it came from, and is not started again: a stand-in valgrind that never ends
+// is called once, where each further try would cost the scaled timeout again.
+TEST_F(InstrumentCli, AHungBenchmarkUnderValgrindTimesOutOnceAtTheScaledLimit) {
+  const auto bin = temp / "hung-bin";
+  std::filesystem::create_directories(bin);
+  write_executable(bin / "valgrind", "#!/bin/sh\n"
+                                     "echo started >>\"$(dirname \"$0\")/calls\"\n"
+                                     "exec sleep 60\n");
+  const std::map<std::string, std::string> env = {
+      {"PATH", bin.string() + ":" + std::string(std::getenv("PATH"))}};
+  const auto run = culprit_cli({"run", base, "--instrument", "valgrind", "--timeout", "0.02"}, env);
+  EXPECT_EQ(run.exit_code, 4) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("timed out after 1 s under Valgrind, 50 times the run timeout "
+                                 "of 0.02 s"));
+  EXPECT_THAT(run.err, HasSubstr("not tried again"));
+  EXPECT_EQ(run.err.find("error:"), run.err.rfind("error:")) << "one error line: " << run.err;
+  const auto calls = read_file(bin / "calls");
+  ASSERT_TRUE(calls);
+  EXPECT_EQ(std::ranges::count(*calls, '\n'), 1) << *calls;
+}
+
+// CALLGRIND_DUMP_STATS_AT("") names no case: refused at the first run with what to do, where the
+// dump was once dropped and the run counted without it.
+TEST_F(InstrumentCli, ADumpWithAnEmptyNameIsRefused) {
+  repo.write("bench.c", R"(#include <stdio.h>
+#include <valgrind/callgrind.h>
+int main(void) {
+  volatile long sum = 0;
+  for (long i = 0; i < 1000; ++i)
+    sum += i;
+  CALLGRIND_DUMP_STATS_AT("first");
+  for (long i = 0; i < 2000; ++i)
+    sum += i;
+  CALLGRIND_DUMP_STATS_AT("");
+  printf("%ld\n", (long)sum);
+  return 0;
+}
+)");
+  const auto nameless = repo.commit("a dump without a name");
+  const auto run = culprit_cli({"run", nameless, "--instrument", "valgrind"});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("CALLGRIND_DUMP_STATS_AT(\"\")"));
+  EXPECT_EQ(run.err.find("error:"), run.err.rfind("error:")) << "one error line: " << run.err;
+}
+
+// The cache directory's path is in the run's arguments ({build}) and environment (CULPRIT_BUILD,
+// GIT_CEILING_DIRECTORIES, and PWD under a shell): its length changed what the shell, the dynamic
+// loader and libc execute, by thousands of instructions through a shell. Padded to one length, what
+// is left is libc reading the program's path, whose characters still differ: a few instructions.
+TEST_F(InstrumentCli, CountsHardlyDependOnTheCacheDirectorysPath) {
+  repo.write("culprit.toml", "[build]\ncommand = \"cc -O1 -o {build}/bench {src}/bench.c\"\n"
+                             "[run]\ncommand = \"{build}/bench && true\"\nformat = \"time\"\n");
+  const auto instructions = [&](const std::filesystem::path& cache) {
+    const auto json = temp / "counts.json";
+    const auto run =
+        run_culprit({"--cache-dir", cache.string(), "run", base, "--instrument", "valgrind",
+                     "--min-runs", "2", "--max-runs", "2", "--json", json.string()},
+                    repo.dir());
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    const auto evidence = evidence::load_evidence(json);
+    EXPECT_TRUE(evidence) << evidence.error().message;
+    if (!evidence || evidence->measurements.empty() || evidence->measurements[0].runs.empty())
+      return -1.0;
+    return evidence->measurements[0].runs[0].at(0);
+  };
+  const double near = instructions(temp / "c");
+  const double far =
+      instructions(temp / std::string(150, 'x') / "a-cache-directory-with-a-long-name");
+  EXPECT_GT(near, 0);
+  EXPECT_NEAR(near, far, 16);
 }
 
 // A program built for a CPU newer than Valgrind's simulated one: Valgrind stops it at the first

@@ -80,6 +80,65 @@ TEST(NcuCsv, BadTablesAreRefusedWithTheirRow) {
   EXPECT_THAT(no_columns.error().message, HasSubstr("header lacks"));
 }
 
+// A count ncu cannot have made (negative, not a number, infinite) is the run's parse error,
+// naming ncu's CSV and the row, and so is a row without a kernel name; a value near the largest
+// double is a count like any other.
+TEST(NcuCsv, ValuesNoCountCanHaveAreRefusedWithTheirRow) {
+  const std::string header = R"("ID","Kernel Name","Metric Name","Metric Unit","Metric Value")"
+                             "\n";
+  for (const std::string value : {"-5", "-1,000", "nan", "NaN", "inf", "-inf", "infinity"}) {
+    const auto refused = parse_ncu_csv(
+        header + R"x("0","k(int)","smsp__inst_executed.sum","inst",")x" + value + "\"\n");
+    ASSERT_FALSE(refused) << value;
+    EXPECT_EQ(refused.error().code, ExitCode::infrastructure) << value;
+    EXPECT_THAT(refused.error().message, HasSubstr("ncu's CSV row 2")) << value;
+    EXPECT_THAT(refused.error().message, HasSubstr("'" + value + "'")) << value;
+  }
+  const auto nameless = parse_ncu_csv(header + R"x("0","","smsp__inst_executed.sum","inst","12")x"
+                                               "\n");
+  ASSERT_FALSE(nameless);
+  EXPECT_THAT(nameless.error().message, HasSubstr("ncu's CSV row 2 names no kernel"));
+  const auto blank =
+      parse_ncu_csv(header + R"x("0","void (int)","smsp__inst_executed.sum","inst","12")x"
+                             "\n");
+  ASSERT_FALSE(blank);
+  EXPECT_THAT(blank.error().message, HasSubstr("names no kernel"));
+  const auto huge =
+      parse_ncu_csv(header + R"x("0","k(int)","smsp__inst_executed.sum","inst","1.7e308")x"
+                             "\n");
+  ASSERT_TRUE(huge) << huge.error().message;
+  EXPECT_EQ(huge->front().values.front(), 1.7e308);
+}
+
+// Kernel names lose their return type and parameter list whatever characters the name holds:
+// operators whose symbol has angle brackets or parentheses, template arguments with parentheses,
+// an anonymous namespace.
+TEST(NcuCsv, KernelNamesAreStrippedOfReturnTypeAndParameters) {
+  const std::string header = R"("ID","Kernel Name","Metric Name","Metric Unit","Metric Value")"
+                             "\n";
+  const auto case_of = [&](const std::string& kernel) {
+    const auto samples =
+        parse_ncu_csv(header + "\"0\",\"" + kernel + R"x(","sm__cycles_elapsed.avg","cycle","7")x");
+    EXPECT_TRUE(samples) << kernel << ": " << samples.error().message;
+    return samples ? samples->front().case_name : std::string();
+  };
+  EXPECT_EQ(case_of("void saxpy_kernel<4>(int, float, const float *, float *)"), "saxpy_kernel<4>");
+  EXPECT_EQ(case_of("sgemm_tiled"), "sgemm_tiled") << "extern \"C\": a name alone";
+  EXPECT_EQ(case_of("void operator>>(int)"), "operator>>");
+  EXPECT_EQ(case_of("void operator<<(int)"), "operator<<");
+  EXPECT_EQ(case_of("void operator<(int, int)"), "operator<");
+  EXPECT_EQ(case_of("void ns::Functor::operator()(float *)"), "ns::Functor::operator()");
+  EXPECT_EQ(case_of("void ns::operator()<int>(int)"), "ns::operator()<int>");
+  EXPECT_EQ(case_of("bool operator<=>(int)"), "operator<=>");
+  EXPECT_EQ(case_of("void operator< <int>(int)"), "operator< <int>");
+  EXPECT_EQ(case_of("void tiled<(int)16, true>(float *)"), "tiled<(int)16, true>");
+  EXPECT_EQ(case_of("void (anonymous namespace)::reduce<float>(float const*, float*)"),
+            "(anonymous namespace)::reduce<float>");
+  EXPECT_EQ(case_of("unsigned int count_kernel(unsigned int *)"), "count_kernel");
+  EXPECT_EQ(case_of("void cub::DeviceReduceKernel<cub::Policy<600>, float *, int>(float *, int)"),
+            "cub::DeviceReduceKernel<cub::Policy<600>, float *, int>");
+}
+
 TEST(NcuCsv, NamesItsMetrics) {
   EXPECT_TRUE(is_ncu_metric("gpu_instructions"));
   EXPECT_TRUE(is_ncu_metric("l2_hit_rate"));

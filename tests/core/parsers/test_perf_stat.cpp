@@ -65,6 +65,22 @@ TEST(PerfStat, BadOutputIsRefusedWithWhatIsWrong) {
   EXPECT_FALSE(parse_perf_stat("-5,,instructions,1,100.00,,\n"));
 }
 
+// A count perf cannot have made, infinite or not a number, is refused naming perf's output and
+// the line; one near the largest double is read.
+TEST(PerfStat, CountsThatAreNoNumbersAreRefusedWithTheirLine) {
+  for (const std::string value : {"inf", "+inf", "infinity", "nan", "-inf", "1e999"}) {
+    const auto refused =
+        parse_perf_stat("# started on a day\n" + value + ",,instructions:u,1,100.00,,\n");
+    ASSERT_FALSE(refused) << value;
+    EXPECT_EQ(refused.error().code, ExitCode::infrastructure) << value;
+    EXPECT_THAT(refused.error().message, HasSubstr("perf stat output line 2")) << value;
+    EXPECT_THAT(refused.error().message, HasSubstr("'" + value + "' is not a count")) << value;
+  }
+  const auto huge = parse_perf_stat("1.7e308,,instructions:u,1,100.00,,\n");
+  ASSERT_TRUE(huge) << huge.error().message;
+  EXPECT_EQ(huge->at("instructions"), 1.7e308);
+}
+
 TEST(PerfStat, NamesItsMetrics) {
   EXPECT_TRUE(is_perf_metric("instructions"));
   EXPECT_TRUE(is_perf_metric("cache_misses"));

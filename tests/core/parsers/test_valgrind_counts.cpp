@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -227,6 +228,36 @@ TEST(ValgrindCounts, SeveralPartsInOneFile) {
   EXPECT_EQ((*parsed)[1].name, "second");
   EXPECT_EQ((*parsed)[1].part, 2);
   EXPECT_EQ((*parsed)[1].events, (Events{{"Ir", 7}, {"Dr", 1}}));
+}
+
+// CALLGRIND_DUMP_STATS_AT("") writes "Client Request: " (the blank trimmed away), which is a
+// named dump whose name is empty; CALLGRIND_DUMP_STATS writes "Client Request", a dump without a
+// name; the program's end is neither.
+TEST(ValgrindCounts, ADumpNamedWithNothingIsToldFromADumpWithoutAName) {
+  const auto dump = [](std::string_view trigger) {
+    auto parsed = parse_valgrind_counts(fmt::format("# callgrind format\n"
+                                                    "desc: Trigger: {}\n"
+                                                    "events: Ir\n"
+                                                    "fn=f\n"
+                                                    "1 4\n"
+                                                    "totals: 4\n",
+                                                    trigger));
+    EXPECT_TRUE(parsed) << parsed.error().message;
+    return parsed ? parsed->front() : ValgrindCounts{};
+  };
+  const auto empty = dump("Client Request: ");
+  EXPECT_TRUE(empty.named);
+  EXPECT_EQ(empty.name, "");
+  const auto blank = dump("Client Request:    ");
+  EXPECT_TRUE(blank.named);
+  EXPECT_EQ(blank.name, "");
+  const auto named = dump("Client Request: case_a");
+  EXPECT_TRUE(named.named);
+  EXPECT_EQ(named.name, "case_a");
+  const auto unnamed = dump("Client Request");
+  EXPECT_FALSE(unnamed.named);
+  EXPECT_EQ(unnamed.name, "");
+  EXPECT_FALSE(dump("Program termination").named);
 }
 
 TEST(ValgrindCounts, CallgrindWithoutTotalsIsSummed) {

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,20 @@ TEST(Format, NumbersReadTheSameInEveryReport) {
   EXPECT_TRUE(same_commit("0123456789abcdef", "0123456"));
   EXPECT_FALSE(same_commit("0123456789abcdef", "012345"));
   EXPECT_FALSE(same_commit("", ""));
+}
+
+// The spread of a measurement reads alike in the summary and the text report: one decimal, never
+// a negative zero (a mean below zero), never "nan%".
+TEST(Format, ACoefficientOfVariationIsAPercentageThatIsNeverNegativeOrNan) {
+  EXPECT_EQ(format_cv(0.006), "0.6%");
+  EXPECT_EQ(format_cv(0.0123), "1.2%");
+  EXPECT_EQ(format_cv(0), "0.0%");
+  EXPECT_EQ(format_cv(-0.0), "0.0%");
+  EXPECT_EQ(format_cv(-1e-9), "0.0%");
+  EXPECT_EQ(format_cv(-0.05), "5.0%");
+  EXPECT_EQ(format_cv(std::numeric_limits<double>::quiet_NaN()), "n/a");
+  EXPECT_EQ(format_cv(-std::numeric_limits<double>::quiet_NaN()), "n/a");
+  EXPECT_EQ(format_cv(std::numeric_limits<double>::infinity()), "n/a");
 }
 
 } // namespace
