@@ -22,16 +22,20 @@ for package in "${packages[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$package")
 done
 
+# Root, or sudo, only when something is to be installed.
 sudo=()
-if [[ $(id -u) -ne 0 ]]; then
-  command -v sudo >/dev/null || { echo "setup: run as root or install sudo" >&2; exit 1; }
-  sudo=(sudo)
-fi
+become_root() {
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: run as root or install sudo" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+}
 
 if ((${#missing[@]} == 0)); then
   echo "setup: every dependency is installed"
 else
   echo "setup: installing ${missing[*]}"
+  become_root
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -49,6 +53,7 @@ for tool in cuobjdump nvdisasm; do
 done
 if ((${#need_tools[@]} > 0)); then
   echo "setup: installing ${need_tools[*]} from PyPI into $cuda_tools"
+  become_root
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
   for tool in "${need_tools[@]}"; do
