@@ -49,7 +49,8 @@ cuda_tools=/usr/local/lib/culprit-cuda-tools
 cuda_bin="${CUDA_HOME:-/usr/local/cuda}/bin"
 need_tools=()
 for tool in cuobjdump nvdisasm; do
-  command -v "$tool" >/dev/null || [[ -x "$cuda_bin/$tool" ]] || need_tools+=("$tool")
+  command -v "$tool" >/dev/null || [[ -x "$cuda_bin/$tool" || -x "$cuda_tools/bin/$tool" ]] ||
+    need_tools+=("$tool")
 done
 if ((${#need_tools[@]} > 0)); then
   echo "setup: installing ${need_tools[*]} from PyPI into $cuda_tools"
