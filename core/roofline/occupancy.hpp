@@ -60,8 +60,10 @@ struct Occupancy {
   int blocks_per_sm = 0;
   int warps_per_sm = 0;
   int max_warps_per_sm = 0;
-  double fraction = 0;                                // warps_per_sm / max_warps_per_sm
-  OccupancyLimiter limiter = OccupancyLimiter::warps; // the smallest of the four limits
+  double fraction = 0; // warps_per_sm / max_warps_per_sm
+  // The smallest of the four limits; of equal ones, the first in the order warps, blocks,
+  // registers, shared memory.
+  OccupancyLimiter limiter = OccupancyLimiter::warps;
 };
 
 // The occupancy formula above. A block the SM cannot run at all (more threads, registers per
