@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -181,10 +180,15 @@ private:
   bool m_counting = false;
 };
 
+// A count as cuobjdump prints it: decimal digits, at most 18 of them.
 bool parse_int(std::string_view text, std::int64_t& value) {
-  const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  return ec == std::errc() && ptr == end;
+  if (text.empty() || text.size() > 18 ||
+      !std::ranges::all_of(text, [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  value = 0;
+  for (const char c : text)
+    value = value * 10 + (c - '0');
+  return true;
 }
 
 } // namespace

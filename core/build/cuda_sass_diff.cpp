@@ -82,8 +82,10 @@ SassDiff diff_sass(const CudaBinary& base, const CudaBinary& head, int threads_p
   for (const auto& kernel : base.kernels)
     if (head.find(kernel.mangled, kernel.arch) == nullptr)
       diff.removed.push_back(make(&kernel, nullptr));
-  std::ranges::stable_sort(diff.changed, [](const auto& a, const auto& b) {
-    return instruction_change(a) > instruction_change(b);
+  // Largest change first; ties by name and arch, so the order never depends on the input's.
+  std::ranges::sort(diff.changed, [](const auto& a, const auto& b) {
+    return std::tuple(-instruction_change(a), a.name, a.arch) <
+           std::tuple(-instruction_change(b), b.name, b.arch);
   });
   return diff;
 }

@@ -27,7 +27,7 @@ struct SassKernelDiff {
 
 struct SassDiff {
   int threads_per_block = 0;           // 0: occupancy not computed
-  std::vector<SassKernelDiff> changed; // both sides, something differs; head's order
+  std::vector<SassKernelDiff> changed; // both sides, something differs; largest change first
   std::vector<SassKernelDiff> added;   // head alone
   std::vector<SassKernelDiff> removed; // base alone
   std::size_t unchanged = 0;

@@ -65,7 +65,7 @@ std::optional<fs::path> find_cuobjdump() {
   dirs.emplace_back("/usr/local/lib/culprit-cuda-tools/bin");
   for (const auto& dir : dirs) {
     std::error_code ec;
-    const auto candidate = dir / "cuobjdump";
+    auto candidate = dir / "cuobjdump";
     if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
       return candidate;
   }
