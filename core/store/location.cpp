@@ -140,6 +140,34 @@ std::string mask_parameters(std::string_view text) {
   return out;
 }
 
+// A URL's authority split as culprit reads it: the user info runs from "://" to the last '@'
+// before the query (a password may hold '@' or '/' unencoded, which libpq would misread: the
+// URL check refuses those, but a message must not show them either); the host part runs from
+// there to the path or the query.
+struct Authority {
+  std::size_t start = 0;                     // just past "://"
+  std::optional<std::string_view> user_info; // before the '@', when there is one
+  std::string_view host_part;                // after the '@', up to '/' or '?'
+  std::size_t end = std::string_view::npos;  // where the path or query starts
+};
+
+Authority authority_of(std::string_view url, std::size_t scheme_end) {
+  Authority out;
+  out.start = scheme_end + 3;
+  const auto query = url.find('?', out.start);
+  const auto before_query =
+      url.substr(out.start, query == std::string_view::npos ? query : query - out.start);
+  auto host_start = out.start;
+  if (const auto at = before_query.rfind('@'); at != std::string_view::npos) {
+    out.user_info = before_query.substr(0, at);
+    host_start = out.start + at + 1;
+  }
+  out.end = url.find_first_of("/?", host_start);
+  out.host_part =
+      url.substr(host_start, out.end == std::string_view::npos ? out.end : out.end - host_start);
+  return out;
+}
+
 // The secrets a store's text holds, as written and as libpq decodes them: the password of the
 // URL's user info, the values of its secret parameters; a message from libpq may quote them.
 std::vector<std::string> secrets_of(std::string_view url) {
@@ -158,15 +186,9 @@ std::vector<std::string> secrets_of(std::string_view url) {
         add(trim(p.value, "'"));
     return out;
   }
-  const auto authority = scheme_end + 3;
-  const auto path = url.find_first_of("/?", authority);
-  const auto host_part = url.substr(
-      authority, path == std::string_view::npos ? std::string_view::npos : path - authority);
-  if (const auto at = host_part.rfind('@'); at != std::string_view::npos) {
-    const auto user_info = host_part.substr(0, at);
-    if (const auto colon = user_info.find(':'); colon != std::string_view::npos)
-      add(user_info.substr(colon + 1));
-  }
+  if (const auto user_info = authority_of(url, scheme_end).user_info)
+    if (const auto colon = user_info->find(':'); colon != std::string_view::npos)
+      add(user_info->substr(colon + 1));
   const auto query_at = url.find('?');
   for (auto query = query_at == std::string_view::npos ? std::string_view()
                                                        : url.substr(query_at + 1);
@@ -179,14 +201,6 @@ std::vector<std::string> secrets_of(std::string_view url) {
       add(parameter.substr(equals + 1));
   }
   return out;
-}
-
-// `text` (a message of libpq's about `url`) with every secret of the URL replaced.
-std::string without_secrets(std::string text, std::string_view url) {
-  for (const auto& secret : secrets_of(url))
-    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3))
-      text.replace(at, secret.size(), "***");
-  return text;
 }
 
 // A URL part percent-encoded where it holds anything but unreserved characters.
@@ -241,6 +255,13 @@ std::optional<std::string> url_of_parameters(std::string_view text) {
 
 } // namespace
 
+std::string without_secrets(std::string text, std::string_view url) {
+  for (const auto& secret : secrets_of(url))
+    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3))
+      text.replace(at, secret.size(), "***");
+  return text;
+}
+
 std::string Location::describe() const {
   return shared() ? masked_url(url) : cache_dir.string();
 }
@@ -249,22 +270,16 @@ std::string masked_url(std::string_view url) {
   const auto scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos)
     return mask_parameters(url);
-  const auto authority = scheme_end + 3;
-  const auto path = url.find_first_of("/?", authority);
-  const auto host_part = url.substr(
-      authority, path == std::string_view::npos ? std::string_view::npos : path - authority);
-  std::string out(url.substr(0, authority));
-  // The user info ends at the last '@' of the authority (a password may hold '@' unescaped).
-  const auto at = host_part.rfind('@');
-  if (at != std::string_view::npos) {
-    const auto user_info = host_part.substr(0, at);
-    const auto colon = user_info.find(':');
-    out += colon == std::string_view::npos ? std::string(user_info)
-                                           : std::string(user_info.substr(0, colon)) + ":***";
-    out += host_part.substr(at);
-  } else {
-    out += host_part;
+  const auto authority = authority_of(url, scheme_end);
+  std::string out(url.substr(0, authority.start));
+  if (const auto& user_info = authority.user_info) {
+    const auto colon = user_info->find(':');
+    out += colon == std::string_view::npos ? std::string(*user_info)
+                                           : std::string(user_info->substr(0, colon)) + ":***";
+    out += '@';
   }
+  out += authority.host_part;
+  const auto path = authority.end;
   if (path == std::string_view::npos)
     return out;
   const auto rest = url.substr(path);
@@ -300,6 +315,16 @@ Status check_store_url(std::string_view url) {
                          masked_url(url), *as_url);
     return usage_error("the store URL {} is not a PostgreSQL URL; write {}", masked_url(url),
                        k_url_shape);
+  }
+  // libpq ends the user info at the first '@' or '/': a password holding either unencoded
+  // would be read as part of the host, and a message about that host would show it.
+  if (const auto user_info = authority_of(url, url.find("://")).user_info) {
+    const auto colon = user_info->find(':');
+    if (user_info->find('@') != std::string_view::npos ||
+        (colon != std::string_view::npos && user_info->find('/', colon) != std::string_view::npos))
+      return usage_error("the store URL {} holds an unencoded '/' or '@' in its user name or "
+                         "password; percent-encode them (%2F for '/', %40 for '@')",
+                         masked_url(url));
   }
   char* message = nullptr;
   const std::string text(url);

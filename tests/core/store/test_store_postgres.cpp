@@ -275,6 +275,25 @@ TEST(StoreUrl, ThePasswordIsMaskedWhereverItIs) {
   EXPECT_EQ(masked_url("postgresql:///perf"), "postgresql:///perf");
 }
 
+TEST(StoreUrl, APasswordWithAnUnencodedSlashOrAtIsMaskedAndRefused) {
+  EXPECT_EQ(masked_url("postgresql://ci:se/cret@db/perf"), "postgresql://ci:***@db/perf");
+  EXPECT_EQ(masked_url("postgresql://ci:se/cr@et@db:5432/perf?sslmode=require"),
+            "postgresql://ci:***@db:5432/perf?sslmode=require");
+  EXPECT_EQ(masked_url("postgresql://ci:se/cret@db"), "postgresql://ci:***@db");
+  for (const char* url : {"postgresql://ci:se/cret@db/perf", "postgresql://ci:P@ssw0rd@db/perf",
+                          "postgres://ci:a/b@c@db:5432/perf?sslmode=require"}) {
+    const auto checked = check_store_url(url);
+    ASSERT_FALSE(checked) << url;
+    EXPECT_EQ(checked.error().code, ExitCode::usage);
+    const auto& message = checked.error().message;
+    for (const char* part : {"se/cret", "ssw0rd", "a/b"})
+      EXPECT_EQ(message.find(part), std::string::npos) << message;
+    EXPECT_NE(message.find("%40"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  EXPECT_TRUE(check_store_url("postgresql://ci:P%40ss%2Fw0rd@db/perf"));
+}
+
 TEST(StoreUrl, UrlsInACommandLineAreMasked) {
   EXPECT_EQ(mask_urls_in("--store=postgresql://ci:s3cr3t@db/perf"),
             "--store=postgresql://ci:***@db/perf");
