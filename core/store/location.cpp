@@ -59,6 +59,15 @@ bool names_secret(std::string_view key) {
   return lower.ends_with("password");
 }
 
+// Whether a dbname value is a whole connection string, as libpq reads one holding '=' or a
+// scheme: it may carry a password of its own, so it is masked whole.
+bool is_nested_connection(std::string_view key, std::string_view value) {
+  if (percent_decoded(key) != "dbname")
+    return false;
+  const auto decoded = percent_decoded(value);
+  return decoded.find('=') != std::string::npos || decoded.find("://") != std::string::npos;
+}
+
 // The query of a URL (what follows '?') with the value of every secret parameter replaced.
 std::string mask_query(std::string_view query) {
   std::string out;
@@ -69,7 +78,9 @@ std::string mask_query(std::string_view query) {
     if (!first)
       out += '&';
     const auto equals = parameter.find('=');
-    out += equals != std::string_view::npos && names_secret(parameter.substr(0, equals))
+    out += equals != std::string_view::npos &&
+                   (names_secret(parameter.substr(0, equals)) ||
+                    is_nested_connection(parameter.substr(0, equals), parameter.substr(equals + 1)))
                ? std::string(parameter.substr(0, equals)) + "=***"
                : std::string(parameter);
   }
@@ -134,7 +145,9 @@ std::string mask_parameters(std::string_view text) {
   std::string out;
   for (const auto& p : parameter_texts(text, &rest))
     out += fmt::format("{}{}{}{}", p.before, p.key, p.equals,
-                       names_secret(p.key) ? std::string_view("***") : p.value);
+                       names_secret(p.key) || is_nested_connection(p.key, p.value)
+                           ? std::string_view("***")
+                           : p.value);
   if (!rest.empty())
     out += rest.find('=') == std::string_view::npos ? rest : std::string_view(" ...");
   return out;
@@ -182,7 +195,7 @@ std::vector<std::string> secrets_of(std::string_view url) {
   if (scheme_end == std::string_view::npos) {
     std::string_view rest;
     for (const auto& p : parameter_texts(url, &rest))
-      if (names_secret(p.key))
+      if (names_secret(p.key) || is_nested_connection(p.key, p.value))
         add(trim(p.value, "'"));
     return out;
   }
@@ -197,7 +210,9 @@ std::vector<std::string> secrets_of(std::string_view url) {
     const auto parameter = query.substr(0, end);
     query = end == std::string_view::npos ? std::string_view() : query.substr(end + 1);
     if (const auto equals = parameter.find('=');
-        equals != std::string_view::npos && names_secret(parameter.substr(0, equals)))
+        equals != std::string_view::npos &&
+        (names_secret(parameter.substr(0, equals)) ||
+         is_nested_connection(parameter.substr(0, equals), parameter.substr(equals + 1))))
       add(parameter.substr(equals + 1));
   }
   return out;
@@ -241,6 +256,8 @@ std::optional<std::string> url_of_parameters(std::string_view text) {
       host = value.find(',') != std::string_view::npos ? std::string(",") : url_encoded(value);
     else if (keyword == "port")
       port = value.find(',') != std::string_view::npos ? std::string(",") : url_encoded(value);
+    else if (keyword == "dbname" && is_nested_connection(keyword, value))
+      return std::nullopt; // a connection string of its own, perhaps with a password
     else if (keyword == "dbname")
       dbname = url_encoded(value);
     else if (!names_secret(keyword))

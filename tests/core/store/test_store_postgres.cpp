@@ -294,6 +294,24 @@ TEST(StoreUrl, APasswordWithAnUnencodedSlashOrAtIsMaskedAndRefused) {
   EXPECT_TRUE(check_store_url("postgresql://ci:P%40ss%2Fw0rd@db/perf"));
 }
 
+TEST(StoreUrl, ADbnameThatIsAConnectionStringOfItsOwnIsMaskedWhole) {
+  EXPECT_EQ(masked_url("postgresql://db/k?dbname=postgresql://ci:Sekr3tQ@db/k"),
+            "postgresql://db/k?dbname=***");
+  EXPECT_EQ(masked_url("postgresql://db/k?dbname=user%3Dci%20password%3DSekr3tQ"),
+            "postgresql://db/k?dbname=***");
+  EXPECT_EQ(masked_url("postgresql://db/k?dbname=perf"), "postgresql://db/k?dbname=perf");
+  for (const char* text : {"host=db dbname='user=ci password=Sekr3tQ'",
+                           "host=db dbname=postgresql://ci:Sekr3tQ@db/k"}) {
+    const auto checked = check_store_url(text);
+    ASSERT_FALSE(checked) << text;
+    EXPECT_EQ(checked.error().code, ExitCode::usage);
+    EXPECT_EQ(checked.error().message.find("Sekr3tQ"), std::string::npos)
+        << checked.error().message;
+    EXPECT_EQ(checked.error().message.find("postgresql://db/"), std::string::npos)
+        << checked.error().message;
+  }
+}
+
 TEST(StoreUrl, UrlsInACommandLineAreMasked) {
   EXPECT_EQ(mask_urls_in("--store=postgresql://ci:s3cr3t@db/perf"),
             "--store=postgresql://ci:***@db/perf");
