@@ -230,6 +230,27 @@ TEST_F(PostgresStore, AReaderIsNotBlockedByAWriterInTheMiddleOfItsTransaction) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+TEST_F(PostgresStore, AnOlderLedgerThatLostATableIsRefusedBeforeItIsUpgraded) {
+  ASSERT_TRUE(history::Ledger::open_at(m_where));
+  {
+    auto db = raw();
+    ASSERT_TRUE(db.execute("DROP TABLE searches; DROP TABLE regression_events; UPDATE "
+                           "culprit_schema SET version = 5 WHERE component = 'ledger'"));
+  }
+  const auto ledger = history::Ledger::open_at(m_where);
+  ASSERT_FALSE(ledger);
+  EXPECT_EQ(ledger.error().code, ExitCode::infrastructure);
+  EXPECT_NE(ledger.error().message.find("regression_events is missing"), std::string::npos)
+      << ledger.error().message;
+  EXPECT_FALSE(history::Ledger::check_at(m_where));
+  // Left as it was: still version 5, without the table of version 6.
+  auto db = raw();
+  auto version = db.prepare("SELECT version FROM culprit_schema WHERE component = 'ledger'");
+  ASSERT_TRUE(version);
+  ASSERT_TRUE(version->step().value());
+  EXPECT_EQ(version->column_int64(0), 5);
+}
+
 TEST_F(PostgresStore, TheLedgerLivesBesideTheStore) {
   ASSERT_TRUE(Store::open_at(m_where));
   auto ledger = history::Ledger::open_at(m_where);
