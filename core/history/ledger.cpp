@@ -195,26 +195,31 @@ CREATE TABLE searches (
 // version 5).
 struct LedgerTable {
   std::string_view name;
+  std::int64_t since; // the ledger version that added the table
   std::vector<std::string_view> columns;
 };
 
 const std::vector<LedgerTable>& ledger_schema_tables() {
   static const std::vector<LedgerTable> tables = {
       {"tracked",
+       1,
        {"commit_id", "host_id", "recipe_hash", "artifact_id", "source", "file", "commit_time",
         "tracked_at"}},
-      {"imports", {"commit_id", "host_id", "content_hash", "file", "imported_at"}},
+      {"imports", 1, {"commit_id", "host_id", "content_hash", "file", "imported_at"}},
       {"handled",
+       1,
        {"host_id", "case_name", "metric", "before_id", "after_id", "outcome", "culprit",
         "handled_at"}},
       {"sessions",
+       2,
        {"commit_id", "host_id", "recipe_hash", "session", "artifact_id", "measured_at"}},
-      {"unfinished_sessions", {"command", "session", "started_at"}},
+      {"unfinished_sessions", 3, {"command", "session", "started_at"}},
       {"regressions",
+       4,
        {"id", "host_id", "culprit", "subject", "author", "state", "cases", "owners", "evidence",
         "first_seen", "last_seen", "fixed_by", "range_before", "range_after"}},
-      {"regression_events", {"regression", "at", "state", "who", "note", "commit_id"}},
-      {"searches", {"scope", "points", "digest", "searched_at"}},
+      {"regression_events", 4, {"regression", "at", "state", "who", "note", "commit_id"}},
+      {"searches", 6, {"scope", "points", "digest", "searched_at"}},
   };
   return tables;
 }
@@ -249,15 +254,16 @@ std::unexpected<Error> refuse_damaged_ledger(const store::sql::Database& db, std
                      db.name(), why);
 }
 
-// Refuses a ledger whose tables are not those of `version`: a table lacks a column, or a ledger
-// of this culprit's version lacks a table (dropped by hand, or a file put together from pieces).
-// An older ledger gains the tables it lacks when it is opened.
+// Refuses a ledger whose tables are not those of `version`: a table lacks a column, or the ledger
+// lacks a table its version has (dropped by hand, or a file put together from pieces), which
+// making the schema would otherwise bring back empty. An older ledger gains the tables of later
+// versions when it is opened.
 Status check_tables(store::sql::Database& db, std::int64_t version) {
   CULPRIT_TRY_ASSIGN(const auto held, columns_held(db));
   for (const auto& table : ledger_schema_tables()) {
     const auto it = held.find(table.name);
     if (it == held.end()) {
-      if (version == k_ledger_version)
+      if (version >= table.since)
         return refuse_damaged_ledger(db, fmt::format("its table {} is missing", table.name));
       continue;
     }
@@ -305,6 +311,11 @@ constexpr store::PostgresComponent k_postgres_ledger{.name = "ledger",
 
 Status prepare(store::sql::Database& db) {
   if (db.dialect() == store::sql::Dialect::postgres) {
+    // Checked before the upgrade, which would otherwise be committed before the refusal: the
+    // tables an older ledger holds do not change under an upgrade of another process.
+    CULPRIT_TRY_ASSIGN(const auto version, store::check_postgres_component(db, k_postgres_ledger));
+    if (version != 0)
+      CULPRIT_TRY(check_tables(db, version));
     CULPRIT_TRY(store::prepare_postgres_component(db, k_postgres_ledger));
     return check_tables(db, k_ledger_version);
   }
@@ -382,7 +393,7 @@ Status Ledger::check_at(const store::Location& where) {
   }
   CULPRIT_TRY_ASSIGN(auto db, store::sql::Database::open_postgres(where.url, "history ledger"));
   CULPRIT_TRY_ASSIGN(const auto version, store::check_postgres_component(db, k_postgres_ledger));
-  return version == k_ledger_version ? check_tables(db, version) : Status{};
+  return version != 0 ? check_tables(db, version) : Status{};
 }
 
 std::string Ledger::damaged(std::string_view why) const {

@@ -59,6 +59,15 @@ bool names_secret(std::string_view key) {
   return lower.ends_with("password");
 }
 
+// Whether a dbname value is a whole connection string, as libpq reads one holding '=' or a
+// scheme: it may carry a password of its own, so it is masked whole.
+bool is_nested_connection(std::string_view key, std::string_view value) {
+  if (percent_decoded(key) != "dbname")
+    return false;
+  const auto decoded = percent_decoded(value);
+  return decoded.find('=') != std::string::npos || decoded.find("://") != std::string::npos;
+}
+
 // The query of a URL (what follows '?') with the value of every secret parameter replaced.
 std::string mask_query(std::string_view query) {
   std::string out;
@@ -69,7 +78,9 @@ std::string mask_query(std::string_view query) {
     if (!first)
       out += '&';
     const auto equals = parameter.find('=');
-    out += equals != std::string_view::npos && names_secret(parameter.substr(0, equals))
+    out += equals != std::string_view::npos &&
+                   (names_secret(parameter.substr(0, equals)) ||
+                    is_nested_connection(parameter.substr(0, equals), parameter.substr(equals + 1)))
                ? std::string(parameter.substr(0, equals)) + "=***"
                : std::string(parameter);
   }
@@ -134,9 +145,39 @@ std::string mask_parameters(std::string_view text) {
   std::string out;
   for (const auto& p : parameter_texts(text, &rest))
     out += fmt::format("{}{}{}{}", p.before, p.key, p.equals,
-                       names_secret(p.key) ? std::string_view("***") : p.value);
+                       names_secret(p.key) || is_nested_connection(p.key, p.value)
+                           ? std::string_view("***")
+                           : p.value);
   if (!rest.empty())
     out += rest.find('=') == std::string_view::npos ? rest : std::string_view(" ...");
+  return out;
+}
+
+// A URL's authority split as culprit reads it: the user info runs from "://" to the last '@'
+// before the query (a password may hold '@' or '/' unencoded, which libpq would misread: the
+// URL check refuses those, but a message must not show them either); the host part runs from
+// there to the path or the query.
+struct Authority {
+  std::size_t start = 0;                     // just past "://"
+  std::optional<std::string_view> user_info; // before the '@', when there is one
+  std::string_view host_part;                // after the '@', up to '/' or '?'
+  std::size_t end = std::string_view::npos;  // where the path or query starts
+};
+
+Authority authority_of(std::string_view url, std::size_t scheme_end) {
+  Authority out;
+  out.start = scheme_end + 3;
+  const auto query = url.find('?', out.start);
+  const auto before_query =
+      url.substr(out.start, query == std::string_view::npos ? query : query - out.start);
+  auto host_start = out.start;
+  if (const auto at = before_query.rfind('@'); at != std::string_view::npos) {
+    out.user_info = before_query.substr(0, at);
+    host_start = out.start + at + 1;
+  }
+  out.end = url.find_first_of("/?", host_start);
+  out.host_part =
+      url.substr(host_start, out.end == std::string_view::npos ? out.end : out.end - host_start);
   return out;
 }
 
@@ -154,19 +195,13 @@ std::vector<std::string> secrets_of(std::string_view url) {
   if (scheme_end == std::string_view::npos) {
     std::string_view rest;
     for (const auto& p : parameter_texts(url, &rest))
-      if (names_secret(p.key))
+      if (names_secret(p.key) || is_nested_connection(p.key, p.value))
         add(trim(p.value, "'"));
     return out;
   }
-  const auto authority = scheme_end + 3;
-  const auto path = url.find_first_of("/?", authority);
-  const auto host_part = url.substr(
-      authority, path == std::string_view::npos ? std::string_view::npos : path - authority);
-  if (const auto at = host_part.rfind('@'); at != std::string_view::npos) {
-    const auto user_info = host_part.substr(0, at);
-    if (const auto colon = user_info.find(':'); colon != std::string_view::npos)
-      add(user_info.substr(colon + 1));
-  }
+  if (const auto user_info = authority_of(url, scheme_end).user_info)
+    if (const auto colon = user_info->find(':'); colon != std::string_view::npos)
+      add(user_info->substr(colon + 1));
   const auto query_at = url.find('?');
   for (auto query = query_at == std::string_view::npos ? std::string_view()
                                                        : url.substr(query_at + 1);
@@ -175,18 +210,12 @@ std::vector<std::string> secrets_of(std::string_view url) {
     const auto parameter = query.substr(0, end);
     query = end == std::string_view::npos ? std::string_view() : query.substr(end + 1);
     if (const auto equals = parameter.find('=');
-        equals != std::string_view::npos && names_secret(parameter.substr(0, equals)))
+        equals != std::string_view::npos &&
+        (names_secret(parameter.substr(0, equals)) ||
+         is_nested_connection(parameter.substr(0, equals), parameter.substr(equals + 1))))
       add(parameter.substr(equals + 1));
   }
   return out;
-}
-
-// `text` (a message of libpq's about `url`) with every secret of the URL replaced.
-std::string without_secrets(std::string text, std::string_view url) {
-  for (const auto& secret : secrets_of(url))
-    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3))
-      text.replace(at, secret.size(), "***");
-  return text;
 }
 
 // A URL part percent-encoded where it holds anything but unreserved characters.
@@ -227,6 +256,8 @@ std::optional<std::string> url_of_parameters(std::string_view text) {
       host = value.find(',') != std::string_view::npos ? std::string(",") : url_encoded(value);
     else if (keyword == "port")
       port = value.find(',') != std::string_view::npos ? std::string(",") : url_encoded(value);
+    else if (keyword == "dbname" && is_nested_connection(keyword, value))
+      return std::nullopt; // a connection string of its own, perhaps with a password
     else if (keyword == "dbname")
       dbname = url_encoded(value);
     else if (!names_secret(keyword))
@@ -241,6 +272,13 @@ std::optional<std::string> url_of_parameters(std::string_view text) {
 
 } // namespace
 
+std::string without_secrets(std::string text, std::string_view url) {
+  for (const auto& secret : secrets_of(url))
+    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3))
+      text.replace(at, secret.size(), "***");
+  return text;
+}
+
 std::string Location::describe() const {
   return shared() ? masked_url(url) : cache_dir.string();
 }
@@ -249,22 +287,16 @@ std::string masked_url(std::string_view url) {
   const auto scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos)
     return mask_parameters(url);
-  const auto authority = scheme_end + 3;
-  const auto path = url.find_first_of("/?", authority);
-  const auto host_part = url.substr(
-      authority, path == std::string_view::npos ? std::string_view::npos : path - authority);
-  std::string out(url.substr(0, authority));
-  // The user info ends at the last '@' of the authority (a password may hold '@' unescaped).
-  const auto at = host_part.rfind('@');
-  if (at != std::string_view::npos) {
-    const auto user_info = host_part.substr(0, at);
-    const auto colon = user_info.find(':');
-    out += colon == std::string_view::npos ? std::string(user_info)
-                                           : std::string(user_info.substr(0, colon)) + ":***";
-    out += host_part.substr(at);
-  } else {
-    out += host_part;
+  const auto authority = authority_of(url, scheme_end);
+  std::string out(url.substr(0, authority.start));
+  if (const auto& user_info = authority.user_info) {
+    const auto colon = user_info->find(':');
+    out += colon == std::string_view::npos ? std::string(*user_info)
+                                           : std::string(user_info->substr(0, colon)) + ":***";
+    out += '@';
   }
+  out += authority.host_part;
+  const auto path = authority.end;
   if (path == std::string_view::npos)
     return out;
   const auto rest = url.substr(path);
@@ -300,6 +332,16 @@ Status check_store_url(std::string_view url) {
                          masked_url(url), *as_url);
     return usage_error("the store URL {} is not a PostgreSQL URL; write {}", masked_url(url),
                        k_url_shape);
+  }
+  // libpq ends the user info at the first '@' or '/': a password holding either unencoded
+  // would be read as part of the host, and a message about that host would show it.
+  if (const auto user_info = authority_of(url, url.find("://")).user_info) {
+    const auto colon = user_info->find(':');
+    if (user_info->find('@') != std::string_view::npos ||
+        (colon != std::string_view::npos && user_info->find('/', colon) != std::string_view::npos))
+      return usage_error("the store URL {} holds an unencoded '/' or '@' in its user name or "
+                         "password; percent-encode them (%2F for '/', %40 for '@')",
+                         masked_url(url));
   }
   char* message = nullptr;
   const std::string text(url);

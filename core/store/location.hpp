@@ -35,6 +35,10 @@ Status check_store_url(std::string_view url);
 // password= parameter alike.
 std::string masked_url(std::string_view url);
 
+// `text` (a message of libpq's about the store `url`) with every secret the URL holds replaced,
+// as written and as libpq decodes it.
+std::string without_secrets(std::string text, std::string_view url);
+
 // `text` with every postgresql:// or postgres:// URL in it masked (an argument such as
 // --store=postgresql://ci:secret@db/perf, kept in evidence as the command line).
 std::string mask_urls_in(std::string_view text);

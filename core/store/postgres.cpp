@@ -336,7 +336,7 @@ Result<Database> Database::open_postgres(std::string_view url, std::string_view 
     return infra_error("cannot reach the {} {}: out of memory", what, name);
   auto connection = std::make_unique<PostgresConnection>(raw, name, std::string(what));
   if (PQstatus(raw) != CONNECTION_OK) {
-    const std::string message = one_line(PQerrorMessage(raw));
+    const std::string message = store::without_secrets(one_line(PQerrorMessage(raw)), text);
     const bool login = message.find("authentication") != std::string::npos ||
                        message.find("password") != std::string::npos;
     std::string why = login ? advice("28000")

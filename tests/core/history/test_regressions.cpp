@@ -442,20 +442,61 @@ INSTANTIATE_TEST_SUITE_P(Backends, RegressionLedger,
                                            store::sql::Dialect::postgres),
                          store::testing::backend_name);
 
+// The tables of a version 4 ledger, as culprit wrote them (no range, no searches).
+constexpr std::string_view k_version_four_ledger = R"sql(
+CREATE TABLE tracked (commit_id TEXT NOT NULL, host_id TEXT NOT NULL,
+  recipe_hash TEXT NOT NULL, artifact_id TEXT NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('track', 'import')), file TEXT NOT NULL,
+  commit_time INTEGER NOT NULL, tracked_at INTEGER NOT NULL,
+  UNIQUE (commit_id, host_id, recipe_hash));
+CREATE TABLE sessions (commit_id TEXT NOT NULL, host_id TEXT NOT NULL, recipe_hash TEXT NOT NULL,
+  session TEXT NOT NULL, artifact_id TEXT NOT NULL, measured_at INTEGER NOT NULL,
+  PRIMARY KEY (commit_id, host_id, recipe_hash, session));
+CREATE TABLE unfinished_sessions (command TEXT PRIMARY KEY, session TEXT NOT NULL,
+  started_at INTEGER NOT NULL);
+CREATE TABLE imports (commit_id TEXT NOT NULL, host_id TEXT NOT NULL, content_hash TEXT NOT NULL,
+  file TEXT NOT NULL, imported_at INTEGER NOT NULL,
+  PRIMARY KEY (commit_id, host_id, content_hash));
+CREATE TABLE handled (host_id TEXT NOT NULL, case_name TEXT NOT NULL, metric TEXT NOT NULL,
+  before_id TEXT NOT NULL, after_id TEXT NOT NULL, outcome TEXT NOT NULL, culprit TEXT NOT NULL,
+  handled_at INTEGER NOT NULL, PRIMARY KEY (host_id, case_name, metric, before_id, after_id));
+CREATE TABLE regressions (id TEXT PRIMARY KEY, host_id TEXT NOT NULL, culprit TEXT NOT NULL,
+  subject TEXT NOT NULL, author TEXT NOT NULL, state TEXT NOT NULL, cases TEXT NOT NULL,
+  owners TEXT NOT NULL, evidence TEXT NOT NULL, first_seen INTEGER NOT NULL,
+  last_seen INTEGER NOT NULL, fixed_by TEXT NOT NULL);
+CREATE TABLE regression_events (regression TEXT NOT NULL, at INTEGER NOT NULL,
+  state TEXT NOT NULL, who TEXT NOT NULL, note TEXT NOT NULL, commit_id TEXT NOT NULL);
+INSERT INTO regressions VALUES ('R1234567', 'host-a', 'abc123', 'slower', 'Ada', 'acknowledged',
+  '[]', '[]', '[]', 1, 2, '');
+PRAGMA user_version = 4; PRAGMA application_id = 1129663560;)sql";
+
+TEST(Regressions, AnOlderLedgerThatLostATableOfItsVersionIsRefusedNotRebuiltEmpty) {
+  TempDir dir{"culprit-regressions-v4-damaged"};
+  const auto file = dir.path() / "ledger.sqlite";
+  {
+    auto db = store::sql::Database::open_sqlite(file);
+    ASSERT_TRUE(db) << db.error().message;
+    ASSERT_TRUE(db->execute(k_version_four_ledger));
+    ASSERT_TRUE(db->execute("DROP TABLE regression_events"));
+  }
+  const auto ledger = Ledger::open(file);
+  ASSERT_FALSE(ledger);
+  EXPECT_EQ(ledger.error().code, ExitCode::infrastructure);
+  EXPECT_NE(ledger.error().message.find("regression_events is missing"), std::string::npos)
+      << ledger.error().message;
+  // Left as it was: still version 4, still without the table.
+  auto db = store::sql::Database::open_sqlite(file);
+  ASSERT_TRUE(db);
+  EXPECT_EQ(db->pragma_integer("user_version").value(), 4);
+}
+
 TEST(Regressions, ALedgerOfVersionFourIsMigrated) {
   TempDir dir{"culprit-regressions-v4"};
   const auto file = dir.path() / "ledger.sqlite";
   {
     auto db = store::sql::Database::open_sqlite(file);
     ASSERT_TRUE(db) << db.error().message;
-    ASSERT_TRUE(db->execute(R"sql(
-CREATE TABLE regressions (id TEXT PRIMARY KEY, host_id TEXT NOT NULL, culprit TEXT NOT NULL,
-  subject TEXT NOT NULL, author TEXT NOT NULL, state TEXT NOT NULL, cases TEXT NOT NULL,
-  owners TEXT NOT NULL, evidence TEXT NOT NULL, first_seen INTEGER NOT NULL,
-  last_seen INTEGER NOT NULL, fixed_by TEXT NOT NULL);
-INSERT INTO regressions VALUES ('R1234567', 'host-a', 'abc123', 'slower', 'Ada', 'acknowledged',
-  '[]', '[]', '[]', 1, 2, '');
-PRAGMA user_version = 4; PRAGMA application_id = 1129663560;)sql"));
+    ASSERT_TRUE(db->execute(k_version_four_ledger));
   }
   auto ledger = Ledger::open(file);
   ASSERT_TRUE(ledger) << ledger.error().message;

@@ -230,6 +230,27 @@ TEST_F(PostgresStore, AReaderIsNotBlockedByAWriterInTheMiddleOfItsTransaction) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+TEST_F(PostgresStore, AnOlderLedgerThatLostATableIsRefusedBeforeItIsUpgraded) {
+  ASSERT_TRUE(history::Ledger::open_at(m_where));
+  {
+    auto db = raw();
+    ASSERT_TRUE(db.execute("DROP TABLE searches; DROP TABLE regression_events; UPDATE "
+                           "culprit_schema SET version = 5 WHERE component = 'ledger'"));
+  }
+  const auto ledger = history::Ledger::open_at(m_where);
+  ASSERT_FALSE(ledger);
+  EXPECT_EQ(ledger.error().code, ExitCode::infrastructure);
+  EXPECT_NE(ledger.error().message.find("regression_events is missing"), std::string::npos)
+      << ledger.error().message;
+  EXPECT_FALSE(history::Ledger::check_at(m_where));
+  // Left as it was: still version 5, without the table of version 6.
+  auto db = raw();
+  auto version = db.prepare("SELECT version FROM culprit_schema WHERE component = 'ledger'");
+  ASSERT_TRUE(version);
+  ASSERT_TRUE(version->step().value());
+  EXPECT_EQ(version->column_int64(0), 5);
+}
+
 TEST_F(PostgresStore, TheLedgerLivesBesideTheStore) {
   ASSERT_TRUE(Store::open_at(m_where));
   auto ledger = history::Ledger::open_at(m_where);
@@ -273,6 +294,43 @@ TEST(StoreUrl, ThePasswordIsMaskedWhereverItIs) {
             "postgres://db/perf?sslmode=require&password=***&user=ci");
   EXPECT_EQ(masked_url("postgresql://ci@db/perf"), "postgresql://ci@db/perf");
   EXPECT_EQ(masked_url("postgresql:///perf"), "postgresql:///perf");
+}
+
+TEST(StoreUrl, APasswordWithAnUnencodedSlashOrAtIsMaskedAndRefused) {
+  EXPECT_EQ(masked_url("postgresql://ci:se/cret@db/perf"), "postgresql://ci:***@db/perf");
+  EXPECT_EQ(masked_url("postgresql://ci:se/cr@et@db:5432/perf?sslmode=require"),
+            "postgresql://ci:***@db:5432/perf?sslmode=require");
+  EXPECT_EQ(masked_url("postgresql://ci:se/cret@db"), "postgresql://ci:***@db");
+  for (const char* url : {"postgresql://ci:se/cret@db/perf", "postgresql://ci:P@ssw0rd@db/perf",
+                          "postgres://ci:a/b@c@db:5432/perf?sslmode=require"}) {
+    const auto checked = check_store_url(url);
+    ASSERT_FALSE(checked) << url;
+    EXPECT_EQ(checked.error().code, ExitCode::usage);
+    const auto& message = checked.error().message;
+    for (const char* part : {"se/cret", "ssw0rd", "a/b"})
+      EXPECT_EQ(message.find(part), std::string::npos) << message;
+    EXPECT_NE(message.find("%40"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  EXPECT_TRUE(check_store_url("postgresql://ci:P%40ss%2Fw0rd@db/perf"));
+}
+
+TEST(StoreUrl, ADbnameThatIsAConnectionStringOfItsOwnIsMaskedWhole) {
+  EXPECT_EQ(masked_url("postgresql://db/k?dbname=postgresql://ci:Sekr3tQ@db/k"),
+            "postgresql://db/k?dbname=***");
+  EXPECT_EQ(masked_url("postgresql://db/k?dbname=user%3Dci%20password%3DSekr3tQ"),
+            "postgresql://db/k?dbname=***");
+  EXPECT_EQ(masked_url("postgresql://db/k?dbname=perf"), "postgresql://db/k?dbname=perf");
+  for (const char* text : {"host=db dbname='user=ci password=Sekr3tQ'",
+                           "host=db dbname=postgresql://ci:Sekr3tQ@db/k"}) {
+    const auto checked = check_store_url(text);
+    ASSERT_FALSE(checked) << text;
+    EXPECT_EQ(checked.error().code, ExitCode::usage);
+    EXPECT_EQ(checked.error().message.find("Sekr3tQ"), std::string::npos)
+        << checked.error().message;
+    EXPECT_EQ(checked.error().message.find("postgresql://db/"), std::string::npos)
+        << checked.error().message;
+  }
 }
 
 TEST(StoreUrl, UrlsInACommandLineAreMasked) {
