@@ -77,7 +77,7 @@ void ChildProcess::read_report() {
   if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
     return;
   if (got == static_cast<ssize_t>(sizeof report) && report.kind == KeeperReport::exited) {
-    m_exit = ChildExit{report.status, report.usage};
+    m_exit = ChildExit{report.status, report.usage, report.elapsed_ns};
     return;
   }
   // The keeper is gone without a word (killed by someone else): the command counts as killed.

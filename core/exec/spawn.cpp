@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -215,6 +216,8 @@ struct KeeperPlan {
 
   KeeperReport report;
   pid_t command = -1;
+  timespec started{};
+  ::clock_gettime(CLOCK_MONOTONIC, &started);
   const int error =
       ::posix_spawn(&command, plan.program, plan.actions, plan.attributes, plan.argv, plan.envp);
   if (error != 0) {
@@ -233,7 +236,12 @@ struct KeeperPlan {
     rusage usage{};
     const pid_t done = ::wait4(-1, &status, 0, &usage);
     if (done == command) {
+      timespec ended{};
+      ::clock_gettime(CLOCK_MONOTONIC, &ended);
       report.kind = KeeperReport::exited;
+      report.elapsed_ns =
+          (static_cast<long long>(ended.tv_sec) - started.tv_sec) * 1'000'000'000LL +
+          (ended.tv_nsec - started.tv_nsec);
       report.status = status;
       report.usage = usage;
       write_report(plan.report_fd, report);

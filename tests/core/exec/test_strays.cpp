@@ -3,6 +3,7 @@
 
 #include "core/exec/strays.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,8 @@
 #include <gtest/gtest.h>
 
 #include "core/exec/local_executor.hpp"
+#include "core/exec/spawn.hpp"
+#include "core/exec/unique_fd.hpp"
 #include "tests/core/exec/exec_test_support.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -184,6 +187,41 @@ TEST(Strays, RunsAtOnceEachKillTheirOwnDaemonsAndTakeNoOtherChildsStatus) {
   ASSERT_EQ(::waitpid(own, &status, 0), own);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
   EXPECT_TRUE(has_no_children());
+}
+
+// Starts `argv` under a keeper, its output on /dev/null.
+Result<exec::ChildProcess> spawn_kept(const std::vector<std::string>& argv) {
+  const auto request = argv_request(argv);
+  CULPRIT_TRY_ASSIGN(const exec::LaunchPlan plan, exec::plan_launch(request));
+  const exec::UniqueFd null_fd(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  return exec::spawn_child(plan, request, null_fd.get(), null_fd.get(), exec::Keeping::yes);
+}
+
+// A kept run's wall time is the command's own, taken by its keeper just before it starts it and
+// just after its wait for it returns: the fork of culprit, the keeper's set-up, its report and its
+// clean-up are outside it. Measured by the same clock, it lies within the time seen from outside.
+TEST(LocalExecutorKeeper, TheReportCarriesTheCommandsOwnElapsedTime) {
+  const auto before = std::chrono::steady_clock::now();
+  auto child = spawn_kept({"/bin/true"});
+  ASSERT_TRUE(child) << child.error().message;
+  const auto exit = child->reap();
+  const auto outside = std::chrono::steady_clock::now() - before;
+  EXPECT_TRUE(WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0);
+  EXPECT_GT(exit.elapsed_ns, 0) << "the keeper did not report the command's elapsed time";
+  EXPECT_LE(exit.elapsed_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(outside).count());
+}
+
+// The executor reports the keeper's measure as the run's wall time, which the outer clock
+// (from before the keeper's fork to after its clean-up) bounds.
+TEST(LocalExecutorKeeper, AContainedRunsWallTimeIsWithinTheTimeSeenFromOutside) {
+  auto request = argv_request({"/bin/true"});
+  request.contain = true;
+  const auto before = std::chrono::steady_clock::now();
+  const auto result = exec::LocalExecutor().run(request);
+  const exec::Seconds outside = std::chrono::steady_clock::now() - before;
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_GT(result->wall.count(), 0.0);
+  EXPECT_LE(result->wall.count(), outside.count());
 }
 
 } // namespace
