@@ -174,8 +174,12 @@ void close_between(unsigned low, unsigned high, long open_max) {
     ::close(static_cast<int>(fd));
 }
 
-// What the keeper needs, made before the fork: after it only system calls are made, since another
-// thread of culprit may have held any lock at that moment.
+// What the keeper needs, made before the fork: another thread of culprit may have held any lock
+// (malloc's among them) at that moment, so the keeper allocates nothing and calls only
+// async-signal-safe functions (system calls and clock_gettime), and posix_spawn. POSIX does not
+// list posix_spawn as async-signal-safe, but glibc's, given attributes and file actions made before
+// the fork, takes no lock and does not allocate: it maps its stack with mmap, clones with
+// CLONE_VM | CLONE_VFORK, and the new process makes only system calls before execve.
 struct KeeperPlan {
   const char* program = nullptr;
   posix_spawn_file_actions_t* actions = nullptr;
