@@ -4,6 +4,7 @@
 #include "core/exec/strays.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -222,6 +223,55 @@ TEST(LocalExecutorKeeper, AContainedRunsWallTimeIsWithinTheTimeSeenFromOutside) 
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_GT(result->wall.count(), 0.0);
   EXPECT_LE(result->wall.count(), outside.count());
+}
+
+// Without close_range the descriptors are found in /proc/self/fd, so that one above the number
+// that would otherwise bound the closing (RLIMIT_NOFILE, lowered after it was opened) is closed
+// too, and the kept ones stay open.
+TEST(LocalExecutorKeeper, WithoutCloseRangeOnlyTheKeptDescriptorsStayOpen) {
+  constexpr int k_high = 900;
+  constexpr long k_open_max = 64;
+  rlimit limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
+  if (limit.rlim_cur <= static_cast<rlim_t>(k_high))
+    GTEST_SKIP() << "RLIMIT_NOFILE is too low to open descriptor " << k_high;
+  std::array<int, 2> fds{};
+  ASSERT_EQ(::pipe(fds.data()), 0);
+  const exec::UniqueFd low(::open("/dev/null", O_RDONLY));
+  ASSERT_GE(low.get(), 0);
+  ASSERT_EQ(::dup2(low.get(), k_high), k_high);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only async-signal-safe calls here: the test process may have threads.
+    const std::array<int, 1> kept{fds[1]};
+    exec::close_other_descriptors(kept, k_open_max, exec::CloseRange::skip);
+    std::array<int, 16> open_fds{};
+    std::size_t count = 0;
+    for (int fd = 3; fd < 1024 && count < open_fds.size(); ++fd)
+      if (::fcntl(fd, F_GETFD) != -1)
+        open_fds.at(count++) = fd;
+    [[maybe_unused]] const auto wrote = ::write(fds[1], open_fds.data(), count * sizeof(int));
+    ::_exit(0);
+  }
+  ::close(k_high);
+  ::close(fds[1]);
+  std::array<int, 16> open_fds{};
+  std::size_t got = 0;
+  while (true) {
+    const auto n =
+        ::read(fds[0], reinterpret_cast<char*>(open_fds.data()) + got, sizeof open_fds - got);
+    if (n <= 0)
+      break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::vector<int> still_open(
+      open_fds.begin(), open_fds.begin() + static_cast<std::ptrdiff_t>(got / sizeof(int)));
+  EXPECT_EQ(still_open, std::vector<int>{fds[1]});
 }
 
 } // namespace
