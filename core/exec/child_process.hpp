@@ -60,6 +60,8 @@ public:
   ChildProcess& operator=(ChildProcess&& other) = delete;
 
   [[nodiscard]] pid_t pid() const { return m_pid; }
+  // The keeper of a kept child; -1 for a direct child.
+  [[nodiscard]] pid_t keeper() const { return m_keeper; }
   // A descriptor that poll() reports readable once the child has exited (a pidfd, or a kept
   // child's report pipe), or -1 where the kernel has none; then has_exited() must be polled.
   [[nodiscard]] int exit_fd() const { return m_keeper > 0 ? m_report.get() : m_pidfd.get(); }

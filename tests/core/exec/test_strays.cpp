@@ -225,6 +225,23 @@ TEST(LocalExecutorKeeper, AContainedRunsWallTimeIsWithinTheTimeSeenFromOutside) 
   EXPECT_LE(result->wall.count(), outside.count());
 }
 
+// A keeper killed by someone else (the OOM killer) takes its command along: the command would
+// otherwise run on below init, unsupervised.
+TEST(LocalExecutorKeeper, AKilledKeeperTakesItsCommandAlong) {
+  auto child = spawn_kept({"/bin/sleep", "30"});
+  ASSERT_TRUE(child) << child.error().message;
+  const pid_t command = child->pid();
+  ASSERT_GT(child->keeper(), 0);
+  ASSERT_EQ(::kill(child->keeper(), SIGKILL), 0);
+  const auto exit = child->reap();
+  EXPECT_TRUE(WIFSIGNALED(exit.status) && WTERMSIG(exit.status) == SIGKILL);
+  const bool gone = process_gone(command);
+  if (!gone)
+    ::kill(command, SIGKILL);
+  EXPECT_TRUE(gone) << "the command outlived its keeper";
+  EXPECT_TRUE(has_no_children());
+}
+
 // Without close_range the descriptors are found in /proc/self/fd, so that one above the number
 // that would otherwise bound the closing (RLIMIT_NOFILE, lowered after it was opened) is closed
 // too, and the kept ones stay open.
