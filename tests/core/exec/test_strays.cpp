@@ -153,11 +153,13 @@ TEST(Strays, ADaemonThatForkedTwiceCalledSetsidAndDroppedTheTokenDiesAtTheTimeou
   TempDir temp("culprit-strays");
   auto request = shell_request(daemonizing_command(temp / "fifo") + "; sleep 30");
   request.contain = true;
-  request.timeout = exec::Seconds(0.5);
+  // Long enough for the daemon to start and say its pid on a loaded machine or under ASan.
+  request.timeout = exec::Seconds(3);
   request.kill_grace = exec::Seconds(0.1);
   const auto result = exec::LocalExecutor().run(request);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(result->timed_out);
+  ASSERT_FALSE(result->out.empty()) << "the daemon did not start before the timeout";
   EXPECT_TRUE(daemon_gone(result->out)) << "the daemon outlived its run";
 }
 
