@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <iterator>
 #include <map>
 #include <system_error>
@@ -173,7 +173,7 @@ int descriptor_number(const char* name) {
   int fd = 0;
   if (*name == '\0')
     return -1;
-  for (; *name != '\0'; ++name) { // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+  for (; *name != '\0'; ++name) {
     if (*name < '0' || *name > '9' || fd > 100'000'000)
       return -1;
     fd = fd * 10 + (*name - '0');
