@@ -77,10 +77,13 @@ void ChildProcess::read_report() {
   if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
     return;
   if (got == static_cast<ssize_t>(sizeof report) && report.kind == KeeperReport::exited) {
-    m_exit = ChildExit{report.status, report.usage};
+    m_exit = ChildExit{report.status, report.usage, report.elapsed_ns};
     return;
   }
-  // The keeper is gone without a word (killed by someone else): the command counts as killed.
+  // The keeper is gone without a word (killed by someone else, the OOM killer): the command counts
+  // as killed, and is killed, so that it does not run on unsupervised below init. Its group is
+  // its own (pgid == m_pid); what left it went to init with the keeper's other orphans.
+  ::kill(-m_pid, SIGKILL);
   m_exit = ChildExit{SIGKILL, {}};
 }
 

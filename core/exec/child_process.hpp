@@ -27,6 +27,11 @@ namespace culprit::exec {
 struct ChildExit {
   int status = 0; // as waitpid() reports it
   rusage usage{};
+  // A kept child's own elapsed time in nanoseconds, from just before its keeper started it to
+  // just after the keeper's wait for it returned (CLOCK_MONOTONIC): the run's wall time without
+  // the keeper's fork, set-up, report and clean-up. -1 where no keeper measured it (a direct child,
+  // or a keeper killed before it reported).
+  long long elapsed_ns = -1;
 };
 
 // What a keeper writes on its report pipe: first that the command started (or why not), then,
@@ -38,6 +43,7 @@ struct KeeperReport {
   int value = 0; // started: the command's pid; failed: the errno of posix_spawn
   int status = 0;
   rusage usage{};
+  long long elapsed_ns = 0; // exited: ChildExit::elapsed_ns
 };
 
 class ChildProcess {
@@ -54,6 +60,8 @@ public:
   ChildProcess& operator=(ChildProcess&& other) = delete;
 
   [[nodiscard]] pid_t pid() const { return m_pid; }
+  // The keeper of a kept child; -1 for a direct child.
+  [[nodiscard]] pid_t keeper() const { return m_keeper; }
   // A descriptor that poll() reports readable once the child has exited (a pidfd, or a kept
   // child's report pipe), or -1 where the kernel has none; then has_exited() must be polled.
   [[nodiscard]] int exit_fd() const { return m_keeper > 0 ? m_report.get() : m_pidfd.get(); }

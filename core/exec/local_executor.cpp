@@ -217,6 +217,8 @@ Result<ExecResult> LocalExecutor::run(const ExecRequest& request) {
   CULPRIT_TRY_ASSIGN(Pipe out_pipe, make_pipe());
   CULPRIT_TRY_ASSIGN(Pipe err_pipe, make_pipe());
 
+  // The outer clock bounds the run (its timeout); a kept run's wall time is the command's own,
+  // measured by its keeper, so that the keeper's fork, set-up and clean-up are not in it.
   const auto start = Clock::now();
   CULPRIT_TRY_ASSIGN(ChildProcess child,
                      spawn_child(plan, marked, out_pipe.write_end.get(), err_pipe.write_end.get(),
@@ -249,7 +251,8 @@ Result<ExecResult> LocalExecutor::run(const ExecRequest& request) {
   result.timed_out = supervision.stop == StopReason::timeout;
   out.move_into(result.out, result.out_truncated, result.out_bytes);
   err.move_into(result.err, result.err_truncated, result.err_bytes);
-  result.wall = end - start;
+  result.wall = exit.elapsed_ns >= 0 ? Seconds(static_cast<double>(exit.elapsed_ns) * 1e-9)
+                                     : Seconds(end - start);
   result.user = to_seconds(exit.usage.ru_utime);
   result.sys = to_seconds(exit.usage.ru_stime);
   result.max_rss_kb = exit.usage.ru_maxrss;

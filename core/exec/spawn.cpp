@@ -13,6 +13,8 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <ctime>
 #include <iterator>
 #include <map>
 #include <system_error>
@@ -162,19 +164,74 @@ void write_report(int fd, const KeeperReport& report) {
   }
 }
 
-// Closes the descriptors from `low` to `high` (close_range, or one by one where the kernel
-// lacks it, up to `open_max`).
-void close_between(unsigned low, unsigned high, long open_max) {
-  if (low > high)
-    return;
-  if (::syscall(SYS_close_range, low, high, 0U) == 0)
-    return;
-  for (long fd = low; fd <= static_cast<long>(high) && fd < open_max; ++fd)
-    ::close(static_cast<int>(fd));
+bool is_kept(std::span<const int> kept, int fd) {
+  return std::ranges::find(kept, fd) != kept.end();
 }
 
-// What the keeper needs, made before the fork: after it only system calls are made, since another
-// thread of culprit may have held any lock at that moment.
+// The number a name of /proc/self/fd spells, or -1 for another name ("." and "..").
+int descriptor_number(const char* name) {
+  int fd = 0;
+  if (*name == '\0')
+    return -1;
+  for (; *name != '\0'; ++name) {
+    if (*name < '0' || *name > '9' || fd > 100'000'000)
+      return -1;
+    fd = fd * 10 + (*name - '0');
+  }
+  return fd;
+}
+
+// Closes the descriptors from 3 up that `kept` lacks, as /proc/self/fd lists them; false where
+// it cannot be read. Closing while the directory is read would disturb the listing, so a pass
+// collects into a fixed buffer and then closes; passes go on while a pass fills its buffer.
+bool close_listed_descriptors(std::span<const int> kept) {
+  const int dir = static_cast<int>(
+      ::syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir < 0)
+    return false;
+  // struct linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1), d_name.
+  constexpr std::size_t k_reclen_at = 16;
+  constexpr std::size_t k_name_at = 19;
+  std::array<int, 256> found{};
+  alignas(8) std::array<char, 4096> entries{};
+  bool full = true;
+  while (full) {
+    full = false;
+    std::size_t count = 0;
+    ::lseek(dir, 0, SEEK_SET);
+    while (!full) {
+      const long got = ::syscall(SYS_getdents64, dir, entries.data(), entries.size());
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        break;
+      for (std::size_t at = 0; at < static_cast<std::size_t>(got);) {
+        unsigned short length = 0;
+        std::memcpy(&length, &entries.at(at + k_reclen_at), sizeof length);
+        const int fd = descriptor_number(&entries.at(at + k_name_at));
+        at += length;
+        if (fd < 3 || fd == dir || is_kept(kept, fd))
+          continue;
+        if (count == found.size()) {
+          full = true;
+          break;
+        }
+        found.at(count++) = fd;
+      }
+    }
+    for (std::size_t i = 0; i < count; ++i)
+      ::close(found.at(i));
+  }
+  ::close(dir);
+  return true;
+}
+
+// What the keeper needs, made before the fork: another thread of culprit may have held any lock
+// (malloc's among them) at that moment, so the keeper allocates nothing and calls only
+// async-signal-safe functions (system calls and clock_gettime), and posix_spawn. POSIX does not
+// list posix_spawn as async-signal-safe, but glibc's, given attributes and file actions made before
+// the fork, takes no lock and does not allocate: it maps its stack with mmap, clones with
+// CLONE_VM | CLONE_VFORK, and the new process makes only system calls before execve.
 struct KeeperPlan {
   const char* program = nullptr;
   posix_spawn_file_actions_t* actions = nullptr;
@@ -203,18 +260,12 @@ struct KeeperPlan {
   for (int fd = 0; fd <= 2 && null_fd >= 0; ++fd)
     if (fd != null_fd && std::ranges::find(plan.kept_fds, fd) == plan.kept_fds.end())
       ::dup2(null_fd, fd);
-  unsigned low = 3;
-  for (const int fd : plan.kept_fds) {
-    if (fd < 0 || static_cast<unsigned>(fd) < low)
-      continue;
-    if (static_cast<unsigned>(fd) > low)
-      close_between(low, static_cast<unsigned>(fd) - 1, plan.open_max);
-    low = static_cast<unsigned>(fd) + 1;
-  }
-  close_between(low, ~0U, plan.open_max);
+  close_other_descriptors(plan.kept_fds, plan.open_max);
 
   KeeperReport report;
   pid_t command = -1;
+  timespec started{};
+  ::clock_gettime(CLOCK_MONOTONIC, &started);
   const int error =
       ::posix_spawn(&command, plan.program, plan.actions, plan.attributes, plan.argv, plan.envp);
   if (error != 0) {
@@ -233,7 +284,12 @@ struct KeeperPlan {
     rusage usage{};
     const pid_t done = ::wait4(-1, &status, 0, &usage);
     if (done == command) {
+      timespec ended{};
+      ::clock_gettime(CLOCK_MONOTONIC, &ended);
       report.kind = KeeperReport::exited;
+      report.elapsed_ns =
+          (static_cast<long long>(ended.tv_sec) - started.tv_sec) * 1'000'000'000LL +
+          (ended.tv_nsec - started.tv_nsec);
       report.status = status;
       report.usage = usage;
       write_report(plan.report_fd, report);
@@ -277,6 +333,34 @@ Result<ChildProcess> spawn_kept(const LaunchPlan& launch, const ExecRequest& req
 }
 
 } // namespace
+
+void close_other_descriptors(std::span<const int> kept, long open_max, CloseRange close_range) {
+  if (close_range == CloseRange::use) {
+    std::array<int, 8> sorted{};
+    const std::size_t count = std::min(kept.size(), sorted.size());
+    std::copy_n(kept.begin(), count, sorted.begin());
+    std::sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(count));
+    bool closed = count == kept.size();
+    unsigned low = 3;
+    for (std::size_t i = 0; i < count && closed; ++i) {
+      const int fd = sorted.at(i);
+      if (fd < 0 || static_cast<unsigned>(fd) < low)
+        continue;
+      if (static_cast<unsigned>(fd) > low)
+        closed = ::syscall(SYS_close_range, low, static_cast<unsigned>(fd) - 1, 0U) == 0;
+      low = static_cast<unsigned>(fd) + 1;
+    }
+    if (closed && ::syscall(SYS_close_range, low, ~0U, 0U) == 0)
+      return;
+  }
+  // Without close_range (ENOSYS before Linux 5.9): closing every number up to RLIMIT_NOFILE would
+  // take a million calls per run where the limit is high.
+  if (close_listed_descriptors(kept))
+    return;
+  for (long fd = 3; fd < open_max; ++fd)
+    if (!is_kept(kept, static_cast<int>(fd)))
+      ::close(static_cast<int>(fd));
+}
 
 Result<LaunchPlan> plan_launch(const ExecRequest& request) {
   std::map<std::string, std::string> variables;

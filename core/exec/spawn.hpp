@@ -3,6 +3,7 @@
 // exists is checked here, so that a bad request is a clear error rather than a child that dies
 // with status 127.
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,16 @@ Result<LaunchPlan> plan_launch(const ExecRequest& request);
 // included (child_process.hpp): for contained runs, whose leftovers are killed. A build's
 // daemons (a compiler server) are meant to outlive it, so builds are not kept.
 enum class Keeping { no, yes };
+
+// Whether close_other_descriptors may use close_range (Linux 5.9); tests take the fallback.
+enum class CloseRange { use, skip };
+
+// Closes every descriptor from 3 up but those in `kept`. Async-signal-safe: it is called in a
+// child between fork and exec. Without close_range, the open descriptors are read from
+// /proc/self/fd with raw system calls (open, getdents64) and only those are closed; where /proc
+// cannot be read, every number below `open_max` is closed.
+void close_other_descriptors(std::span<const int> kept, long open_max,
+                             CloseRange close_range = CloseRange::use);
 
 // Starts `plan` in a new process group with stdin on /dev/null, stdout and stderr on the given
 // descriptors, signal dispositions and mask reset, in request.cwd, pinned to request.cpus.

@@ -3,6 +3,8 @@
 
 #include "core/exec/strays.hpp"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +21,8 @@
 #include <gtest/gtest.h>
 
 #include "core/exec/local_executor.hpp"
+#include "core/exec/spawn.hpp"
+#include "core/exec/unique_fd.hpp"
 #include "tests/core/exec/exec_test_support.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -149,11 +153,13 @@ TEST(Strays, ADaemonThatForkedTwiceCalledSetsidAndDroppedTheTokenDiesAtTheTimeou
   TempDir temp("culprit-strays");
   auto request = shell_request(daemonizing_command(temp / "fifo") + "; sleep 30");
   request.contain = true;
-  request.timeout = exec::Seconds(0.5);
+  // Long enough for the daemon to start and say its pid on a loaded machine or under ASan.
+  request.timeout = exec::Seconds(3);
   request.kill_grace = exec::Seconds(0.1);
   const auto result = exec::LocalExecutor().run(request);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(result->timed_out);
+  ASSERT_FALSE(result->out.empty()) << "the daemon did not start before the timeout";
   EXPECT_TRUE(daemon_gone(result->out)) << "the daemon outlived its run";
 }
 
@@ -184,6 +190,107 @@ TEST(Strays, RunsAtOnceEachKillTheirOwnDaemonsAndTakeNoOtherChildsStatus) {
   ASSERT_EQ(::waitpid(own, &status, 0), own);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
   EXPECT_TRUE(has_no_children());
+}
+
+// Starts `argv` under a keeper, its output on /dev/null.
+Result<exec::ChildProcess> spawn_kept(const std::vector<std::string>& argv) {
+  const auto request = argv_request(argv);
+  CULPRIT_TRY_ASSIGN(const exec::LaunchPlan plan, exec::plan_launch(request));
+  const exec::UniqueFd null_fd(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  return exec::spawn_child(plan, request, null_fd.get(), null_fd.get(), exec::Keeping::yes);
+}
+
+// A kept run's wall time is the command's own, taken by its keeper just before it starts it and
+// just after its wait for it returns: the fork of culprit, the keeper's set-up, its report and its
+// clean-up are outside it. Measured by the same clock, it lies within the time seen from outside.
+TEST(LocalExecutorKeeper, TheReportCarriesTheCommandsOwnElapsedTime) {
+  const auto before = std::chrono::steady_clock::now();
+  auto child = spawn_kept({"/bin/true"});
+  ASSERT_TRUE(child) << child.error().message;
+  const auto exit = child->reap();
+  const auto outside = std::chrono::steady_clock::now() - before;
+  EXPECT_TRUE(WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0);
+  EXPECT_GT(exit.elapsed_ns, 0) << "the keeper did not report the command's elapsed time";
+  EXPECT_LE(exit.elapsed_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(outside).count());
+}
+
+// The executor reports the keeper's measure as the run's wall time, which the outer clock
+// (from before the keeper's fork to after its clean-up) bounds.
+TEST(LocalExecutorKeeper, AContainedRunsWallTimeIsWithinTheTimeSeenFromOutside) {
+  auto request = argv_request({"/bin/true"});
+  request.contain = true;
+  const auto before = std::chrono::steady_clock::now();
+  const auto result = exec::LocalExecutor().run(request);
+  const exec::Seconds outside = std::chrono::steady_clock::now() - before;
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_GT(result->wall.count(), 0.0);
+  EXPECT_LE(result->wall.count(), outside.count());
+}
+
+// A keeper killed by someone else (the OOM killer) takes its command along: the command would
+// otherwise run on below init, unsupervised.
+TEST(LocalExecutorKeeper, AKilledKeeperTakesItsCommandAlong) {
+  auto child = spawn_kept({"/bin/sleep", "30"});
+  ASSERT_TRUE(child) << child.error().message;
+  const pid_t command = child->pid();
+  ASSERT_GT(child->keeper(), 0);
+  ASSERT_EQ(::kill(child->keeper(), SIGKILL), 0);
+  const auto exit = child->reap();
+  EXPECT_TRUE(WIFSIGNALED(exit.status) && WTERMSIG(exit.status) == SIGKILL);
+  const bool gone = process_gone(command);
+  if (!gone)
+    ::kill(command, SIGKILL);
+  EXPECT_TRUE(gone) << "the command outlived its keeper";
+  EXPECT_TRUE(has_no_children());
+}
+
+// Without close_range the descriptors are found in /proc/self/fd, so that one above the number
+// that would otherwise bound the closing (RLIMIT_NOFILE, lowered after it was opened) is closed
+// too, and the kept ones stay open.
+TEST(LocalExecutorKeeper, WithoutCloseRangeOnlyTheKeptDescriptorsStayOpen) {
+  constexpr int k_high = 900;
+  constexpr long k_open_max = 64;
+  rlimit limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
+  if (limit.rlim_cur <= static_cast<rlim_t>(k_high))
+    GTEST_SKIP() << "RLIMIT_NOFILE is too low to open descriptor " << k_high;
+  std::array<int, 2> fds{};
+  ASSERT_EQ(::pipe(fds.data()), 0);
+  const exec::UniqueFd low(::open("/dev/null", O_RDONLY));
+  ASSERT_GE(low.get(), 0);
+  ASSERT_EQ(::dup2(low.get(), k_high), k_high);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only async-signal-safe calls here: the test process may have threads.
+    const std::array<int, 1> kept{fds[1]};
+    exec::close_other_descriptors(kept, k_open_max, exec::CloseRange::skip);
+    std::array<int, 16> open_fds{};
+    std::size_t count = 0;
+    for (int fd = 3; fd < 1024 && count < open_fds.size(); ++fd)
+      if (::fcntl(fd, F_GETFD) != -1)
+        open_fds.at(count++) = fd;
+    [[maybe_unused]] const auto wrote = ::write(fds[1], open_fds.data(), count * sizeof(int));
+    ::_exit(0);
+  }
+  ::close(k_high);
+  ::close(fds[1]);
+  std::array<int, 16> open_fds{};
+  std::size_t got = 0;
+  while (true) {
+    const auto n =
+        ::read(fds[0], reinterpret_cast<char*>(open_fds.data()) + got, sizeof open_fds - got);
+    if (n <= 0)
+      break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::vector<int> still_open(
+      open_fds.begin(), open_fds.begin() + static_cast<std::ptrdiff_t>(got / sizeof(int)));
+  EXPECT_EQ(still_open, std::vector<int>{fds[1]});
 }
 
 } // namespace
