@@ -249,20 +249,23 @@ bool step_stands(history::RegressionState state) {
 
 // The steps a case of `regression` took strictly after its culprit and before `fix`: the change
 // points `history` shows there, and the regressions `held` there that no change point of the
-// history shows (the search no longer looks that far back) and that still stand. Nothing when git
-// cannot place a commit.
+// history shows (the search no longer looks that far back) and that still stand. A commit git
+// cannot place (a rewritten branch) lies between nothing: it keeps no fix from closing.
 history::StepsBetween steps_between(const history::Regression& regression, const std::string& fix,
                                     const history::History& history,
                                     const std::vector<history::Regression>& held,
                                     const Descends& descends) {
   return [&regression, fix, &history, &held,
           &descends](const history::RegressionCase& slowed) -> std::optional<double> {
-    // Whether `a` comes before `b` on the way to it (a proper ancestor).
-    const auto precedes = [&](const std::string& a, const std::string& b) -> std::optional<bool> {
+    // Whether `a` comes before `b` on the way to it (a proper ancestor), as far as git can say.
+    const auto precedes = [&](const std::string& a, const std::string& b) {
       if (a == b)
         return false;
       const auto ancestor = descends(a, b);
-      return ancestor ? std::optional<bool>(*ancestor) : std::nullopt;
+      return ancestor && *ancestor;
+    };
+    const auto at_or_before = [&](const std::string& a, const std::string& b) {
+      return a == b || precedes(a, b);
     };
     double product = 1;
     std::vector<const history::ChangePoint*> shown;
@@ -271,13 +274,7 @@ history::StepsBetween steps_between(const history::Regression& regression, const
         continue;
       shown.push_back(&change);
       // After the culprit: the old level's last commit is the culprit or a later one.
-      const auto after = change.before == regression.culprit
-                             ? std::optional<bool>(true)
-                             : precedes(regression.culprit, change.before);
-      const auto ahead = precedes(change.commit, fix);
-      if (!after || !ahead)
-        return std::nullopt;
-      if (*after && *ahead)
+      if (at_or_before(regression.culprit, change.before) && precedes(change.commit, fix))
         product *= change.ratio;
     }
     for (const auto& other : held) {
@@ -286,22 +283,13 @@ history::StepsBetween steps_between(const history::Regression& regression, const
       const auto moved = std::ranges::find_if(other.cases, [&](const history::RegressionCase& c) {
         return c.case_name == slowed.case_name && c.metric == slowed.metric;
       });
-      if (moved == other.cases.end())
+      if (moved == other.cases.end() || !precedes(regression.culprit, other.culprit) ||
+          !precedes(other.culprit, fix))
         continue;
-      const auto after = precedes(regression.culprit, other.culprit);
-      const auto ahead = precedes(other.culprit, fix);
-      if (!after || !ahead)
-        return std::nullopt;
-      if (!*after || !*ahead)
-        continue;
-      bool counted = false;
-      for (const auto* change : shown) {
-        const auto opens = precedes(change->before, other.culprit);
-        const auto within = descends(other.culprit, change->commit);
-        if (!opens || !within)
-          return std::nullopt;
-        counted = counted || (*opens && *within);
-      }
+      const bool counted = std::ranges::any_of(shown, [&](const history::ChangePoint* change) {
+        return precedes(change->before, other.culprit) &&
+               at_or_before(other.culprit, change->commit);
+      });
       if (!counted)
         product *= moved->ratio;
     }

@@ -3,6 +3,8 @@
 // ledger updated as `culprit triage` updates it, on either backend. A fix closes the regression
 // whose level it restores, not every one whose step it happens to match.
 
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -57,8 +59,10 @@ protected:
   }
 
   // Tracks the first `commits` commits of `simulated` as a session of their own (anchored on the
-  // commit tracked last before them), triages the history and updates the ledger.
-  evidence::RegressionUpdate night(const SimulatedHistory& simulated, std::size_t commits) {
+  // commit tracked last before them), triages the history and updates the ledger, where git no
+  // longer knows the commits `unknown` (a rewritten branch).
+  evidence::RegressionUpdate night(const SimulatedHistory& simulated, std::size_t commits,
+                                   const std::set<std::string>& unknown = {}) {
     simulated.install(m_rig.executor());
     const auto range = simulated.range();
     const std::vector<RangeCommit> taken(range.begin(),
@@ -84,6 +88,8 @@ protected:
         *m_ledger, *outcome, document_of(*outcome), *history, "fake-host", "/tmp/triage.json",
         settings.bisect.compare.decide.threshold,
         [&](const std::string& ancestor, const std::string& descendant) -> Result<bool> {
+          if (unknown.contains(ancestor) || unknown.contains(descendant))
+            return usage_error("unknown revision");
           return position(ancestor) <= position(descendant);
         });
     EXPECT_TRUE(update) << update.error().message;
@@ -132,6 +138,19 @@ TEST_P(StackedRegressions, AFixOfTheSecondOfTwoClosesTheSecondOnly) {
   ASSERT_TRUE(held);
   EXPECT_TRUE(m_ledger->transition(held->id, held->state,
                                    {store::now(), RegressionState::acknowledged, "ada", "", ""}));
+}
+
+// A change point git can no longer place (its branch was rewritten) lies between nothing: it
+// keeps no fix from closing the regression it fixes.
+TEST_P(StackedRegressions, AStepGitCannotPlaceKeepsNoFixFromClosing) {
+  SimulatedHistory simulated(40, {fake_case("k", 1e-3, 0.005)});
+  simulated.plant("k", 10, 1.12);
+  simulated.plant("k", 22, 124.0 / 112.0);
+  simulated.plant("k", 30, 112.0 / 124.0);
+  night(simulated, 30);
+  const auto second = night(simulated, 40, {simulated.commit(10)});
+  EXPECT_THAT(ids(second.fixed), ::testing::ElementsAre(simulated.commit(22)));
+  EXPECT_EQ(state_of(simulated, 10), RegressionState::bisected);
 }
 
 // Three steps up (100, 112, 125, 140), then undone one at a time from the newest, each undoing in
