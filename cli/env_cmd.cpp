@@ -1,6 +1,7 @@
 // culprit env: the host fingerprint and noise warnings, for people on stdout and as JSON; with
 // --noise, also the interference profile a calibration loop measures; with --peaks, the CPU's
 // peaks for the roofline, measured again and kept in the repository's store.
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "cli/context.hpp"
 #include "cli/flag_checks.hpp"
 #include "cli/output.hpp"
+#include "cli/report_outputs.hpp"
 #include "core/host/fingerprint.hpp"
 #include "core/host/json.hpp"
 #include "core/host/noise.hpp"
@@ -33,17 +35,6 @@ struct EnvOptions {
   std::vector<int> cpus;
   bool peaks = false;
 };
-
-Status write_json(const std::string& file, const nlohmann::json& document) {
-  const auto text = json_text(document, 2) + "\n";
-  if (file == "-")
-    return write_stdout(text);
-  const auto dir = std::filesystem::path(file).parent_path();
-  std::error_code ec;
-  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-    return usage_error("cannot write {}; check that its directory exists and is writable", file);
-  return write_file_atomic(file, text);
-}
 
 class EnvCommand final : public Command {
 public:
@@ -70,6 +61,10 @@ public:
   }
 
   int run(const GlobalOptions& global) override {
+    // A FILE that cannot be written is said before seconds of measuring.
+    const std::array<NamedOutput, 1> outputs = {NamedOutput{"--json", m_options.json_file}};
+    if (auto writable = check_outputs(outputs); !writable)
+      return print_failure(writable.error());
     std::optional<host::NoiseProfile> noise;
     if (m_noise->count() > 0) {
       host::NoiseProbeOptions probe;
@@ -110,7 +105,7 @@ public:
                              {"flops_per_second", peaks->flops_per_second},
                              {"bytes_per_second", peaks->bytes_per_second},
                              {"source", peaks->source}};
-      if (auto written = write_json(m_options.json_file, document); !written)
+      if (auto written = write_output(m_options.json_file, json_text(document, 2) + "\n"); !written)
         return print_failure(written.error());
     }
     return static_cast<int>(ExitCode::success);

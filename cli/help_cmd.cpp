@@ -1,10 +1,13 @@
 // culprit help [TOPIC]: shows a page of the manual (man/), git's way. A command's name shows
 // culprit-COMMAND(1); "toml" and "evidence" the file formats (5); "statistics", "harness",
 // "roofline" and "cluster" the guides (7); nothing the overview, culprit(1).
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -18,6 +21,8 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "core/util/error.hpp"
+
+extern char** environ; // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
 
 namespace culprit::cli {
 namespace {
@@ -97,18 +102,61 @@ public:
       print_to(stdout, "{}\n", file->lexically_normal().string());
       return 0;
     }
-    // man(1) pages the text on a terminal and prints it plainly elsewhere, as git help does.
-    const std::string path = file->lexically_normal().string();
-    std::array<const char*, 4> argv{"man", "-l", path.c_str(), nullptr};
-    ::execvp("man", const_cast<char* const*>(argv.data()));
-    print_error(fmt::format("cannot start man ({}); install man-db, or read {}",
-                            std::strerror(errno), path));
-    return static_cast<int>(ExitCode::infrastructure);
+    return show(file->lexically_normal().string());
   }
 
 private:
+  // man(1) pages the text on a terminal and prints it plainly elsewhere, as git help does. Its
+  // exit status is not culprit's (3, a pager that failed, means inconclusive here): a page shown
+  // is 0, a man that cannot show it is an infrastructure error that says where the page is.
+  // Meanwhile Ctrl-C and Ctrl-\ are the pager's to handle, as system(3) leaves them.
+  static int show(const std::string& path) {
+    std::array<const char*, 4> argv{"man", "-l", path.c_str(), nullptr};
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGQUIT);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+    struct sigaction ignore{};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    struct sigaction saved_int{};
+    struct sigaction saved_quit{};
+    sigaction(SIGINT, &ignore, &saved_int);
+    sigaction(SIGQUIT, &ignore, &saved_quit);
+    pid_t child = 0;
+    const int spawned = posix_spawnp(&child, "man", nullptr, &attributes,
+                                     const_cast<char* const*>(argv.data()), environ);
+    posix_spawnattr_destroy(&attributes);
+    int status = 0;
+    if (spawned == 0)
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+    sigaction(SIGINT, &saved_int, nullptr);
+    sigaction(SIGQUIT, &saved_quit, nullptr);
+    if (spawned != 0) {
+      print_error(fmt::format("cannot start man ({}); install man-db, or read {}",
+                              std::strerror(spawned), terminal_safe(path)));
+      return static_cast<int>(ExitCode::infrastructure);
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      return static_cast<int>(ExitCode::success);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
+      return static_cast<int>(ExitCode::interrupted);
+    const auto how = WIFEXITED(status) ? fmt::format("exited with status {}", WEXITSTATUS(status))
+                                       : fmt::format("was ended by signal {}", WTERMSIG(status));
+    print_error(fmt::format("man could not show the page ({}; check MANPAGER and PAGER); read "
+                            "it with 'man -l {}'",
+                            how, terminal_safe(path)));
+    return static_cast<int>(ExitCode::infrastructure);
+  }
+
   [[nodiscard]] std::optional<Page> page_of(const std::string& topic) const {
-    if (topic.empty() || topic == "culprit")
+    // `culprit help` is told of in the overview, as every command is listed there.
+    if (topic.empty() || topic == "culprit" || topic == "help")
       return Page{"culprit", '1'};
     for (const auto& command : m_commands)
       if (topic == command || topic == "culprit-" + command)

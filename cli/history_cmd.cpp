@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "cli/command.hpp"
@@ -42,7 +43,15 @@ public:
   void add_flags(CLI::App& sub) override {
     sub.add_option("range", m_range, "only commits of OLD..NEW (default: every tracked commit)");
     sub.add_option("--case", m_cases, "cases to show (globs; default: the recipe's, or all)");
-    sub.add_option("--metric", m_metric, "the metric (default: each case's primary one)");
+    sub.add_option("--metric", m_metric,
+                   "the metric (default: the recipe's, the instrument's count, else each case's "
+                   "primary one)");
+    sub.add_option_function<std::string>(
+           "--instrument",
+           [this](const std::string& text) { m_instrument = recipe::parse_instrument(text); },
+           "what the series was tracked with: time, or a counting instrument whose count it then "
+           "shows (default: the recipe's)")
+        ->check(CLI::IsMember(recipe::instrument_names()));
     sub.add_option("--host", m_host, "only the points of this host id (or a prefix of it)");
     sub.add_flag("--all-hosts", m_all_hosts, "show the points of several hosts in one series");
     sub.add_option("--threshold", m_threshold, "the smallest change that matters (2% or 0.02)");
@@ -53,12 +62,20 @@ public:
     sub.add_flag("--ascii", m_ascii, "draw the trend lines in ASCII");
     sub.add_flag("--roofline", m_roofline,
                  "show each point's share of its roofline bound (percent) instead of its time");
-    sub.add_option("--json", m_json, "write the series and change points as JSON to FILE")
+    sub.add_option("--json", m_json,
+                   "write the series and change points as JSON to FILE ('-': stdout)")
+        ->option_text("FILE")
         ->group("Output");
-    sub.add_option("--csv", m_csv, "write the series as CSV to FILE")->group("Output");
-    sub.add_option("--markdown", m_markdown, "write Markdown to FILE (charts beside it as SVG)")
+    sub.add_option("--csv", m_csv, "write the series as CSV to FILE ('-': stdout)")
+        ->option_text("FILE")
         ->group("Output");
-    sub.add_option("--html", m_html, "write a self-contained HTML page to FILE")->group("Output");
+    sub.add_option("--markdown", m_markdown,
+                   "write Markdown to FILE, charts beside it as SVG ('-': stdout, no charts)")
+        ->option_text("FILE")
+        ->group("Output");
+    sub.add_option("--html", m_html, "write a self-contained HTML page to FILE ('-': stdout)")
+        ->option_text("FILE")
+        ->group("Output");
   }
 
   int run(const GlobalOptions& global) override {
@@ -94,13 +111,18 @@ public:
     const auto places = history::place_regressions(*history, regressions, graph);
     if (auto written = write_outputs(*history, labels, regressions, places); !written)
       return print_failure(written.error());
-    if (global.verbosity != Verbosity::quiet ||
-        (m_json.empty() && m_csv.empty() && m_markdown.empty() && m_html.empty()))
-      if (auto shown = write_stdout(report::render_text(
-              *history, labels,
-              m_ascii || !utf8_terminal() ? report::Glyphs::ascii : report::Glyphs::unicode));
-          !shown)
+    // The text for people: on standard error when an output goes to standard output, so that
+    // `--json - | jq` reads JSON alone.
+    const bool any_output = m_json.size() + m_csv.size() + m_markdown.size() + m_html.size() > 0;
+    if (global.verbosity != Verbosity::quiet || !any_output) {
+      const auto text = report::render_text(*history, labels,
+                                            m_ascii || !utf8_terminal() ? report::Glyphs::ascii
+                                                                        : report::Glyphs::unicode);
+      if (any_to_stdout(outputs))
+        write_stderr(text);
+      else if (auto shown = write_stdout(text); !shown)
         return print_failure(shown.error());
+    }
     return 0;
   }
 
@@ -114,22 +136,31 @@ private:
                                                   const git::Repository& repo) const {
     history::HistoryOptions options;
     recipe::DecideOptions decide;
+    recipe::RunRecipe run;
     const auto path = recipe_path(global, repo);
     std::error_code ec;
     if (!global.config.empty() || std::filesystem::exists(path, ec)) {
       CULPRIT_TRY_ASSIGN(const auto recipe, culprit::recipe::load_recipe(path));
       options.case_globs = recipe.run.cases;
-      options.metric = recipe.run.metric;
+      run = recipe.run;
       decide = recipe.decide;
       m_roofline_recipe = recipe.roofline;
       m_cpus = recipe.run.cpus;
     }
     if (!m_cases.empty())
       options.case_globs = m_cases;
-    if (!m_metric.empty())
-      options.metric = m_metric;
-    // The deciding flags go the recipe's way: the same parsing, the same bounds.
+    // The deciding flags and the metric go the recipe's way: the same parsing, the same bounds,
+    // and the instrument's count by default, as compare decides on it.
     recipe::RecipeOverrides flags;
+    if (!m_metric.empty()) {
+      flags.metric = m_metric;
+      run.metric = m_metric;
+    }
+    if (m_instrument) {
+      flags.instrument = *m_instrument;
+      run.instrument = *m_instrument;
+    }
+    options.metric = recipe::instrument_metric(run, flags);
     if (!m_threshold.empty())
       flags.threshold = m_threshold;
     flags.confidence = m_confidence;
@@ -204,18 +235,20 @@ private:
                        const std::vector<history::Regression>& regressions,
                        const std::vector<history::RegressionPlace>& places) const {
     if (!m_json.empty())
-      CULPRIT_TRY(write_file_atomic(m_json, report::json_pieces(history)));
+      CULPRIT_TRY(write_output(m_json, report::json_pieces(history)));
     if (!m_csv.empty())
-      CULPRIT_TRY(write_file_atomic(m_csv, report::render_csv(history)));
+      CULPRIT_TRY(write_output(m_csv, report::render_csv(history)));
     if (!m_html.empty())
-      CULPRIT_TRY(
-          write_file_atomic(m_html, report::render_html(history, labels, regressions, places)));
+      CULPRIT_TRY(write_output(m_html, report::render_html(history, labels, regressions, places)));
     if (!m_markdown.empty()) {
+      // On standard output there is nowhere beside it for the charts: the page goes without them.
+      const bool to_stdout = m_markdown == "-";
       const std::filesystem::path file(m_markdown);
-      const auto markdown = report::render_markdown(history, labels, file.stem().string());
+      const auto markdown =
+          report::render_markdown(history, labels, to_stdout ? "" : file.stem().string());
       for (const auto& [name, svg] : markdown.charts)
         CULPRIT_TRY(write_file_atomic(file.parent_path() / name, svg));
-      CULPRIT_TRY(write_file_atomic(file, markdown.markdown));
+      CULPRIT_TRY(write_output(m_markdown, markdown.markdown));
     }
     return {};
   }
@@ -223,6 +256,7 @@ private:
   std::string m_range;
   std::vector<std::string> m_cases;
   std::string m_metric;
+  std::optional<recipe::Instrument> m_instrument;
   std::string m_host;
   bool m_all_hosts = false;
   std::string m_threshold;

@@ -81,7 +81,7 @@ void add_recipe_flags(CLI::App& app, recipe::RecipeOverrides& o, FlagSet set) {
          "what runs measure beside their output: time (the default), valgrind (instructions, "
          "cache misses and branch mispredictions on a simulated CPU, which do not wobble) or "
          "perf (the CPU's hardware counters) or ncu (Nsight Compute's metrics per CUDA kernel)")
-      ->check(CLI::IsMember({"time", "valgrind", "perf", "ncu"}))
+      ->check(CLI::IsMember(recipe::instrument_names()))
       ->group("Recipe");
   app.add_option("--cpus", o.cpus, "pin runs to these CPUs (comma-separated)")
       ->allow_extra_args(false)

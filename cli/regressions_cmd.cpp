@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 
 #include <fmt/chrono.h>
 #include <nlohmann/json.hpp>
@@ -45,6 +47,11 @@ template <class Escape> std::string owners_line(const history::Regression& r, Es
   for (const auto& owner : r.owners)
     out += (out.empty() ? "" : ", ") + escape(owner);
   return out;
+}
+
+// The host of a record as host ids are shown beside other things: its first 12 characters.
+std::string short_host(const std::string& host_id) {
+  return terminal_safe(host_id.substr(0, character_boundary(host_id, 12)));
 }
 
 // Its culprit and subject, or for one not bisected yet, the commits its change lies between.
@@ -99,7 +106,8 @@ std::string regression_markdown(const history::Regression& r) {
     out += fmt::format("- culprit: {} by {}\n", markdown_code(r.culprit), markdown_text(r.author));
   if (!r.owners.empty())
     out += fmt::format("- owners: {}\n", owners_line(r, markdown_text));
-  out += fmt::format("- first seen {}, last seen {}\n", when(r.first_seen), when(r.last_seen));
+  out += fmt::format("- first seen {}, last seen {}, host {}\n", when(r.first_seen),
+                     when(r.last_seen), markdown_code(r.host_id));
   if (!r.fixed_by.empty())
     out += fmt::format("- fixed by {}\n", markdown_code(r.fixed_by));
   out += "\n| case | change | interval | share |\n|---|---|---|---|\n";
@@ -119,9 +127,9 @@ std::string regression_markdown(const history::Regression& r) {
 
 std::string regression_text(const history::Regression& r) {
   std::string out = fmt::format("{} {}  {}\n", r.id, history::to_string(r.state), culprit_line(r));
-  out += fmt::format("  {}first seen {}, last seen {}\n",
+  out += fmt::format("  {}first seen {}, last seen {}, host {}\n",
                      r.author.empty() ? "" : terminal_safe(r.author) + ", ", when(r.first_seen),
-                     when(r.last_seen));
+                     when(r.last_seen), short_host(r.host_id));
   if (!r.owners.empty())
     out += fmt::format("  owners: {}\n",
                        owners_line(r, [](const std::string& o) { return terminal_safe(o); }));
@@ -155,21 +163,19 @@ public:
     sub.add_option("--note", m_note, "ack, wontfix, reopen: why (kept with the change)");
     sub.add_option("--who", m_who, "ack, wontfix, reopen: who (default: $USER)");
     sub.add_option("--json", m_json, "write the regressions as JSON to FILE ('-': stdout)")
+        ->option_text("FILE")
         ->group("Output");
-    sub.add_option("--markdown", m_markdown, "write Markdown to FILE, ready to paste into a bug")
+    sub.add_option("--markdown", m_markdown,
+                   "write Markdown to FILE, ready to paste into a bug ('-': stdout)")
+        ->option_text("FILE")
         ->group("Output");
   }
 
   int run(const GlobalOptions& global) override {
-    const std::array<NamedOutput, 2> outputs = {NamedOutput{"--json", m_json},
-                                                NamedOutput{"--markdown", m_markdown}};
-    if (auto writable = check_outputs(outputs); !writable)
+    if (auto writable = check_outputs(outputs()); !writable)
       return print_failure(writable.error());
-    if (m_action != "list" && m_id.empty())
-      return print_failure(usage_error("culprit regressions {} needs the regression's id (see "
-                                       "'culprit regressions list')",
-                                       m_action)
-                               .error());
+    if (auto fitting = check_arguments(); !fitting)
+      return print_failure(fitting.error());
     auto states = chosen_states();
     if (!states)
       return print_failure(states.error());
@@ -198,6 +204,42 @@ public:
   }
 
 private:
+  [[nodiscard]] std::array<NamedOutput, 2> outputs() const {
+    return {NamedOutput{"--json", m_json}, NamedOutput{"--markdown", m_markdown}};
+  }
+
+  // What the action takes: an id but for list, the filters for list alone, --note and --who for
+  // the moves alone. Anything else would be silently ignored, so it is refused.
+  [[nodiscard]] Status check_arguments() const {
+    const bool moves = m_action != "list" && m_action != "show";
+    if (m_action != "list" && m_id.empty())
+      return usage_error("culprit regressions {} needs the regression's id (see 'culprit "
+                         "regressions list')",
+                         m_action);
+    if (m_action == "list" && !m_id.empty())
+      return usage_error("culprit regressions list takes no id ('{}'); to see one regression, run "
+                         "'culprit regressions show {}'",
+                         excerpt(m_id, 40), excerpt(m_id, 40));
+    if (m_action != "list") {
+      for (const auto& [flag, given] :
+           {std::pair{"--state", !m_states.empty()}, std::pair{"--owner", !m_owner.empty()},
+            std::pair{"--case", !m_cases.empty()}})
+        if (given)
+          return usage_error("{} chooses what 'culprit regressions list' lists; culprit "
+                             "regressions {} takes the id alone",
+                             flag, m_action);
+    }
+    if (!moves) {
+      for (const auto& [flag, given] :
+           {std::pair{"--note", m_note.has_value()}, std::pair{"--who", m_who.has_value()}})
+        if (given)
+          return usage_error("{} goes with a move (ack, wontfix or reopen); culprit regressions "
+                             "{} changes nothing",
+                             flag, m_action);
+    }
+    return {};
+  }
+
   Result<std::vector<history::RegressionState>> chosen_states() const {
     using history::RegressionState;
     std::vector<RegressionState> states;
@@ -240,34 +282,33 @@ private:
         continue;
       chosen.push_back(std::move(r));
     }
-    if (m_json != "-") {
+    if (!any_to_stdout(outputs())) {
       for (const auto& r : chosen)
-        print_to(stdout, "{:<9}{:<14}{}  {}\n", r.id, history::to_string(r.state),
-                 culprit_line(r, 60), terminal_safe(cases_line(r)));
+        print_to(stdout, "{:<9}{:<14}{:<14}{}  {}\n", r.id, history::to_string(r.state),
+                 short_host(r.host_id), culprit_line(r, 60), terminal_safe(cases_line(r)));
       print_to(stdout, "{}\n", counted(chosen.size(), "regression", "regressions"));
     }
     return write(chosen, false);
   }
 
-  // The --json and --markdown files; the text on stdout when `text` (show).
+  // The --json and --markdown outputs; the text on stdout when `text` (show), unless an output
+  // goes there.
   int write(const std::vector<history::Regression>& chosen, bool text = true) {
-    if (text && m_json != "-")
+    if (text && !any_to_stdout(outputs()))
       for (const auto& r : chosen)
         print_to(stdout, "{}", regression_text(r));
     if (!m_json.empty()) {
       nlohmann::json document = {{"kind", "regressions"}, {"regressions", nlohmann::json::array()}};
       for (const auto& r : chosen)
         document["regressions"].push_back(regression_json(r));
-      const auto json = json_text(document, 2) + "\n";
-      const auto written = m_json == "-" ? write_stdout(json) : write_file_atomic(m_json, json);
-      if (!written)
+      if (auto written = write_output(m_json, json_text(document, 2) + "\n"); !written)
         return print_failure(written.error());
     }
     if (!m_markdown.empty()) {
       std::string markdown;
       for (const auto& r : chosen)
         markdown += regression_markdown(r);
-      if (auto written = write_file_atomic(m_markdown, markdown); !written)
+      if (auto written = write_output(m_markdown, markdown); !written)
         return print_failure(written.error());
     }
     if (auto flushed = finish_stdout(); !flushed)
@@ -282,7 +323,7 @@ private:
     auto next = history::next_state(regression, action);
     if (!next)
       return print_failure(next.error());
-    std::string who = m_who;
+    std::string who = m_who.value_or("");
     if (who.empty()) {
       const char* user = std::getenv("USER");
       who = user != nullptr && *user != '\0' ? user : "unknown";
@@ -291,7 +332,7 @@ private:
                                        {.at = store::now(),
                                         .state = *next,
                                         .who = who,
-                                        .note = m_note,
+                                        .note = m_note.value_or(""),
                                         .commit = std::string()});
         !moved)
       return print_failure(moved.error());
@@ -300,8 +341,8 @@ private:
       return print_failure(now_held
                                ? infra_error("{} vanished from the ledger", regression.id).error()
                                : now_held.error());
-    print_to(stdout, "{}: {} -> {}\n", regression.id, history::to_string(regression.state),
-             history::to_string(*next));
+    print_to(any_to_stdout(outputs()) ? stderr : stdout, "{}: {} -> {}\n", regression.id,
+             history::to_string(regression.state), history::to_string(*next));
     return write({**now_held}, false);
   }
 
@@ -310,8 +351,8 @@ private:
   std::vector<std::string> m_states;
   std::string m_owner;
   std::vector<std::string> m_cases;
-  std::string m_note;
-  std::string m_who;
+  std::optional<std::string> m_note;
+  std::optional<std::string> m_who;
   std::string m_json;
   std::string m_markdown;
 };

@@ -72,7 +72,7 @@ public:
     const auto text = *format == report::ReportFormat::summary && evidence->kind == "triage"
                           ? report::render_triage_summary(*document, options)
                           : report::render(*evidence, *format, options);
-    if (auto written = to_file ? write_file_atomic(m_output, text) : write_stdout(text); !written)
+    if (auto written = write_output(m_output.empty() ? "-" : m_output, text); !written)
       return print_failure(written.error());
     return static_cast<int>(ExitCode::success);
   }

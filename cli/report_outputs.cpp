@@ -1,5 +1,6 @@
 #include "cli/report_outputs.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -55,11 +56,29 @@ Status check_outputs(std::span<const NamedOutput> outputs) {
   return {};
 }
 
+bool any_to_stdout(std::span<const NamedOutput> outputs) {
+  return std::ranges::any_of(outputs, [](const NamedOutput& output) { return output.file == "-"; });
+}
+
+Status write_output(const std::string& file, std::string_view contents) {
+  return file == "-" ? write_stdout(contents) : write_file_atomic(file, contents);
+}
+
+Status write_output(const std::string& file, const NextPiece& next) {
+  if (file != "-")
+    return write_file_atomic(file, next);
+  while (const auto piece = next())
+    CULPRIT_TRY(write_stdout(*piece));
+  return {};
+}
+
+std::array<NamedOutput, 4> ReportOutputs::named() const {
+  return {NamedOutput{"--json", json}, NamedOutput{"--markdown", markdown},
+          NamedOutput{"--html", html}, NamedOutput{"--junit", junit}};
+}
+
 Status ReportOutputs::check() const {
-  const std::array<NamedOutput, 4> named = {
-      NamedOutput{"--json", json}, NamedOutput{"--markdown", markdown}, NamedOutput{"--html", html},
-      NamedOutput{"--junit", junit}};
-  return check_outputs(named);
+  return check_outputs(named());
 }
 
 bool ReportOutputs::any() const {
@@ -108,9 +127,7 @@ report::RenderOptions summary_options(Verbosity verbosity, const std::string& js
 }
 
 std::FILE* summary_stream(const ReportOutputs& outputs) {
-  const bool any_stdout =
-      outputs.json == "-" || outputs.markdown == "-" || outputs.html == "-" || outputs.junit == "-";
-  return any_stdout ? stderr : stdout;
+  return any_to_stdout(outputs.named()) ? stderr : stdout;
 }
 
 Status write_report_outputs(const evidence::Evidence& evidence, const ReportOutputs& outputs,
@@ -127,15 +144,9 @@ Status write_report_outputs(const evidence::Evidence& evidence, const ReportOutp
     documents.emplace_back(outputs.html, report::render_html(evidence, plain));
   if (!outputs.junit.empty())
     documents.emplace_back(outputs.junit, report::render_junit(evidence, plain));
-  bool to_stdout = false;
-  for (const auto& [file, contents] : documents) {
-    if (file == "-") {
-      CULPRIT_TRY(write_stdout(contents));
-      to_stdout = true;
-      continue;
-    }
-    CULPRIT_TRY(write_file_atomic(file, contents));
-  }
+  for (const auto& [file, contents] : documents)
+    CULPRIT_TRY(write_output(file, contents));
+  const bool to_stdout = any_to_stdout(outputs.named());
   if (const char* actions = std::getenv("GITHUB_ACTIONS"); actions != nullptr && *actions != '\0') {
     const auto annotations = report::github_annotations(evidence);
     write_to(to_stdout ? stderr : stdout, annotations);

@@ -3,6 +3,7 @@
 // --json, --markdown, --html and --junit, each taking a FILE ('-' for standard output), and the
 // GitHub annotations printed when GITHUB_ACTIONS is set.
 
+#include <array>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,8 +15,16 @@
 #include "core/git/repository.hpp"
 #include "core/report/view.hpp"
 #include "core/util/error.hpp"
+#include "core/util/fs.hpp"
 
 namespace culprit::cli {
+
+// One output a command was asked for: the flag, and its FILE ("" when not asked for, "-" for
+// standard output).
+struct NamedOutput {
+  std::string_view flag;
+  std::string_view file;
+};
 
 struct ReportOutputs {
   std::string json;     // the evidence document
@@ -23,6 +32,8 @@ struct ReportOutputs {
   std::string html;     // a self-contained page with plots
   std::string junit;    // JUnit XML, one test case per benchmark case
   [[nodiscard]] bool any() const;
+  // The four flags with their files (views of these strings).
+  [[nodiscard]] std::array<NamedOutput, 4> named() const;
   // check_outputs over the four flags.
   [[nodiscard]] Status check() const;
 };
@@ -35,15 +46,19 @@ void add_report_output_flags(CLI::App& sub, ReportOutputs& outputs);
 // directory; "" and "-" (stdout) are fine. `flag` names the option in the message.
 Status check_output_path(const std::string& file, std::string_view flag);
 
-// One output a command was asked for: the flag, and its FILE ("" when not asked for, "-" for
-// standard output).
-struct NamedOutput {
-  std::string_view flag;
-  std::string_view file;
-};
 // check_output_path for each, and a usage error when two of them name the same file or both
 // standard output: the second would overwrite the first, or interleave with it.
 Status check_outputs(std::span<const NamedOutput> outputs);
+
+// Whether any of `outputs` goes to standard output ('-').
+bool any_to_stdout(std::span<const NamedOutput> outputs);
+
+// Writes one output, the one way every output flag of every command writes: FILE "-" on standard
+// output (flushed; a failed write is an infrastructure error), any other FILE atomically (readers
+// see the old file or the whole new one). check_outputs has refused two on standard output.
+Status write_output(const std::string& file, std::string_view contents);
+// The same for contents made a piece at a time (write_file_atomic's NextPiece).
+Status write_output(const std::string& file, const NextPiece& next);
 
 // How to render `evidence`: the commit order of a bisection from `repo` when it knows the
 // commits (null or unknown commits: the order is inferred), colour when `color` is "always", or

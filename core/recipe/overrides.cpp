@@ -260,17 +260,7 @@ Result<Recipe> check_overrides(Recipe recipe, const RecipeOverrides& o) {
   // What a counting instrument is for: its counts decide unless another metric is named, and two
   // runs a side whose counts agree decide exactly, so the first look comes after two unless
   // --min-runs or the recipe asks for another.
-  // A time the recipe decides on gives way to a counting instrument named on the command line:
-  // the times of an instrumented run are the instrument's (a simulated CPU 20 to 100 times
-  // slower, kernels replayed under ncu), not the program's.
-  constexpr std::array<std::string_view, 5> k_times = {"gpu_time", "time", "real_time", "wall_time",
-                                                       "cpu_time"};
-  if (o.instrument && *o.instrument != Instrument::time && !o.metric &&
-      std::ranges::find(k_times, recipe.run.metric) != k_times.end())
-    recipe.run.metric.clear();
-  if (recipe.run.instrument != Instrument::time && recipe.run.metric.empty())
-    recipe.run.metric =
-        recipe.run.instrument == Instrument::ncu ? "gpu_instructions" : "instructions";
+  recipe.run.metric = instrument_metric(recipe.run, o);
   if (recipe.run.instrument == Instrument::valgrind) {
     if (!o.min_runs && recipe.decide.min_runs == DecideOptions{}.min_runs)
       recipe.decide.min_runs = 2;
@@ -290,6 +280,21 @@ Result<DecideOptions> check_decide_overrides(DecideOptions decide, const RecipeO
 }
 
 } // namespace
+
+std::string instrument_metric(const RunRecipe& run, const RecipeOverrides& o) {
+  // A time the recipe decides on gives way to a counting instrument named on the command line:
+  // the times of an instrumented run are the instrument's (a simulated CPU 20 to 100 times
+  // slower, kernels replayed under ncu), not the program's.
+  constexpr std::array<std::string_view, 5> k_times = {"gpu_time", "time", "real_time", "wall_time",
+                                                       "cpu_time"};
+  auto metric = run.metric;
+  if (o.instrument && *o.instrument != Instrument::time && !o.metric &&
+      std::ranges::find(k_times, metric) != k_times.end())
+    metric.clear();
+  if (run.instrument != Instrument::time && metric.empty())
+    metric = run.instrument == Instrument::ncu ? "gpu_instructions" : "instructions";
+  return metric;
+}
 
 Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& o) {
   return one_line(check_overrides(std::move(recipe), o));

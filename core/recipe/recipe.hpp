@@ -51,6 +51,8 @@ std::optional<RunCwd> parse_run_cwd(std::string_view text);
 enum class Instrument : std::uint8_t { time, valgrind, perf, ncu };
 std::string_view to_string(Instrument instrument);
 std::optional<Instrument> parse_instrument(std::string_view text);
+// Every instrument's name, in the order of the enumeration: what --instrument accepts.
+std::vector<std::string> instrument_names();
 
 struct RunRecipe {
   CommandSpec command;            // {build} names the cached artifacts
@@ -204,6 +206,13 @@ Result<Recipe> load_recipe(const std::filesystem::path& file);
 // Applies the flags, then checks the whole recipe (a build and a run command are required, runs
 // are positive and ordered, and so on).
 Result<Recipe> apply_overrides(Recipe recipe, const RecipeOverrides& overrides);
+
+// The metric that runs of `run` (`overrides` already applied to it) decide on, and that a history
+// of them shows: a counting instrument's count (instructions; under ncu, gpu_instructions) where
+// no metric is named, or where the recipe names a time and the flags name the instrument but no
+// metric (an instrumented run's times are the instrument's, not the program's); else the metric
+// named ("": each case's primary one).
+std::string instrument_metric(const RunRecipe& run, const RecipeOverrides& overrides);
 
 // The deciding part alone, for commands that decide without building or running (history): the
 // same flags, the same bounds as apply_overrides.

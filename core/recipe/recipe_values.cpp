@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,14 @@ std::string_view to_string(Instrument instrument) {
 
 std::optional<Instrument> parse_instrument(std::string_view text) {
   return value_in(k_instruments, text);
+}
+
+std::vector<std::string> instrument_names() {
+  std::vector<std::string> names;
+  names.reserve(k_instruments.size());
+  for (const auto& spelling : k_instruments)
+    names.emplace_back(spelling.name);
+  return names;
 }
 
 Result<double> parse_threshold(std::string_view text) {

@@ -80,7 +80,8 @@ std::string render_html(const history::History& history, const CommitLabels& lab
                         const std::vector<history::RegressionPlace>& places = {});
 
 // Markdown with a trend line and a change-point table per case; the charts are separate SVG
-// files, linked as `chart_prefix` + "-" + N + ".svg" (N counts the series from 1).
+// files, linked as `chart_prefix` + "-" + N + ".svg" (N counts the series from 1); an empty
+// `chart_prefix` makes no charts and links none (a page with nowhere beside it for them).
 struct MarkdownHistory {
   std::string markdown;
   std::vector<std::pair<std::string, std::string>> charts; // file name, SVG

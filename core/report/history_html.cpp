@@ -317,12 +317,15 @@ MarkdownHistory render_markdown(const history::History& history, const CommitLab
     medians.reserve(series.points.size());
     for (const auto& point : series.points)
       medians.push_back(point.median);
-    out += fmt::format("\n## {} [{}]\n\n![trend of {}]({})\n\n`{}` {}\n\n",
-                       markdown_text(series.case_name), markdown_text(series.metric),
-                       markdown_text(series.case_name), chart, sparkline(medians, Glyphs::unicode),
+    out += fmt::format("\n## {} [{}]\n\n", markdown_text(series.case_name),
+                       markdown_text(series.metric));
+    if (!chart_prefix.empty())
+      out += fmt::format("![trend of {}]({})\n\n", markdown_text(series.case_name), chart);
+    out += fmt::format("`{}` {}\n\n", sparkline(medians, Glyphs::unicode),
                        counted(series.points.size(), "point", "points"));
     out += change_table_markdown(changes, labels);
-    result.charts.emplace_back(chart, trend_svg(series, changes, labels));
+    if (!chart_prefix.empty())
+      result.charts.emplace_back(chart, trend_svg(series, changes, labels));
   }
   return result;
 }

@@ -20,12 +20,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class InstrumentCli : public testing::InstrumentProject {};
+class InstrumentBisectCli : public testing::InstrumentProject {};
 
 // A history of 16 commits whose instruction count steps up at the commits given: bisect by counts
 // places every probe with one run of its own, and a level between the ends splits the range
 // exactly, so both culprits are found with their shares.
-class InstrumentBisect : public InstrumentCli {
+class InstrumentBisect : public InstrumentBisectCli {
 protected:
   // Commits 1..16 after `slower`; the work grows by a tenth of its start at each of `steps`.
   std::vector<std::string> history(const std::vector<int>& steps) {
@@ -98,10 +98,10 @@ TEST_F(InstrumentBisect, ALevelBetweenTheEndsSplitsTheRangeExactly) {
 // (which executes next to nothing). Under --instrument valgrind, bisect locates by counts and
 // compares each culprit with its parent in time; when the ends' counts agree and their times do
 // not, it bisects by time.
-class InstrumentConfirm : public InstrumentCli {
+class InstrumentConfirm : public InstrumentBisectCli {
 protected:
   void SetUp() override {
-    InstrumentCli::SetUp();
+    InstrumentBisectCli::SetUp();
     repo.write("bench.c", R"(#include <stdio.h>
 #include <unistd.h>
 #include "note.h"

@@ -242,6 +242,129 @@ TEST(BashCompletion, CompletesCommandsAndFlags) {
   EXPECT_THAT(complete({"help", "bis"}), ElementsAre("bisect"));
 }
 
+// The values that options and operands of a --help text accept, as CLI11 prints a set of them:
+// "  --color TEXT:{auto,always,never}" gives {"--color", {"always", "auto", "never"}}; an operand
+// ("  action TEXT:{list,show}=list") is named by its place among the operands ("0", "1", ...).
+std::map<std::string, std::set<std::string>> choices_of(const std::string& help) {
+  std::map<std::string, std::set<std::string>> found;
+  bool operands = false;
+  int operand = 0;
+  for (const auto& line : lines_of(help)) {
+    if (!line.starts_with(" ")) {
+      operands = line.starts_with("Positionals:");
+      continue;
+    }
+    const auto start = line.find_first_not_of(' ');
+    if (start != 2)
+      continue; // a description's continuation
+    auto name = line.substr(start, line.find(' ', start) - start);
+    if (name.find(',') != std::string::npos)
+      name = name.substr(name.rfind(',') + 1);
+    if (operands && !name.starts_with('-'))
+      name = std::to_string(operand++);
+    const auto open = line.find(":{");
+    if (open == std::string::npos || open > line.find(' ', start) + 20)
+      continue;
+    std::istringstream values(line.substr(open + 2, line.find('}', open) - open - 2));
+    for (std::string value; std::getline(values, value, ',');)
+      found[name].insert(value);
+  }
+  return found;
+}
+
+// What the completion offers, as a set.
+std::set<std::string> offered(const std::vector<std::string>& words) {
+  const auto list = complete(words);
+  return {list.begin(), list.end()};
+}
+
+TEST(BashCompletion, OffersEveryValueThatTheCodeAccepts) {
+  for (const auto& [flag, values] : choices_of(testing::run_culprit({"--help"}, k_source).out))
+    EXPECT_EQ(offered({flag, ""}), values) << "culprit " << flag;
+  std::size_t checked = 0;
+  for (const auto& command : commands()) {
+    for (const auto& [name, values] :
+         choices_of(testing::run_culprit({command, "--help"}, k_source).out)) {
+      ++checked;
+      std::vector<std::string> words{command};
+      if (name.starts_with('-'))
+        words.push_back(name);
+      else // the operands before it, then the one to complete
+        words.insert(words.end(), std::stoul(name), "x");
+      words.emplace_back();
+      EXPECT_EQ(offered(words), values) << "culprit " << command << " " << name;
+    }
+  }
+  EXPECT_GE(checked, 10U) << "--cwd and --instrument of the measuring commands, and more";
+}
+
+// The help topics, as `culprit help` lists them when it knows none by the name given.
+std::set<std::string> help_topics() {
+  const auto unknown = testing::run_culprit({"help", "no-such-topic"}, k_source);
+  const auto list = unknown.err.substr(unknown.err.find("topics: the commands (") + 22);
+  std::set<std::string> topics;
+  std::string word;
+  for (const char c : list) {
+    if (c == ',' || c == ' ' || c == ')' || c == '\n') {
+      if (!word.empty())
+        topics.insert(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  return topics;
+}
+
+TEST(BashCompletion, OffersEachWordWhereItFits) {
+  const auto names = commands();
+  EXPECT_EQ(offered({""}), std::set<std::string>(names.begin(), names.end()));
+  const auto topics = help_topics();
+  ASSERT_GE(topics.size(), 19U);
+  EXPECT_FALSE(topics.contains("help"));
+  EXPECT_EQ(offered({"help", ""}), topics);
+  for (const auto& topic : topics)
+    EXPECT_EQ(testing::run_culprit({"help", "--path", topic}, k_source).exit_code, 0) << topic;
+  EXPECT_THAT(complete({"help", "bisect", ""}), ::testing::IsEmpty());
+  // A verb once: what follows is an id, or the places a history is copied between.
+  EXPECT_THAT(complete({"regressions", "ack", ""}), ::testing::IsEmpty());
+  EXPECT_THAT(complete({"regressions", "ack", "R0123456", "--note", "x", ""}),
+              ::testing::IsEmpty());
+  EXPECT_THAT(complete({"regressions", "--owner", "x", ""}), Contains("show"));
+  EXPECT_THAT(complete({"store", "copy", ""}), Contains("local"));
+  EXPECT_THAT(complete({"store", "copy", ""}), ::testing::Not(Contains("copy")));
+  EXPECT_THAT(complete({"store", "copy", "local", "postgresql://db", ""}), ::testing::IsEmpty());
+  // A global option's value is no command.
+  EXPECT_THAT(complete({"--store", ""}), ::testing::IsEmpty());
+  EXPECT_THAT(complete({"--store", "postgresql://u@127.0.0.1/db", "hi"}), ElementsAre("history"));
+}
+
+TEST(HelpCommand, AManThatCannotShowThePageIsAnInfrastructureError) {
+  testing::TempDir bin("culprit-fake-man");
+  const auto fake_man = [&](const std::string& script) {
+    const auto file = bin / "man";
+    std::ofstream(file) << "#!/bin/sh\n" << script;
+    std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+  };
+  const std::map<std::string, std::string> path{{"PATH", bin.path().string() + ":/usr/bin:/bin"}};
+  // man's own status when the pager fails is 3, which culprit says for an inconclusive answer.
+  fake_man("echo 'man: command exited with status 1: false' >&2\nexit 3\n");
+  const auto failed = testing::run_culprit({"help", "bisect"}, k_source, path);
+  EXPECT_EQ(failed.exit_code, 4) << failed.err;
+  EXPECT_THAT(failed.err, ::testing::HasSubstr("culprit: error: man could not show the page"));
+  EXPECT_THAT(failed.err, ::testing::HasSubstr("culprit-bisect.1"));
+  EXPECT_EQ(std::ranges::count(failed.err, '\n'), 2) << "man's line and culprit's";
+  fake_man("echo \"$@\"\n");
+  const auto shown = testing::run_culprit({"help", "help"}, k_source, path);
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.out, ::testing::StartsWith("-l "));
+  EXPECT_THAT(shown.out, ::testing::HasSubstr("culprit.1")) << "culprit help is in culprit(1)";
+  std::filesystem::remove(bin / "man");
+  const auto missing = testing::run_culprit({"help"}, k_source, {{"PATH", bin.path().string()}});
+  EXPECT_EQ(missing.exit_code, 4) << missing.err;
+  EXPECT_THAT(missing.err, ::testing::HasSubstr("cannot start man"));
+}
+
 TEST(BashCompletion, OffersEveryFlagThatHelpPrints) {
   for (const auto& flag : flags_of(testing::run_culprit({"--help"}, k_source).out))
     EXPECT_THAT(complete({flag}), Contains(flag)) << flag;
