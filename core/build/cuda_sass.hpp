@@ -32,8 +32,9 @@
 //                  shuffles, votes, texture instructions...)
 // Generic LD and ST may reach shared or local memory too; they count as global, their usual
 // target. From sm_80 on the compiler also moves constants with "HFMA2.MMA Rd, -RZ, RZ, ...",
-// which counts as fp16 all the same: the table reads opcodes, not operands. Parsing never fails on text it does not know: such lines are skipped, and a text with
-// no kernel at all is an error whose message says what was seen.
+// which counts as fp16 all the same: the table reads opcodes, not operands. Parsing never fails on
+// text it does not know: such lines are skipped, and a text with no kernel at all is an error whose
+// message says what was seen.
 
 #include <array>
 #include <cstddef>
