@@ -156,10 +156,9 @@ private:
       flags.metric = m_metric;
       run.metric = m_metric;
     }
-    if (m_instrument) {
-      flags.instrument = *m_instrument;
+    flags.instrument = m_instrument;
+    if (m_instrument)
       run.instrument = *m_instrument;
-    }
     options.metric = recipe::instrument_metric(run, flags);
     if (!m_threshold.empty())
       flags.threshold = m_threshold;
